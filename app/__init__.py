@@ -1,0 +1,1 @@
+"""TrulyMEM desktop window (PySide6); displays what core/ does."""

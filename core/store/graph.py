@@ -1,0 +1,301 @@
+"""The SQLite graph store: connection, one-transaction writes with a change log, and undo.
+
+Every write goes through `insert`, `update` or `delete` inside `write()`, which records
+the row's image before and after. That record is the change log: it says what changed,
+which tool and turn did it, and is all that `undo()` needs to put the rows back exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.store.schema import migrate
+from core.store.text import display_name, normalize_name, search_text
+
+PERSONA_NODE = "AI"
+TABLES = ("nodes", "edges")
+BUSY_TIMEOUT_MS = 5000
+
+Row = dict[str, Any]
+
+
+class StoreError(Exception):
+    """A problem the caller can act on, with a message fit to show a person or a model."""
+
+
+@dataclass
+class Change:
+    """The write under way: its provenance and the row images it has touched so far."""
+
+    tool: str
+    arguments: Any
+    turn_id: str | None
+    actor: str
+    ops: list[dict[str, Any]] = field(default_factory=list)
+    summary: str = ""
+    undo_of: int | None = None
+    id: int | None = None
+
+
+def describe_sqlite_error(error: sqlite3.Error) -> str:
+    """A plain sentence for the database errors a person can meet."""
+    text = str(error)
+    if "locked" in text or "busy" in text:
+        return "the memory database is busy (another program holds it); nothing was written"
+    if "malformed" in text or "not a database" in text or "corrupt" in text:
+        return f"the memory database file is damaged ({text})"
+    if "readonly" in text or "read-only" in text:
+        return "the memory database is read-only; nothing was written"
+    if "disk" in text and ("full" in text or "I/O" in text):
+        return f"the memory database could not be written ({text})"
+    return f"database error: {text}"
+
+
+class GraphStore:
+    """One connection to one graph file; owned by a single thread at a time."""
+
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
+        self.path = Path(path)
+        self.clock = clock
+        self._change: Change | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(
+                str(self.path), isolation_level=None, check_same_thread=False,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+            )
+        except (OSError, sqlite3.Error) as error:
+            raise StoreError(f"cannot open the memory database {self.path}: {error}") from error
+        try:
+            self.conn.row_factory = sqlite3.Row
+            self.conn.create_function("search_text", 1, search_text, deterministic=True)
+            self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.conn.execute("PRAGMA journal_mode = WAL")
+            self.conn.execute("PRAGMA synchronous = FULL")
+            self.conn.execute("PRAGMA foreign_keys = ON")
+            self.migrated_from = migrate(self.conn)
+        except sqlite3.Error as error:
+            self.conn.close()
+            raise StoreError(describe_sqlite_error(error)) from error
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- reading -------------------------------------------------------------------------
+
+    def query(self, sql: str, params: tuple | list = ()) -> list[Row]:
+        return [dict(r) for r in self.conn.execute(sql, params)]
+
+    def query_one(self, sql: str, params: tuple | list = ()) -> Row | None:
+        row = self.conn.execute(sql, params).fetchone()
+        return dict(row) if row else None
+
+    def row(self, table: str, row_id: int) -> Row | None:
+        return self.query_one(f"SELECT * FROM {table} WHERE id = ?", (row_id,))
+
+    def find_node(self, name: str) -> Row | None:
+        return self.query_one("SELECT * FROM nodes WHERE norm_name = ?", (normalize_name(name),))
+
+    def schema_version(self) -> int:
+        return self.conn.execute("PRAGMA user_version").fetchone()[0]
+
+    def dump(self) -> dict[str, list[Row]]:
+        """Every node and edge, in id order: what undo must restore exactly."""
+        return {t: self.query(f"SELECT * FROM {t} ORDER BY id") for t in TABLES}
+
+    # -- writing -------------------------------------------------------------------------
+
+    @contextmanager
+    def write(self, tool: str, arguments: Any = None, turn_id: str | None = None,
+              actor: str = "model") -> Iterator[Change]:
+        """One transaction: everything inside happens, with its change-log entry, or nothing."""
+        if self._change is not None:
+            raise StoreError("a write is already in progress")
+        change = Change(tool, arguments, turn_id, actor)
+        self._change = change
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield change
+                if change.ops:
+                    change.id = self._log(change)
+                    if change.undo_of is not None:
+                        self.conn.execute("UPDATE change_log SET undone_by = ? WHERE id = ?",
+                                          (change.id, change.undo_of))
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        finally:
+            self._change = None
+
+    def _log(self, change: Change) -> int:
+        cursor = self.conn.execute(
+            "INSERT INTO change_log(created_at, tool, arguments, turn_id, actor, summary, ops,"
+            " undo_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (self.clock(), change.tool, json.dumps(change.arguments, ensure_ascii=False),
+             change.turn_id, change.actor, change.summary,
+             json.dumps(change.ops, ensure_ascii=False), change.undo_of),
+        )
+        return cursor.lastrowid
+
+    def _record(self, table: str, row_id: int, before: Row | None, after: Row | None) -> None:
+        if self._change is None:
+            raise StoreError("writes must happen inside store.write()")
+        self._change.ops.append({"table": table, "id": row_id, "before": before, "after": after})
+
+    def insert(self, table: str, values: Row) -> int:
+        columns = ", ".join(values)
+        marks = ", ".join("?" for _ in values)
+        if self._change is None:
+            raise StoreError("writes must happen inside store.write()")
+        cursor = self.conn.execute(
+            f"INSERT INTO {table} ({columns}) VALUES ({marks})", tuple(values.values())
+        )
+        row_id = cursor.lastrowid
+        self._record(table, row_id, None, self.row(table, row_id))
+        return row_id
+
+    def update(self, table: str, row_id: int, values: Row) -> Row:
+        before = self.row(table, row_id)
+        if before is None:
+            raise StoreError(f"{table[:-1]} {row_id} does not exist")
+        assignments = ", ".join(f"{c} = ?" for c in values)
+        self.conn.execute(
+            f"UPDATE {table} SET {assignments} WHERE id = ?", (*values.values(), row_id)
+        )
+        after = {**before, **values}
+        self._record(table, row_id, before, after)
+        return after
+
+    def delete(self, table: str, row_id: int) -> None:
+        before = self.row(table, row_id)
+        if before is None:
+            return
+        self.conn.execute(f"DELETE FROM {table} WHERE id = ?", (row_id,))
+        self._record(table, row_id, before, None)
+
+    # -- graph helpers -------------------------------------------------------------------
+
+    def upsert_node(self, name: str, kind: str = "entity", type_: str | None = None) -> Row:
+        """The node called `name`, created if new; each call counts as one mention."""
+        now = self.clock()
+        node = self.find_node(name)
+        if node is None:
+            node_id = self.insert("nodes", {
+                "name": display_name(name), "norm_name": normalize_name(name), "kind": kind,
+                "type": type_, "mention_count": 1, "created_at": now, "updated_at": now,
+            })
+            return self.row("nodes", node_id)
+        changes: Row = {"mention_count": node["mention_count"] + 1, "updated_at": now}
+        if type_ and type_ != node["type"]:
+            changes["type"] = type_
+        return self.update("nodes", node["id"], changes)
+
+    def persona_node(self) -> Row:
+        node = self.find_node(PERSONA_NODE)
+        if node is None:
+            now = self.clock()
+            node_id = self.insert("nodes", {
+                "name": PERSONA_NODE, "norm_name": normalize_name(PERSONA_NODE),
+                "kind": "persona", "type": "Assistant", "mention_count": 1,
+                "created_at": now, "updated_at": now,
+            })
+            node = self.row("nodes", node_id)
+        return node
+
+    def active_edge(self, source_id: int, relation: str, target_id: int) -> Row | None:
+        return self.query_one(
+            "SELECT * FROM edges WHERE source_id = ? AND norm_relation = ? AND target_id = ?"
+            " AND status = 'active'", (source_id, normalize_name(relation), target_id),
+        )
+
+    def add_edge(self, source_id: int, relation: str, target_id: int, *, category: str,
+                 confidence: float = 1.0, temporal_tag: str | None = None) -> tuple[Row, bool]:
+        """Add the edge, or reinforce the same active one; returns (edge, created)."""
+        now = self.clock()
+        existing = self.active_edge(source_id, relation, target_id)
+        if existing:
+            changes: Row = {
+                "mention_count": existing["mention_count"] + 1,
+                "confidence": max(existing["confidence"], confidence),
+                "updated_at": now,
+            }
+            if temporal_tag:
+                changes["temporal_tag"] = temporal_tag
+            return self.update("edges", existing["id"], changes), False
+        turn = self._change.turn_id if self._change else None
+        edge_id = self.insert("edges", {
+            "source_id": source_id, "target_id": target_id, "relation": display_name(relation),
+            "norm_relation": normalize_name(relation), "confidence": confidence,
+            "status": "active", "category": category, "valid_from": now,
+            "source_message": turn, "temporal_tag": temporal_tag,
+            "created_at": now, "updated_at": now,
+        })
+        return self.row("edges", edge_id), True
+
+    def set_edge_status(self, edge: Row, status: str, **extra: Any) -> Row:
+        return self.update("edges", edge["id"], {"status": status, "updated_at": self.clock(),
+                                                  **extra})
+
+    def hard_delete_edge(self, edge_id: int) -> None:
+        """Remove an edge for good, first unlinking edges that name it as their successor."""
+        for ref in self.query("SELECT id FROM edges WHERE superseded_by = ?", (edge_id,)):
+            self.update("edges", ref["id"], {"superseded_by": None})
+        self.delete("edges", edge_id)
+
+    # -- undo ----------------------------------------------------------------------------
+
+    def change(self, change_id: int) -> Row | None:
+        return self.row("change_log", change_id)
+
+    def undo(self, change_id: int, turn_id: str | None = None, actor: str = "user") -> int:
+        """Put back the rows `change_id` touched; returns the id of the undo's own change.
+
+        Refused when a later change touched the same rows: undoing out of order would
+        silently throw that later change away.
+        """
+        entry = self.change(change_id)
+        if entry is None:
+            raise StoreError(f"change {change_id} does not exist")
+        if entry["undone_by"] is not None:
+            raise StoreError(f"change {change_id} was already undone by change "
+                             f"{entry['undone_by']}")
+        ops = json.loads(entry["ops"])
+        if not ops:
+            raise StoreError(f"change {change_id} changed nothing")
+        with self.write("undo", {"change_id": change_id}, turn_id, actor) as change:
+            for op in reversed(ops):
+                current = self.row(op["table"], op["id"])
+                if current != op["after"]:
+                    raise StoreError(
+                        f"change {change_id} cannot be undone: {op['table'][:-1]} {op['id']} "
+                        "was changed again later; undo the later change first"
+                    )
+                self._restore(op["table"], op["id"], op["before"])
+            change.summary = f"undid change {change_id} ({entry['tool']})"
+            change.undo_of = change_id
+        return change.id
+
+    def _restore(self, table: str, row_id: int, image: Row | None) -> None:
+        if image is None:
+            self.delete(table, row_id)
+        elif self.row(table, row_id) is None:
+            self.insert(table, image)
+        else:
+            self.update(table, row_id, {k: v for k, v in image.items() if k != "id"})
+
+    def integrity_problems(self) -> list[str]:
+        """What `integrity_check` and `foreign_key_check` report; empty when the file is sound."""
+        problems = [r[0] for r in self.conn.execute("PRAGMA integrity_check") if r[0] != "ok"]
+        problems += [str(tuple(r)) for r in self.conn.execute("PRAGMA foreign_key_check")]
+        return problems
+
+

@@ -1,0 +1,162 @@
+"""Database schema and its migrations, keyed by `PRAGMA user_version`.
+
+Each migration moves a file from one version to the next inside one transaction, so a
+file is always at a whole version. Version 1 is the first layout (nodes and edges only);
+version 2 adds the change log, edge categories, task fields and the full-text index.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+V1 = """
+CREATE TABLE nodes (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    norm_name TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL DEFAULT 'entity' CHECK (kind IN ('entity', 'task', 'persona', 'state')),
+    type TEXT,
+    mention_count INTEGER NOT NULL DEFAULT 1,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE edges (
+    id INTEGER PRIMARY KEY,
+    source_id INTEGER NOT NULL REFERENCES nodes(id),
+    target_id INTEGER NOT NULL REFERENCES nodes(id),
+    relation TEXT NOT NULL,
+    norm_relation TEXT NOT NULL,
+    confidence REAL NOT NULL DEFAULT 1.0,
+    status TEXT NOT NULL DEFAULT 'active'
+        CHECK (status IN ('active', 'superseded', 'deleted', 'archived')),
+    valid_from REAL,
+    valid_to REAL,
+    superseded_by INTEGER REFERENCES edges(id),
+    source_message TEXT,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE INDEX edges_source ON edges(source_id, status);
+CREATE INDEX edges_target ON edges(target_id, status);
+"""
+
+V2 = f"""
+ALTER TABLE nodes ADD COLUMN description TEXT;
+ALTER TABLE nodes ADD COLUMN state TEXT;
+ALTER TABLE nodes ADD COLUMN summary TEXT;
+ALTER TABLE edges ADD COLUMN category TEXT NOT NULL DEFAULT 'general'
+    CHECK (category IN ('general', 'persona', 'task'));
+ALTER TABLE edges ADD COLUMN mention_count INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE edges ADD COLUMN temporal_tag TEXT;
+ALTER TABLE edges ADD COLUMN archived_at REAL;
+
+UPDATE edges SET category = 'persona'
+    WHERE source_id IN (SELECT id FROM nodes WHERE kind = 'persona');
+UPDATE edges SET category = 'task'
+    WHERE source_id IN (SELECT id FROM nodes WHERE kind = 'task');
+
+CREATE UNIQUE INDEX edges_one_active
+    ON edges(source_id, norm_relation, target_id) WHERE status = 'active';
+CREATE INDEX edges_status_updated ON edges(status, category, updated_at);
+CREATE INDEX nodes_kind ON nodes(kind, created_at);
+
+CREATE TABLE change_log (
+    id INTEGER PRIMARY KEY,
+    created_at REAL NOT NULL,
+    tool TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    turn_id TEXT,
+    actor TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    ops TEXT NOT NULL,
+    undo_of INTEGER REFERENCES change_log(id),
+    undone_by INTEGER REFERENCES change_log(id)
+);
+CREATE INDEX change_log_turn ON change_log(turn_id);
+
+CREATE VIRTUAL TABLE node_fts USING fts5(body, tokenize = '{FTS_TOKENIZER}');
+CREATE VIRTUAL TABLE edge_fts USING fts5(body, tokenize = '{FTS_TOKENIZER}');
+
+CREATE TRIGGER nodes_fts_insert AFTER INSERT ON nodes BEGIN
+    INSERT INTO node_fts(rowid, body)
+        VALUES (new.id, search_text(new.name || ' ' || coalesce(new.description, '')));
+END;
+CREATE TRIGGER nodes_fts_delete AFTER DELETE ON nodes BEGIN
+    DELETE FROM node_fts WHERE rowid = old.id;
+END;
+CREATE TRIGGER nodes_fts_update AFTER UPDATE OF name, description ON nodes BEGIN
+    UPDATE node_fts SET body = search_text(new.name || ' ' || coalesce(new.description, ''))
+        WHERE rowid = new.id;
+    UPDATE edge_fts SET body = (
+        SELECT search_text(s.name || ' ' || e.relation || ' ' || t.name)
+        FROM edges e JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id
+        WHERE e.id = edge_fts.rowid)
+    WHERE rowid IN (SELECT id FROM edges WHERE source_id = new.id OR target_id = new.id);
+END;
+CREATE TRIGGER edges_fts_insert AFTER INSERT ON edges BEGIN
+    INSERT INTO edge_fts(rowid, body) VALUES (new.id, search_text(
+        (SELECT name FROM nodes WHERE id = new.source_id) || ' ' || new.relation || ' ' ||
+        (SELECT name FROM nodes WHERE id = new.target_id)));
+END;
+CREATE TRIGGER edges_fts_delete AFTER DELETE ON edges BEGIN
+    DELETE FROM edge_fts WHERE rowid = old.id;
+END;
+CREATE TRIGGER edges_fts_update AFTER UPDATE OF source_id, target_id, relation ON edges BEGIN
+    UPDATE edge_fts SET body = search_text(
+        (SELECT name FROM nodes WHERE id = new.source_id) || ' ' || new.relation || ' ' ||
+        (SELECT name FROM nodes WHERE id = new.target_id))
+    WHERE rowid = new.id;
+END;
+
+INSERT INTO node_fts(rowid, body)
+    SELECT id, search_text(name || ' ' || coalesce(description, '')) FROM nodes;
+INSERT INTO edge_fts(rowid, body)
+    SELECT e.id, search_text(s.name || ' ' || e.relation || ' ' || t.name)
+    FROM edges e JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id;
+"""
+
+MIGRATIONS: list[str] = [V1, V2]
+LATEST_VERSION = len(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection, target: int = LATEST_VERSION,
+            on_step: Callable[[int], None] | None = None) -> int:
+    """Bring the file up to `target`, one version per transaction; returns the old version.
+
+    A file newer than this program is refused rather than guessed at.
+    """
+    current = conn.execute("PRAGMA user_version").fetchone()[0]
+    if current > LATEST_VERSION:
+        raise sqlite3.DatabaseError(
+            f"the database is schema version {current}, newer than this program "
+            f"understands ({LATEST_VERSION}); update TrulyMEM"
+        )
+    for version in range(current + 1, target + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(MIGRATIONS[version - 1]):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {version}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        if on_step:
+            on_step(version)
+    return current
+
+
+def _statements(script: str) -> list[str]:
+    """Split a script into statements, keeping trigger bodies whole."""
+    statements, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return [s for s in statements if s]

@@ -1,0 +1,70 @@
+"""Text handling shared by matching and search: name normalisation and CJK-aware FTS text.
+
+SQLite's unicode61 tokenizer treats a run of Chinese characters as one token and the
+trigram tokenizer cannot match queries shorter than three characters, so neither finds
+苹果 inside 小明喜欢吃苹果. We index every CJK character as its own token and query
+CJK text as phrases of adjacent characters, which finds words of any length.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Han ideographs (with extension A and compatibility forms), kana and CJK punctuation
+# blocks: scripts written without spaces between words.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+_QUERY_PIECE = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+")
+_IS_CJK = re.compile(f"^[{_CJK}]")
+
+# Words too common to help ranking; dropped from queries unless nothing else is left.
+STOPWORDS = frozenset(
+    """a an and are as at be by do does did for from has have how i in is it its me my
+    of on or that the their this to was were what when where which who whom why will
+    with you your about tell know please remember""".split()
+)
+
+MAX_QUERY_TERMS = 24
+
+
+def normalize_name(text: str) -> str:
+    """Key under which two spellings of one name match: width, case and spacing folded."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def display_name(text: str) -> str:
+    """The spelling shown to people: the user's own, trimmed of stray white space."""
+    return " ".join(text.split())
+
+
+def search_text(text: str) -> str:
+    """Text as it is stored in the full-text index: each CJK character a separate token."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return _CJK_CHAR.sub(lambda m: f" {m.group(0)} ", folded)
+
+
+def match_query(text: str) -> str | None:
+    """An FTS5 MATCH expression that finds rows sharing words with `text`, or None.
+
+    English words become quoted terms; a run of CJK characters becomes its overlapping
+    two-character phrases (one character alone stays a one-token phrase), so 小明喜欢什么
+    still finds 小明喜欢吃苹果. Terms are OR-ed and bm25 rewards rows that match more.
+    """
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    words: list[str] = []
+    cjk_phrases: list[str] = []
+    for piece in _QUERY_PIECE.findall(folded):
+        if _IS_CJK.match(piece):
+            if len(piece) == 1:
+                cjk_phrases.append(piece)
+            else:
+                cjk_phrases.extend(piece[i : i + 2] for i in range(len(piece) - 1))
+        else:
+            words.append(piece)
+    content_words = [w for w in words if w not in STOPWORDS] or words
+    terms = [f'"{w}"' for w in dict.fromkeys(content_words)]
+    terms += ['"' + " ".join(p) + '"' for p in dict.fromkeys(cjk_phrases)]
+    if not terms:
+        return None
+    return " OR ".join(terms[:MAX_QUERY_TERMS])

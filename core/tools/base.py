@@ -1,0 +1,67 @@
+"""What every tool handler shares: its result type, its error, and compact text output."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.store import Row
+
+DAY = 86400.0
+MAX_ROWS = 40
+MAX_CHARS = 4000
+
+
+class ToolError(Exception):
+    """The call was understood but cannot be carried out; the message tells the model why."""
+
+
+@dataclass
+class Outcome:
+    """A handler's answer: `text` is what the model reads, `data` is for programs."""
+
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+    summary: str = ""
+
+
+def day(timestamp: float | None) -> str:
+    return time.strftime("%Y-%m-%d", time.localtime(timestamp)) if timestamp else "?"
+
+
+def edge_line(edge: Row) -> str:
+    """One memory as a compact line: `[12] Xiao Ming -likes-> apples (x3, 0.8, 2026-11-30)`."""
+    notes = []
+    if edge.get("mention_count", 1) > 1:
+        notes.append(f"x{edge['mention_count']}")
+    if edge.get("confidence", 1.0) < 1.0:
+        notes.append(f"{edge['confidence']:.2g}")
+    if edge.get("status", "active") != "active":
+        notes.append(edge["status"])
+    if edge.get("temporal_tag"):
+        notes.append(edge["temporal_tag"])
+    notes.append(day(edge.get("updated_at")))
+    return (f"[{edge['id']}] {edge['source_name']} -{edge['relation']}-> "
+            f"{edge['target_name']} ({', '.join(notes)})")
+
+
+def bounded(header: str, lines: list[str], max_rows: int = MAX_ROWS,
+            max_chars: int = MAX_CHARS) -> tuple[str, int]:
+    """Header plus as many leading lines as fit; says so when some were left out.
+
+    Returns the text and how many lines it kept. Lines come best first, so the cut keeps
+    the best ones.
+    """
+    kept: list[str] = []
+    size = len(header)
+    for line in lines[:max_rows]:
+        if size + len(line) + 1 > max_chars - 120:
+            break
+        kept.append(line)
+        size += len(line) + 1
+    text = "\n".join([header, *kept])
+    if len(kept) < len(lines):
+        text += (f"\n[showing {len(kept)} of {len(lines)} rows: cap of {max_rows} rows / "
+                 f"{max_chars} characters reached; narrow the query for the rest]")
+    return text, len(kept)

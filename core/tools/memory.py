@@ -1,0 +1,233 @@
+"""General memory tools: recall, commit, purge, introspect, archive, cleanup, context rewrite."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from core.store import GraphStore, Row
+from core.store.search import EDGE_SELECT, edges_around, nodes_named, search_edges, search_nodes
+from core.store.text import normalize_name
+from core.tools.base import DAY, MAX_ROWS, Outcome, ToolError, bounded, edge_line
+
+PURGE_CONFIRM_ABOVE = 20
+RECALL_HIT_ROWS = 24  # room left for linked rows within MAX_ROWS
+EXPANSION_PER_NODE = (10, 5, 3)  # edges followed per node at hop 1, 2, 3
+SCOPE_CATEGORIES: dict[str, list[str] | None] = {
+    "all": None, "persona": ["persona"], "tasks": ["task"],
+}
+
+
+def memory_recall(store: GraphStore, args: dict[str, Any]) -> Outcome:
+    query = args["query_intent"]
+    depth = args.get("depth", 2)
+    categories = SCOPE_CATEGORIES[args.get("scope", "all")]
+    days = args.get("time_range", {}).get("days")
+    since = store.clock() - days * DAY if days else None
+
+    hits = search_edges(store, query, categories=categories, since=since, limit=RECALL_HIT_ROWS)
+    rows: dict[int, Row] = {e["id"]: e for e in hits}
+    start = nodes_named(store, args.get("seed_entities", []))
+    if categories == ["persona"]:
+        start += nodes_named(store, ["AI"])
+    elif categories == ["task"]:
+        start += store.query("SELECT * FROM nodes WHERE kind = 'task'"
+                             " ORDER BY created_at DESC LIMIT 5")
+    frontier = list(dict.fromkeys(
+        [n["id"] for n in start]
+        + [n["id"] for n in search_nodes(store, query, limit=5)]
+        + [i for e in hits for i in (e["source_id"], e["target_id"])]
+    ))
+    seen_nodes = set(frontier)
+    for hop in range(depth):
+        if len(rows) >= MAX_ROWS or not frontier:
+            break
+        next_frontier: list[int] = []
+        for node_id in frontier:
+            for edge in edges_around(store, node_id, categories=categories, since=since,
+                                     limit=EXPANSION_PER_NODE[hop]):
+                if edge["id"] in rows:
+                    continue
+                rows[edge["id"]] = edge
+                for other in (edge["source_id"], edge["target_id"]):
+                    if other not in seen_nodes:
+                        seen_nodes.add(other)
+                        next_frontier.append(other)
+            if len(rows) >= MAX_ROWS * 2:
+                break
+        frontier = next_frontier
+
+    if not rows:
+        return Outcome(f"No memories match {query!r}.", {"edge_ids": []})
+    ordered = list(rows.values())
+    text, kept = bounded(f"Recall {query!r}: {len(hits)} matched, "
+                         f"{len(ordered) - len(hits)} linked.",
+                         [edge_line(e) for e in ordered])
+    return Outcome(text, {"edge_ids": [e["id"] for e in ordered[:kept]]})
+
+
+def _edge(store: GraphStore, edge_id: int) -> Row:
+    return store.query(EDGE_SELECT + " WHERE e.id = ?", (edge_id,))[0]
+
+
+def memory_commit(store: GraphStore, args: dict[str, Any]) -> Outcome:
+    types = args.get("entity_types", {})
+    typed = {normalize_name(k): v for k, v in types.items()}
+    tag = args.get("temporal_tag")
+    created, reinforced, lines = 0, 0, []
+    for triplet in args["triplets"]:
+        subject, obj = triplet["subject"], triplet["object"]
+        source = store.upsert_node(
+            subject, type_=triplet.get("subject_type") or typed.get(normalize_name(subject)))
+        target = store.upsert_node(
+            obj, type_=triplet.get("object_type") or typed.get(normalize_name(obj)))
+        edge, new = store.add_edge(source["id"], triplet["relation"], target["id"],
+                                   category="general",
+                                   confidence=triplet.get("confidence", 1.0), temporal_tag=tag)
+        created += new
+        reinforced += not new
+        lines.append(("+ " if new else "= ") + edge_line(_edge(store, edge["id"])))
+    summary = f"committed {created} new, reinforced {reinforced}"
+    text, _ = bounded(f"Committed: {created} new, {reinforced} reinforced.", lines)
+    return Outcome(text, {"created": created, "reinforced": reinforced}, summary)
+
+
+def _parse_time(text: str) -> float:
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ToolError(f"criteria.time_before: {text!r} is not an ISO date such as "
+                        "2026-01-31 or 2026-01-31T12:00") from None
+    return moment.timestamp()
+
+
+def purge_matches(store: GraphStore, criteria: dict[str, Any]) -> list[Row]:
+    """Active general edges matching every criterion; a name that matches nothing selects
+    nothing, and names match whole (after normalisation), never as prefixes."""
+    where = ["e.status = 'active'", "e.category = 'general'"]
+    params: list[Any] = []
+    exact = {"subject": "s.norm_name", "target": "t.norm_name", "relation_type": "e.norm_relation"}
+    contains = {"subject_contains": "s.norm_name", "target_contains": "t.norm_name"}
+    types = {"source_type": "s.type", "target_type": "t.type"}
+    for key, value in criteria.items():
+        if key in exact:
+            where.append(f"{exact[key]} = ?")
+            params.append(normalize_name(value))
+        elif key in contains:
+            where.append(f"instr({contains[key]}, ?) > 0")
+            params.append(normalize_name(value))
+        elif key in types:
+            where.append(f"lower({types[key]}) = lower(?)")
+            params.append(value.strip())
+        elif key == "time_before":
+            where.append("e.created_at < ?")
+            params.append(_parse_time(value))
+    return store.query(EDGE_SELECT + " WHERE " + " AND ".join(where) + " ORDER BY e.id", params)
+
+
+def memory_purge(store: GraphStore, args: dict[str, Any]) -> Outcome:
+    mode = args.get("mode", "soft")
+    matches = purge_matches(store, args["criteria"])
+    if not matches:
+        return Outcome("Nothing matches those criteria; nothing was changed.", {"edge_ids": []})
+    if len(matches) > PURGE_CONFIRM_ABOVE and not args.get("confirm"):
+        raise ToolError(f"{len(matches)} memories match; a purge of more than "
+                        f"{PURGE_CONFIRM_ABOVE} needs confirm=true. Nothing was changed.")
+    replacement = args.get("new_relation")
+    if mode == "supersede" and not replacement:
+        raise ToolError("mode 'supersede' needs new_relation with a relation and/or target")
+    now = store.clock()
+    lines = []
+    for edge in matches:
+        if mode == "soft":
+            store.set_edge_status(edge, "deleted")
+            lines.append("- " + edge_line(edge))
+            continue
+        relation = replacement.get("relation", edge["relation"])
+        target_id = (store.upsert_node(replacement["target"])["id"]
+                     if "target" in replacement else edge["target_id"])
+        if normalize_name(relation) == edge["norm_relation"] and target_id == edge["target_id"]:
+            raise ToolError("new_relation must change the relation or the target")
+        new, _ = store.add_edge(edge["source_id"], relation, target_id, category="general",
+                                confidence=edge["confidence"])
+        store.set_edge_status(edge, "superseded", valid_to=now, superseded_by=new["id"])
+        lines.append(f"~ {edge_line(edge)} => {edge_line(_edge(store, new['id']))}")
+    verb = "deleted (restorable)" if mode == "soft" else "superseded"
+    text, _ = bounded(f"{len(matches)} memories {verb}.", lines)
+    return Outcome(text, {"edge_ids": [e["id"] for e in matches]},
+                   f"{verb} {len(matches)} memories")
+
+
+def memory_introspect(store: GraphStore, _args: dict[str, Any]) -> Outcome:
+    nodes = store.query("SELECT kind, count(*) AS n FROM nodes GROUP BY kind ORDER BY kind")
+    edges = store.query("SELECT category, status, count(*) AS n FROM edges"
+                        " GROUP BY category, status ORDER BY category, status")
+    top = store.query("SELECT name, type, mention_count FROM nodes WHERE kind = 'entity'"
+                      " ORDER BY mention_count DESC, updated_at DESC LIMIT 10")
+    pages = store.query_one("SELECT page_count * page_size AS size FROM pragma_page_count(),"
+                            " pragma_page_size()")
+    changes = store.query_one("SELECT count(*) AS n FROM change_log")["n"]
+    lines = [
+        "Nodes: " + (", ".join(f"{r['kind']} {r['n']}" for r in nodes) or "none"),
+        "Edges: " + (", ".join(f"{r['category']}/{r['status']} {r['n']}" for r in edges)
+                     or "none"),
+        f"Database: {pages['size'] / 1024:.0f} KiB, {changes} logged changes",
+        "Most mentioned: " + (", ".join(
+            f"{r['name']}{' (' + r['type'] + ')' if r['type'] else ''} x{r['mention_count']}"
+            for r in top) or "none"),
+    ]
+    data = {
+        "nodes": {r["kind"]: r["n"] for r in nodes},
+        "edges": {f"{r['category']}/{r['status']}": r["n"] for r in edges},
+        "size_bytes": pages["size"], "changes": changes,
+    }
+    return Outcome("\n".join(lines), data)
+
+
+def memory_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
+    days = args.get("days", 30)
+    now = store.clock()
+    stale = store.query(
+        "SELECT id, status FROM edges WHERE status = 'active' AND category = 'general'"
+        " AND updated_at < ?", (now - days * DAY,))
+    for edge in stale:
+        store.update("edges", edge["id"], {"status": "archived", "archived_at": now})
+    summary = f"archived {len(stale)} memories untouched for {days} days"
+    return Outcome(summary[0].upper() + summary[1:] + ".", {"archived": len(stale)}, summary)
+
+
+def memory_cleanup(store: GraphStore, args: dict[str, Any]) -> Outcome:
+    days = args.get("older_than_days", 90)
+    old = store.query("SELECT id FROM edges WHERE status = 'deleted' AND updated_at < ?",
+                      (store.clock() - days * DAY,))
+    if args.get("dry_run", True):
+        return Outcome(f"Dry run: {len(old)} deleted memories older than {days} days would be "
+                       "removed for good. Call with dry_run=false to remove them.",
+                       {"removable": len(old)})
+    for edge in old:
+        store.hard_delete_edge(edge["id"])
+    summary = f"removed {len(old)} deleted memories older than {days} days"
+    return Outcome(summary[0].upper() + summary[1:] + ".", {"removed": len(old)}, summary)
+
+
+def memory_query_archived(store: GraphStore, args: dict[str, Any]) -> Outcome:
+    limit = args.get("limit", 20)
+    keyword = args.get("keyword", "").strip()
+    days = args.get("days")
+    since = store.clock() - days * DAY if days else 0.0
+    if keyword:
+        rows = search_edges(store, keyword, statuses=("archived",), limit=limit * 4)
+        rows = [r for r in rows if (r["archived_at"] or 0) >= since][:limit]
+    else:
+        rows = store.query(EDGE_SELECT + " WHERE e.status = 'archived' AND e.archived_at >= ?"
+                           " ORDER BY e.archived_at DESC LIMIT ?", (since, limit))
+    if not rows:
+        return Outcome("No archived memories match.", {"edge_ids": []})
+    text, _ = bounded(f"Archived memories: {len(rows)}.", [edge_line(r) for r in rows])
+    return Outcome(text, {"edge_ids": [r["id"] for r in rows]})
+
+
+def context_rewrite(_store: GraphStore, args: dict[str, Any]) -> Outcome:
+    """The chat loop does the rewrite; the tool only accepts and hands over the summary."""
+    return Outcome("Context rewrite accepted: this turn's earlier tool exchanges will be "
+                   "replaced by your summary.", {"rewrite_summary": args["summary"]})

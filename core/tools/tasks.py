@@ -1,0 +1,151 @@
+"""Working-memory tools: task nodes chained by NEXT_TASK and linked to their memories."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.store import GraphStore, Row
+from core.store.text import normalize_name
+from core.tools.base import Outcome, ToolError, bounded
+from core.tools.schemas import TASK_STATES
+
+NEXT = "NEXT_TASK"
+CONTAINS = "CONTAINS_INFO"
+
+
+def _task(store: GraphStore, task_id: str) -> Row:
+    node = store.find_node(task_id)
+    if node is None or node["kind"] != "task":
+        recent = store.query("SELECT name FROM nodes WHERE kind = 'task'"
+                             " ORDER BY created_at DESC, id DESC LIMIT 8")
+        names = ", ".join(r["name"] for r in recent) or "none yet"
+        raise ToolError(f"there is no task {task_id!r} (recent tasks: {names})")
+    return node
+
+
+def _info_names(store: GraphStore, task_id: int) -> list[str]:
+    return [r["name"] for r in store.query(
+        "SELECT n.name FROM edges e JOIN nodes n ON n.id = e.target_id WHERE e.source_id = ?"
+        " AND e.norm_relation = ? AND e.status = 'active' ORDER BY e.id",
+        (task_id, normalize_name(CONTAINS)))]
+
+
+def task_line(store: GraphStore, task: Row) -> str:
+    info = _info_names(store, task["id"])
+    line = f"[{task['state']}] {task['name']}: {task['description'] or ''}"
+    if task["summary"]:
+        line += f" | summary: {task['summary']}"
+    if info:
+        line += f" | info: {', '.join(info[:8])}{' …' if len(info) > 8 else ''}"
+    return line
+
+
+def _link(store: GraphStore, task: Row, names: list[str]) -> int:
+    for name in names:
+        node = store.upsert_node(name)
+        if node["id"] == task["id"]:
+            raise ToolError(f"a task cannot contain itself ({name!r})")
+        store.add_edge(task["id"], CONTAINS, node["id"], category="task")
+    return len(names)
+
+
+def task_create(store: GraphStore, args: dict[str, Any]) -> Outcome:
+    name = args["task_id"]
+    existing = store.find_node(name)
+    if existing is not None:
+        what = f"task (state {existing['state']})" if existing["kind"] == "task" else "memory"
+        raise ToolError(f"{name!r} is already a {what}; choose another task_id")
+    last = store.query_one("SELECT * FROM nodes WHERE kind = 'task'"
+                           " ORDER BY created_at DESC, id DESC LIMIT 1")
+    now = store.clock()
+    task_id = store.insert("nodes", {
+        "name": " ".join(name.split()), "norm_name": normalize_name(name), "kind": "task",
+        "type": "Task", "description": args["description"], "state": "in_progress",
+        "mention_count": 1, "created_at": now, "updated_at": now,
+    })
+    task = store.row("nodes", task_id)
+    if last is not None:
+        store.add_edge(last["id"], NEXT, task_id, category="task")
+    _link(store, task, args.get("info_nodes", []))
+    return Outcome(f"Task created: {task_line(store, task)}", {"task_id": task_id},
+                   f"task {task['name']} created")
+
+
+def task_set_state(store: GraphStore, args: dict[str, Any]) -> Outcome:
+    task = _task(store, args["task_id"])
+    state = TASK_STATES[args["state"]]
+    if task["state"] == state:
+        return Outcome(f"Task {task['name']} is already {state}; nothing changed.")
+    task = store.update("nodes", task["id"], {"state": state, "updated_at": store.clock()})
+    return Outcome(f"Task updated: {task_line(store, task)}", {"state": state},
+                   f"task {task['name']} set to {state}")
+
+
+def task_delete(store: GraphStore, args: dict[str, Any]) -> Outcome:
+    task = _task(store, args["task_id"])
+    edges = store.query("SELECT * FROM edges WHERE source_id = ? OR target_id = ?",
+                        (task["id"], task["id"]))
+    next_key = normalize_name(NEXT)
+    before = [e["source_id"] for e in edges
+              if e["target_id"] == task["id"] and e["norm_relation"] == next_key]
+    after = [e["target_id"] for e in edges
+             if e["source_id"] == task["id"] and e["norm_relation"] == next_key]
+    info = [e["target_id"] for e in edges
+            if e["source_id"] == task["id"] and e["norm_relation"] == normalize_name(CONTAINS)]
+    for edge in edges:
+        store.hard_delete_edge(edge["id"])
+    if before and after:
+        store.add_edge(before[0], NEXT, after[0], category="task")
+    store.delete("nodes", task["id"])
+    removed = 0
+    if args.get("delete_info_nodes", True):
+        for node_id in dict.fromkeys(info):
+            node = store.row("nodes", node_id)
+            used = store.query_one("SELECT 1 AS used FROM edges WHERE source_id = ?"
+                                   " OR target_id = ? LIMIT 1", (node_id, node_id))
+            if node and node["kind"] == "entity" and not used:
+                store.delete("nodes", node_id)
+                removed += 1
+    return Outcome(f"Task {task['name']} deleted; {removed} info node(s) no longer used by "
+                   "anything were removed too.", {"removed_info_nodes": removed},
+                   f"task {task['name']} deleted")
+
+
+def task_link_info(store: GraphStore, args: dict[str, Any]) -> Outcome:
+    task = _task(store, args["task_id"])
+    count = _link(store, task, args["info_node_names"])
+    store.update("nodes", task["id"], {"updated_at": store.clock()})
+    return Outcome(f"Linked {count} to the task: {task_line(store, task)}", {"linked": count},
+                   f"{count} memories linked to task {task['name']}")
+
+
+def task_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
+    task = _task(store, args["task_id"])
+    now = store.clock()
+    changes: dict[str, Any] = {"state": "archived", "updated_at": now}
+    if args.get("summary"):
+        changes["summary"] = args["summary"]
+    task = store.update("nodes", task["id"], changes)
+    links = store.query("SELECT * FROM edges WHERE source_id = ? AND norm_relation = ?"
+                        " AND status = 'active'", (task["id"], normalize_name(CONTAINS)))
+    for edge in links:
+        store.update("edges", edge["id"], {"status": "archived", "archived_at": now,
+                                           "updated_at": now})
+    return Outcome(f"Task {task['name']} archived with {len(links)} linked memories.",
+                   {"archived_links": len(links)}, f"task {task['name']} archived")
+
+
+def task_query(store: GraphStore, args: dict[str, Any]) -> Outcome:
+    limit = args.get("limit", 10)
+    state = args.get("state_filter")
+    sql, params = "SELECT * FROM nodes WHERE kind = 'task'", []
+    if state:
+        sql += " AND state = ?"
+        params.append(TASK_STATES.get(state, state))
+    total = store.query_one(sql.replace("*", "count(*) AS n", 1), params)["n"]
+    tasks = store.query(sql + " ORDER BY created_at DESC, id DESC LIMIT ?", [*params, limit])
+    if not tasks:
+        return Outcome("No tasks" + (f" in state {state}." if state else " yet."), {"tasks": []})
+    text, _ = bounded(f"Tasks ({len(tasks)} of {total}, newest first):",
+                      [task_line(store, t) for t in tasks])
+    return Outcome(text, {"tasks": [t["name"] for t in tasks]})
