@@ -7,7 +7,6 @@ the person's own store so the memory can be inspected and corrected from a shell
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from importlib.metadata import PackageNotFoundError, version
 

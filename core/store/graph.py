@@ -271,17 +271,20 @@ class GraphStore:
         ops = json.loads(entry["ops"])
         if not ops:
             raise StoreError(f"change {change_id} changed nothing")
-        with self.write("undo", {"change_id": change_id}, turn_id, actor) as change:
-            for op in reversed(ops):
-                current = self.row(op["table"], op["id"])
-                if current != op["after"]:
-                    raise StoreError(
-                        f"change {change_id} cannot be undone: {op['table'][:-1]} {op['id']} "
-                        "was changed again later; undo the later change first"
-                    )
-                self._restore(op["table"], op["id"], op["before"])
-            change.summary = f"undid change {change_id} ({entry['tool']})"
-            change.undo_of = change_id
+        try:
+            with self.write("undo", {"change_id": change_id}, turn_id, actor) as change:
+                for op in reversed(ops):
+                    if self.row(op["table"], op["id"]) != op["after"]:
+                        raise StoreError(
+                            f"change {change_id} cannot be undone: {op['table'][:-1]} "
+                            f"{op['id']} was changed again later; undo the later change first"
+                        )
+                    self._restore(op["table"], op["id"], op["before"])
+                change.summary = f"undid change {change_id} ({entry['tool']})"
+                change.undo_of = change_id
+        except sqlite3.IntegrityError as error:
+            raise StoreError(f"change {change_id} cannot be undone: the state it would restore "
+                             f"conflicts with a later change ({error})") from error
         return change.id
 
     def _restore(self, table: str, row_id: int, image: Row | None) -> None:

@@ -47,11 +47,11 @@ def edge_line(edge: Row) -> str:
 
 
 def bounded(header: str, lines: list[str], max_rows: int = MAX_ROWS,
-            max_chars: int = MAX_CHARS) -> tuple[str, int]:
+            max_chars: int = MAX_CHARS, more: bool = False) -> tuple[str, int]:
     """Header plus as many leading lines as fit; says so when some were left out.
 
     Returns the text and how many lines it kept. Lines come best first, so the cut keeps
-    the best ones.
+    the best ones. `more` tells that rows beyond `lines` exist and were never fetched.
     """
     kept: list[str] = []
     size = len(header)
@@ -61,7 +61,8 @@ def bounded(header: str, lines: list[str], max_rows: int = MAX_ROWS,
         kept.append(line)
         size += len(line) + 1
     text = "\n".join([header, *kept])
-    if len(kept) < len(lines):
-        text += (f"\n[showing {len(kept)} of {len(lines)} rows: cap of {max_rows} rows / "
+    if len(kept) < len(lines) or more:
+        total = f"{len(lines)}+" if more else str(len(lines))
+        text += (f"\n[showing {len(kept)} of {total} rows: cap of {max_rows} rows / "
                  f"{max_chars} characters reached; narrow the query for the rest]")
     return text, len(kept)

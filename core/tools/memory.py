@@ -25,7 +25,10 @@ def memory_recall(store: GraphStore, args: dict[str, Any]) -> Outcome:
     days = args.get("time_range", {}).get("days")
     since = store.clock() - days * DAY if days else None
 
-    hits = search_edges(store, query, categories=categories, since=since, limit=RECALL_HIT_ROWS)
+    hits = search_edges(store, query, categories=categories, since=since,
+                        limit=RECALL_HIT_ROWS + 1)
+    more_hits = len(hits) > RECALL_HIT_ROWS
+    hits = hits[:RECALL_HIT_ROWS]
     rows: dict[int, Row] = {e["id"]: e for e in hits}
     start = nodes_named(store, args.get("seed_entities", []))
     if categories == ["persona"]:
@@ -60,9 +63,9 @@ def memory_recall(store: GraphStore, args: dict[str, Any]) -> Outcome:
     if not rows:
         return Outcome(f"No memories match {query!r}.", {"edge_ids": []})
     ordered = list(rows.values())
-    text, kept = bounded(f"Recall {query!r}: {len(hits)} matched, "
+    text, kept = bounded(f"Recall {query!r}: {len(hits)}{'+' if more_hits else ''} matched, "
                          f"{len(ordered) - len(hits)} linked.",
-                         [edge_line(e) for e in ordered])
+                         [edge_line(e) for e in ordered], more=more_hits)
     return Outcome(text, {"edge_ids": [e["id"] for e in ordered[:kept]]})
 
 
@@ -127,15 +130,15 @@ def purge_matches(store: GraphStore, criteria: dict[str, Any]) -> list[Row]:
 
 def memory_purge(store: GraphStore, args: dict[str, Any]) -> Outcome:
     mode = args.get("mode", "soft")
+    replacement = args.get("new_relation")
+    if mode == "supersede" and not replacement:
+        raise ToolError("mode 'supersede' needs new_relation with a relation and/or target")
     matches = purge_matches(store, args["criteria"])
     if not matches:
         return Outcome("Nothing matches those criteria; nothing was changed.", {"edge_ids": []})
     if len(matches) > PURGE_CONFIRM_ABOVE and not args.get("confirm"):
         raise ToolError(f"{len(matches)} memories match; a purge of more than "
                         f"{PURGE_CONFIRM_ABOVE} needs confirm=true. Nothing was changed.")
-    replacement = args.get("new_relation")
-    if mode == "supersede" and not replacement:
-        raise ToolError("mode 'supersede' needs new_relation with a relation and/or target")
     now = store.clock()
     lines = []
     for edge in matches:

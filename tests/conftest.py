@@ -1,0 +1,77 @@
+"""Shared fixtures: a real SQLite store in tmp_path, a controllable clock, a tool runner."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import time
+from typing import Any
+
+import pytest
+
+from core.store import GraphStore
+from core.tools import ToolExecutor
+
+DAY = 86400.0
+
+
+class Clock:
+    """A clock tests can move forward: archive and cleanup depend on age."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, days: float) -> None:
+        self.now += days * DAY
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def store(tmp_path, clock) -> GraphStore:
+    graph = GraphStore(tmp_path / "graph_memory.db", clock=clock)
+    yield graph
+    graph.close()
+
+
+@pytest.fixture
+def executor(store) -> ToolExecutor:
+    return ToolExecutor(store)
+
+
+@pytest.fixture
+def run(executor):
+    """Run a tool and return its data; fails the test if the call failed."""
+
+    def _run(tool: str, **arguments: Any) -> dict[str, Any]:
+        result = executor.execute(tool, arguments)
+        assert result["success"], result.get("error")
+        return result["data"]
+
+    return _run
+
+
+@pytest.fixture
+def fail(executor):
+    """Run a tool that must fail and return its error text."""
+
+    def _fail(tool: str, arguments: Any = None, **kwargs: Any) -> str:
+        result = executor.execute(tool, arguments if arguments is not None else kwargs)
+        assert not result["success"], result
+        assert isinstance(result["error"], str) and result["error"]
+        return result["error"]
+
+    return _fail
+
+
+def commit(run, *triplets: tuple[str, str, str], **extra: Any) -> dict[str, Any]:
+    return run("memory_commit", triplets=[
+        {"subject": s, "relation": r, "object": o} for s, r, o in triplets], **extra)

@@ -1,0 +1,116 @@
+"""Bad arguments from the model: a clear error naming the problem, and nothing written."""
+
+import json
+
+import pytest
+
+from core.tools import TOOL_NAMES, openai_tools
+from core.tools.schemas import MAX_STRING, PARAMETERS
+
+VALID = {
+    "memory_recall": {"query_intent": "Ann"},
+    "memory_commit": {"triplets": [{"subject": "Ann", "relation": "likes", "object": "tea"}]},
+    "memory_purge": {"criteria": {"subject": "Ann"}},
+    "memory_introspect": {},
+    "memory_archive": {"days": 30},
+    "memory_cleanup": {"dry_run": True},
+    "memory_query_archived": {"keyword": "tea"},
+    "context_rewrite": {"summary": "s"},
+    "persona_update": {"attributes": [{"attribute": "role", "value": "tutor"}]},
+    "persona_remove": {"attribute": "role"},
+    "persona_clear": {"confirm": True},
+    "task_create": {"task_id": "t9", "description": "d"},
+    "task_set_state": {"task_id": "t0", "state": "completed"},
+    "task_delete": {"task_id": "t0"},
+    "task_link_info": {"task_id": "t0", "info_node_names": ["x"]},
+    "task_archive": {"task_id": "t0"},
+    "task_query": {"limit": 5},
+}
+
+
+@pytest.fixture
+def seeded(run, store):
+    run("memory_commit", triplets=[{"subject": "Ann", "relation": "likes", "object": "tea"}])
+    run("persona_update", attributes=[{"attribute": "role", "value": "tutor"}])
+    run("task_create", task_id="t0", description="d")
+    return store
+
+
+def snapshot(store):
+    return store.dump(), store.query_one("SELECT count(*) AS n FROM change_log")["n"]
+
+
+def test_every_tool_has_a_valid_example_and_one_schema_serves_openai():
+    assert set(VALID) == set(TOOL_NAMES) and len(TOOL_NAMES) == 17
+    for tool in openai_tools():
+        function = tool["function"]
+        assert tool["type"] == "function"
+        assert function["parameters"] == PARAMETERS[function["name"]]
+        assert function["parameters"]["additionalProperties"] is False
+        assert function["description"]
+
+
+def bad_variants(tool):
+    schema = PARAMETERS[tool]
+    yield "unknown field", {**VALID[tool], "surprise": 1}, "surprise"
+    for name in schema["required"]:
+        args = {k: v for k, v in VALID[tool].items() if k != name}
+        yield f"missing {name}", args, name
+    for name, prop in schema["properties"].items():
+        wrong = 12345 if prop.get("type") != "integer" else "twelve"
+        yield f"wrong type for {name}", {**VALID[tool], name: wrong}, name
+        if prop.get("type") == "string":
+            yield f"{name} too long", {**VALID[tool], name: "x" * (MAX_STRING + 1)}, name
+    yield "not JSON", '{"query_intent": "Ann"', "not valid JSON"
+    yield "JSON but not an object", "[1, 2]", "must be a JSON object"
+
+
+CASES = [(tool, label, args, needle)
+         for tool in TOOL_NAMES for label, args, needle in bad_variants(tool)]
+
+
+@pytest.mark.parametrize(("tool", "label", "args", "needle"), CASES,
+                         ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_bad_arguments_are_refused_clearly_and_write_nothing(executor, seeded, tool, label,
+                                                             args, needle):
+    before = snapshot(seeded)
+    result = executor.execute(tool, args)
+    assert result["success"] is False
+    assert needle in result["error"] and tool in result["error"]
+    assert len(result["error"]) < 600
+    assert snapshot(seeded) == before
+
+
+@pytest.mark.parametrize("tool", TOOL_NAMES)
+def test_valid_examples_run_from_json_text_too(executor, seeded, tool):
+    result = executor.execute(tool, json.dumps(VALID[tool]))
+    assert result["success"], result
+
+
+def test_an_unknown_tool_is_named_in_the_error(executor, seeded):
+    before = snapshot(seeded)
+    error = executor.execute("memory_forget_everything", {})["error"]
+    assert "unknown tool 'memory_forget_everything'" in error
+    assert snapshot(seeded) == before
+
+
+@pytest.mark.parametrize(("tool", "args", "needle"), [
+    ("memory_recall", {"query_intent": "a", "depth": 4}, "depth"),
+    ("memory_recall", {"query_intent": "a", "scope": "everything"}, "scope"),
+    ("memory_commit", {"triplets": []}, "triplets"),
+    ("memory_commit", {"triplets": [{"subject": "a", "relation": "b", "object": "c",
+                                     "confidence": 1.5}]}, "triplets[0].confidence"),
+    ("memory_commit", {"triplets": [{"subject": "", "relation": "b", "object": "c"}]},
+     "triplets[0].subject"),
+    ("memory_purge", {"criteria": {}}, "criteria"),
+    ("memory_purge", {"criteria": {"subject": "a"}, "mode": "hard"}, "mode"),
+    ("memory_purge", {"criteria": {"time_before": "last tuesday"}}, "time_before"),
+    ("task_set_state", {"task_id": "t0", "state": "done"}, "state"),
+    ("persona_update", {"attributes": [{"attribute": "role"}]}, "attributes[0]"),
+    ("memory_archive", {"days": True}, "days"),
+])
+def test_out_of_range_values_name_the_field(executor, seeded, tool, args, needle):
+    before = snapshot(seeded)
+    result = executor.execute(tool, args)
+    assert not result["success"] and needle in result["error"], result
+    assert snapshot(seeded) == before

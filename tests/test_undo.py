@@ -1,0 +1,107 @@
+"""The change log: every write is recorded with its provenance and can be undone exactly."""
+
+import json
+
+import pytest
+
+from tests.conftest import commit
+
+
+@pytest.fixture
+def world(run, clock):
+    commit(run, ("Ann", "likes", "tea"), ("Ann", "lives in", "Paris"), ("Bob", "likes", "tea"))
+    run("persona_update", attributes=[{"attribute": "role", "value": "tutor"}])
+    run("task_create", task_id="t1", description="a", info_nodes=["Paris"])
+    run("task_create", task_id="t2", description="b", info_nodes=["notes"])
+    run("task_create", task_id="t3", description="c")
+    clock.advance(100)
+
+
+WRITES = [
+    ("memory_commit", {"triplets": [{"subject": "Ann", "relation": "likes", "object": "tea"},
+                                    {"subject": "Cy", "relation": "knows", "object": "Ann"}]}),
+    ("memory_purge", {"criteria": {"relation_type": "likes"}}),
+    ("memory_purge", {"criteria": {"subject": "Ann", "relation_type": "lives in"},
+                      "mode": "supersede", "new_relation": {"target": "Rome"}}),
+    ("memory_archive", {"days": 30}),
+    ("persona_update", {"attributes": [{"attribute": "role", "value": "coach"}],
+                        "mode": "replace"}),
+    ("persona_remove", {"attribute": "role"}),
+    ("persona_clear", {"confirm": True}),
+    ("task_create", {"task_id": "t4", "description": "d", "info_nodes": ["Paris", "new"]}),
+    ("task_set_state", {"task_id": "t2", "state": "已暂停"}),
+    ("task_delete", {"task_id": "t2"}),
+    ("task_link_info", {"task_id": "t1", "info_node_names": ["Paris", "more"]}),
+    ("task_archive", {"task_id": "t1", "summary": "s"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "args"), WRITES, ids=[w[0] + str(i) for i, w in
+                                                         enumerate(WRITES)])
+def test_undo_restores_the_exact_previous_state(executor, store, world, tool, args):
+    before = store.dump()
+    result = executor.execute(tool, args, turn_id="turn-7", actor="model")
+    assert result["success"], result
+    assert store.dump() != before
+    change = store.change(result["data"]["change_id"])
+    assert (change["tool"], change["turn_id"], change["actor"]) == (tool, "turn-7", "model")
+    assert json.loads(change["arguments"]) == args
+    assert change["summary"]
+    assert executor.undo(change["id"])["success"]
+    assert store.dump() == before
+    assert store.integrity_problems() == []
+
+
+def test_cleanup_of_removed_edges_can_be_undone(executor, run, store, world, clock):
+    run("memory_purge", criteria={"subject": "Bob"})
+    clock.advance(100)
+    before = store.dump()
+    data = run("memory_cleanup", dry_run=False)
+    assert data["removed"] == 1
+    assert executor.undo(data["change_id"])["success"]
+    assert store.dump() == before
+    assert store.query_one("SELECT status FROM edges WHERE id = 3")["status"] == "deleted"
+
+
+def test_undo_of_an_undo_redoes_the_change(executor, run, store, world):
+    data = run("memory_purge", criteria={"subject": "Ann"})
+    after = store.dump()
+    undo = executor.undo(data["change_id"])
+    redo = executor.undo(undo["data"]["change_id"])
+    assert redo["success"] and store.dump() == after
+
+
+def test_undo_is_refused_when_a_later_change_touched_the_same_rows(executor, run, store, world):
+    first = run("memory_purge", criteria={"subject": "Bob"})
+    commit(run, ("Bob", "likes", "tea"))  # a new active edge; Bob node mentioned again
+    before = store.dump()
+    result = executor.undo(first["change_id"])
+    assert not result["success"] and "cannot be undone" in result["error"]
+    assert "conflicts with a later change" in result["error"]
+    assert store.dump() == before
+
+
+def test_undo_is_refused_when_a_later_change_rewrote_a_row(executor, run, store, world):
+    first = commit(run, ("Ann", "likes", "tea"))  # reinforces
+    commit(run, ("Ann", "likes", "tea"))  # reinforces the same row again
+    before = store.dump()
+    result = executor.undo(first["change_id"])
+    assert not result["success"] and "was changed again later" in result["error"]
+    assert store.dump() == before
+
+
+def test_a_change_is_undone_once(executor, run, world):
+    data = run("memory_purge", criteria={"subject": "Bob"})
+    assert executor.undo(data["change_id"])["success"]
+    assert "already undone" in executor.undo(data["change_id"])["error"]
+    assert "does not exist" in executor.undo(999)["error"]
+    assert "whole number" in executor.undo("7")["error"]
+
+
+def test_reads_and_no_op_writes_leave_no_change_entry(run, store, world):
+    count = store.query_one("SELECT count(*) AS n FROM change_log")["n"]
+    run("memory_recall", query_intent="Ann")
+    run("task_query")
+    run("memory_purge", criteria={"subject": "nobody"})
+    run("memory_cleanup", dry_run=True)
+    assert store.query_one("SELECT count(*) AS n FROM change_log")["n"] == count
