@@ -61,6 +61,10 @@ UPDATE edges SET category = 'task'
 CREATE UNIQUE INDEX edges_one_active
     ON edges(source_id, norm_relation, target_id) WHERE status = 'active';
 CREATE INDEX edges_status_updated ON edges(status, category, updated_at);
+DROP INDEX edges_source;
+DROP INDEX edges_target;
+CREATE INDEX edges_from ON edges(source_id, status, mention_count, updated_at);
+CREATE INDEX edges_to ON edges(target_id, status, mention_count, updated_at);
 CREATE INDEX nodes_kind ON nodes(kind, created_at);
 
 CREATE TABLE change_log (
@@ -71,7 +75,7 @@ CREATE TABLE change_log (
     turn_id TEXT,
     actor TEXT NOT NULL,
     summary TEXT NOT NULL,
-    ops TEXT NOT NULL,
+    ops BLOB NOT NULL,  -- zlib-compressed JSON: the row images before and after
     undo_of INTEGER REFERENCES change_log(id),
     undone_by INTEGER REFERENCES change_log(id)
 );

@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterable, Sequence
 
 from core.store.graph import GraphStore, Row
-from core.store.text import match_query, normalize_name
+from core.store.text import normalize_name, query_terms
 
 EDGE_SELECT = """
 SELECT e.*, s.name AS source_name, s.type AS source_type, s.kind AS source_kind,
@@ -14,9 +14,12 @@ SELECT e.*, s.name AS source_name, s.type AS source_type, s.kind AS source_kind,
 FROM edges e JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id
 """
 
-# Full-text candidates fetched before filtering by status and re-ranking; several times
-# the rows a recall can show, so filtering rarely starves the result.
-CANDIDATE_POOL = 200
+# Full-text candidates fetched before filtering by status and re-ranking; a few times the
+# rows a recall can show, so filtering rarely starves the result.
+CANDIDATE_POOL = 60
+# bm25 ranking costs about a microsecond per matching row, so a term found in more rows
+# than this is "common": it still adds to a row's rank but no longer selects rows alone.
+COMMON_TERM_ROWS = 1000
 DAY = 86400.0
 
 
@@ -30,30 +33,68 @@ def score(relevance: float, mentions: int, updated_at: float, now: float) -> flo
     return relevance * (1 + 0.15 * math.log1p(mentions)) * (1 + 0.25 * math.exp(-age_days / 30))
 
 
+def fts_candidates(store: GraphStore, table: str, text: str, pool: int) -> list[tuple[int, float]]:
+    """(rowid, relevance) of the rows of an FTS table that best match `text`.
+
+    Rows are selected by the rare terms and ranked by all of them, so a query full of
+    common words costs about as much as one with a single rare word. When every term is
+    common, rows holding all of them come first, then the newest rows holding any.
+    """
+    def count(expression: str) -> int:
+        return store.conn.execute(
+            f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (expression,)).fetchone()[0]
+
+    def ranked(expression: str) -> list[tuple[int, float]]:
+        return store.conn.execute(
+            f"SELECT rowid, -rank FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT ?",
+            (expression, pool)).fetchall()
+
+    def newest(expression: str, relevance: float) -> list[tuple[int, float]]:
+        rows = store.conn.execute(
+            f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
+            (expression, pool)).fetchall()
+        return [(r[0], relevance) for r in rows]
+
+    rows_with = {t: count(t) for t in query_terms(text)}
+    terms = [t for t, n in rows_with.items() if n]
+    if not terms:
+        return []
+    rare = [t for t in terms if rows_with[t] <= COMMON_TERM_ROWS]
+    any_term = " OR ".join(terms)
+    if len(rare) == len(terms):
+        return ranked(any_term)
+    if rare:
+        return ranked(f"({' OR '.join(rare)}) AND ({any_term})")
+    every_term = " AND ".join(terms)
+    together = rows_with[terms[0]] if len(terms) == 1 else count(every_term)
+    hits = ranked(every_term) if together <= COMMON_TERM_ROWS else newest(every_term, 1.0)
+    if len(hits) < pool and len(terms) > 1:
+        seen = {rowid for rowid, _ in hits}
+        hits += [h for h in newest(any_term, 0.1) if h[0] not in seen][: pool - len(hits)]
+    return hits
+
+
 def search_edges(store: GraphStore, text: str, *, statuses: Sequence[str] = ("active",),
                  categories: Sequence[str] | None = None, since: float | None = None,
                  limit: int = 50) -> list[Row]:
     """Edges whose subject, relation or object share words with `text`, best first."""
-    expression = match_query(text)
-    if expression is None:
+    candidates = dict(fts_candidates(store, "edge_fts", text, max(CANDIDATE_POOL, limit * 2)))
+    if not candidates:
         return []
-    sql = (
-        "WITH hits AS (SELECT rowid, rank FROM edge_fts WHERE edge_fts MATCH ?"
-        " ORDER BY rank LIMIT ?) "
-        + EDGE_SELECT.replace("FROM edges e", "FROM hits h JOIN edges e ON e.id = h.rowid")
-        .replace("SELECT e.*", "SELECT -h.rank AS relevance, e.*")
-        + f" WHERE e.status IN ({_in(statuses)})"
-    )
-    params: list = [expression, max(CANDIDATE_POOL, limit * 4), *statuses]
+    ids = list(candidates)
+    # The unary + keeps SQLite on the primary key for the few ids instead of a status index.
+    sql = EDGE_SELECT + f" WHERE e.id IN ({_in(ids)}) AND +e.status IN ({_in(statuses)})"
+    params: list = [*ids, *statuses]
     if categories:
-        sql += f" AND e.category IN ({_in(categories)})"
+        sql += f" AND +e.category IN ({_in(categories)})"
         params += list(categories)
     if since is not None:
-        sql += " AND e.updated_at >= ?"
+        sql += " AND +e.updated_at >= ?"
         params.append(since)
     rows = store.query(sql, params)
     now = store.clock()
     for row in rows:
+        row["relevance"] = candidates[row["id"]]
         row["score"] = score(row["relevance"], row["mention_count"], row["updated_at"], now)
     rows.sort(key=lambda r: r["score"], reverse=True)
     return rows[:limit]
@@ -61,14 +102,12 @@ def search_edges(store: GraphStore, text: str, *, statuses: Sequence[str] = ("ac
 
 def search_nodes(store: GraphStore, text: str, limit: int = 20) -> list[Row]:
     """Nodes whose name (or task description) shares words with `text`, best first."""
-    expression = match_query(text)
-    if expression is None:
+    candidates = fts_candidates(store, "node_fts", text, limit)
+    if not candidates:
         return []
-    return store.query(
-        "WITH hits AS (SELECT rowid, rank FROM node_fts WHERE node_fts MATCH ?"
-        " ORDER BY rank LIMIT ?) SELECT n.* FROM hits h JOIN nodes n ON n.id = h.rowid"
-        " ORDER BY h.rank, n.mention_count DESC", (expression, limit),
-    )
+    order = {rowid: i for i, (rowid, _) in enumerate(candidates)}
+    rows = store.query(f"SELECT * FROM nodes WHERE id IN ({_in(order)})", list(order))
+    return sorted(rows, key=lambda r: order[r["id"]])
 
 
 def nodes_named(store: GraphStore, names: Iterable[str]) -> list[Row]:
@@ -81,7 +120,11 @@ def nodes_named(store: GraphStore, names: Iterable[str]) -> list[Row]:
 
 def edges_around(store: GraphStore, node_id: int, *, categories: Sequence[str] | None = None,
                  since: float | None = None, limit: int = 20) -> list[Row]:
-    """A node's active edges in both directions, most mentioned and newest first."""
+    """A node's active edges in both directions, most mentioned and newest first.
+
+    Each direction is read in index order and stops at `limit`, so a hub node with
+    thousands of edges costs no more than a leaf.
+    """
     extra, params = "", []
     if categories:
         extra += f" AND e.category IN ({_in(categories)})"
@@ -89,10 +132,12 @@ def edges_around(store: GraphStore, node_id: int, *, categories: Sequence[str] |
     if since is not None:
         extra += " AND e.updated_at >= ?"
         params.append(since)
-    sql = (
-        f"SELECT * FROM ({EDGE_SELECT} WHERE e.source_id = ? AND e.status = 'active'{extra}"
-        f" UNION ALL {EDGE_SELECT} WHERE e.target_id = ? AND e.status = 'active'"
-        f" AND e.source_id != e.target_id{extra})"
-        " ORDER BY mention_count DESC, updated_at DESC LIMIT ?"
-    )
-    return store.query(sql, [node_id, *params, node_id, *params, limit])
+    order = " ORDER BY e.mention_count DESC, e.updated_at DESC LIMIT ?"
+    outgoing = store.query(f"{EDGE_SELECT} WHERE e.source_id = ? AND e.status = 'active'"
+                           f"{extra}{order}", [node_id, *params, limit])
+    incoming = store.query(f"{EDGE_SELECT} WHERE e.target_id = ? AND e.status = 'active'"
+                           f" AND e.source_id != e.target_id{extra}{order}",
+                           [node_id, *params, limit])
+    both = sorted(outgoing + incoming, key=lambda e: (e["mention_count"], e["updated_at"]),
+                  reverse=True)
+    return both[:limit]

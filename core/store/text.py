@@ -44,12 +44,13 @@ def search_text(text: str) -> str:
     return _CJK_CHAR.sub(lambda m: f" {m.group(0)} ", folded)
 
 
-def match_query(text: str) -> str | None:
-    """An FTS5 MATCH expression that finds rows sharing words with `text`, or None.
+def query_terms(text: str) -> list[str]:
+    """The FTS5 phrases to look for in `text`.
 
     English words become quoted terms; a run of CJK characters becomes its overlapping
     two-character phrases (one character alone stays a one-token phrase), so 小明喜欢什么
-    still finds 小明喜欢吃苹果. Terms are OR-ed and bm25 rewards rows that match more.
+    still finds 小明喜欢吃苹果. Quoting every term keeps query text from being read as
+    FTS syntax.
     """
     folded = unicodedata.normalize("NFKC", text).casefold()
     words: list[str] = []
@@ -65,6 +66,10 @@ def match_query(text: str) -> str | None:
     content_words = [w for w in words if w not in STOPWORDS] or words
     terms = [f'"{w}"' for w in dict.fromkeys(content_words)]
     terms += ['"' + " ".join(p) + '"' for p in dict.fromkeys(cjk_phrases)]
-    if not terms:
-        return None
-    return " OR ".join(terms[:MAX_QUERY_TERMS])
+    return terms[:MAX_QUERY_TERMS]
+
+
+def match_query(text: str) -> str | None:
+    """An FTS5 MATCH expression finding rows that share any term with `text`, or None."""
+    terms = query_terms(text)
+    return " OR ".join(terms) if terms else None
