@@ -27,6 +27,19 @@ def _in(values: Sequence) -> str:
     return ", ".join("?" for _ in values)
 
 
+def _filters(categories: Sequence[str] | None, since: float | None) -> tuple[str, list]:
+    """SQL conditions for a category and age filter. The unary + keeps them off the
+    indexes, so SQLite looks rows up by id or by node, which is always the cheaper way."""
+    sql, params = "", []
+    if categories:
+        sql += f" AND +e.category IN ({_in(categories)})"
+        params += list(categories)
+    if since is not None:
+        sql += " AND +e.updated_at >= ?"
+        params.append(since)
+    return sql, params
+
+
 def score(relevance: float, mentions: int, updated_at: float, now: float) -> float:
     """Relevance first; mentions and recency lift rows of similar relevance."""
     age_days = max(0.0, now - updated_at) / DAY
@@ -82,16 +95,9 @@ def search_edges(store: GraphStore, text: str, *, statuses: Sequence[str] = ("ac
     if not candidates:
         return []
     ids = list(candidates)
-    # The unary + keeps SQLite on the primary key for the few ids instead of a status index.
     sql = EDGE_SELECT + f" WHERE e.id IN ({_in(ids)}) AND +e.status IN ({_in(statuses)})"
-    params: list = [*ids, *statuses]
-    if categories:
-        sql += f" AND +e.category IN ({_in(categories)})"
-        params += list(categories)
-    if since is not None:
-        sql += " AND +e.updated_at >= ?"
-        params.append(since)
-    rows = store.query(sql, params)
+    extra, extra_params = _filters(categories, since)
+    rows = store.query(sql + extra, [*ids, *statuses, *extra_params])
     now = store.clock()
     for row in rows:
         row["relevance"] = candidates[row["id"]]
@@ -125,13 +131,7 @@ def edges_around(store: GraphStore, node_id: int, *, categories: Sequence[str] |
     Each direction is read in index order and stops at `limit`, so a hub node with
     thousands of edges costs no more than a leaf.
     """
-    extra, params = "", []
-    if categories:
-        extra += f" AND e.category IN ({_in(categories)})"
-        params += list(categories)
-    if since is not None:
-        extra += " AND e.updated_at >= ?"
-        params.append(since)
+    extra, params = _filters(categories, since)
     order = " ORDER BY e.mention_count DESC, e.updated_at DESC LIMIT ?"
     outgoing = store.query(f"{EDGE_SELECT} WHERE e.source_id = ? AND e.status = 'active'"
                            f"{extra}{order}", [node_id, *params, limit])
