@@ -1,0 +1,174 @@
+"""The config file: a typed schema with defaults, validation, versioning and atomic writes.
+
+The file holds an API key, so it is written readable by its owner only, and the key never
+appears in a repr, a log line or an error message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from core.limits import DEFAULT_LIMITS, validate_limits
+
+CONFIG_VERSION = 1
+DEFAULT_BASE_URL = "https://api.deepseek.com"
+DEFAULT_MODEL = "deepseek-chat"
+
+
+class ConfigError(ValueError):
+    """A value that does not fit the schema; the message names the field."""
+
+
+@dataclass
+class Config:
+    version: int = CONFIG_VERSION
+    api_key: str = ""
+    base_url: str = DEFAULT_BASE_URL
+    model: str = DEFAULT_MODEL
+    request_timeout: float = 60.0  # seconds for one model request
+    turn_timeout: float = 300.0  # seconds a whole PROCESS_MESSAGE may take
+    max_round_trips: int = 12  # model requests in one turn
+    tool_limits: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_LIMITS))
+    shortcuts: dict[str, str] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        shown = {**asdict(self), "api_key": mask(self.api_key)}
+        return f"Config({shown})"
+
+    def public(self) -> dict[str, Any]:
+        """The config as data, with the key masked: for status and logs."""
+        return {**asdict(self), "api_key": mask(self.api_key)}
+
+
+def mask(key: str) -> str:
+    return f"…{key[-4:]}" if len(key) >= 12 else ("set" if key else "")
+
+
+def _text(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{name} must be text")
+    value = value.strip()
+    if name == "base_url" and not value.startswith(("http://", "https://")):
+        raise ConfigError("base_url must start with http:// or https://")
+    if name == "model" and not value:
+        raise ConfigError("model must not be empty")
+    return value
+
+
+def _seconds(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ConfigError(f"{name} must be a positive number of seconds")
+    return float(value)
+
+
+def _count(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{name} must be a whole number of at least 1")
+    return value
+
+
+def _limits(name: str, value: Any) -> dict[str, int]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{name} must be an object")
+    try:
+        return validate_limits(value)
+    except ValueError as error:
+        raise ConfigError(f"{name}: {error}") from None
+
+
+def _keymap(name: str, value: Any) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ConfigError(f"{name} must map action names to key sequences")
+    return value
+
+
+# The schema: each setting's checker, which also returns the value in its stored form.
+CHECKS = {
+    "version": _count, "api_key": _text, "base_url": _text, "model": _text,
+    "request_timeout": _seconds, "turn_timeout": _seconds, "max_round_trips": _count,
+    "tool_limits": _limits, "shortcuts": _keymap,
+}
+
+
+def _check(name: str, value: Any) -> Any:
+    if name not in CHECKS:
+        raise ConfigError(f"unknown setting {name!r}")
+    return CHECKS[name](name, value)
+
+
+def updated(config: Config, **changes: Any) -> Config:
+    """A copy of `config` with `changes` applied; ConfigError if any is invalid."""
+    values = asdict(config)
+    for name, value in changes.items():
+        values[name] = _check(name, value)
+    return Config(**values)
+
+
+def from_dict(data: Any) -> Config:
+    if not isinstance(data, dict):
+        raise ConfigError("the file does not hold a JSON object")
+    version = data.get("version", CONFIG_VERSION)
+    if isinstance(version, int) and version > CONFIG_VERSION:
+        raise ConfigError(f"version {version} is newer than this program understands")
+    known = {f.name for f in fields(Config)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(f"unknown setting(s): {', '.join(unknown)}")
+    return updated(Config(), **{**data, "version": CONFIG_VERSION})
+
+
+def load_config(path: Path) -> tuple[Config, str | None]:
+    """The config at `path` and a warning, if any. Never raises.
+
+    A missing file means defaults. A file that cannot be read as a valid config is moved
+    aside (kept, not deleted) and defaults are used; the warning says where it went.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Config(), None
+    except OSError as error:
+        return Config(), f"could not read {path} ({error.strerror}); using defaults"
+    try:
+        return from_dict(json.loads(text)), None
+    except (ValueError, TypeError) as error:
+        aside = path.with_name(f"{path.name}.invalid-{time.strftime('%Y%m%d-%H%M%S')}")
+        try:
+            path.replace(aside)
+            where = f"it was kept as {aside.name}"
+        except OSError:
+            where = "it could not be moved aside"
+        reason = str(error).replace(text, "…") if text else str(error)
+        return Config(), f"the config file was invalid ({reason[:200]}); {where}; using defaults"
+
+
+def save_config(path: Path, config: Config) -> None:
+    """Write atomically: a crash leaves the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = json.dumps(asdict(config), indent=2, ensure_ascii=False) + "\n"
+    # mkstemp creates the file readable and writable by its owner only (0600).
+    descriptor, temporary = tempfile.mkstemp(prefix=".config-", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    with contextlib.suppress(OSError):  # make the rename itself durable where possible
+        directory = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)

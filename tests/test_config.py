@@ -1,0 +1,75 @@
+"""The config file: defaults, validation, atomic owner-only writes, corrupt files kept aside."""
+
+import json
+import stat
+
+import pytest
+
+from core.config import Config, ConfigError, load_config, save_config, updated
+from core.paths import config_path, data_home
+
+
+def test_defaults_point_at_deepseek():
+    config = Config()
+    assert (config.base_url, config.model) == ("https://api.deepseek.com", "deepseek-chat")
+    assert config.max_round_trips == 12 and config.tool_limits["memory_query_max"] == 20
+
+
+def test_a_missing_file_means_defaults_without_a_warning(tmp_path):
+    assert load_config(tmp_path / "config.json") == (Config(), None)
+
+
+def test_save_and_load_round_trip_with_owner_only_permissions(tmp_path):
+    path = tmp_path / "home" / "config.json"
+    config = updated(Config(), api_key="sk-secret-123456789", model="gpt-4o-mini",
+                     base_url="https://api.openai.com/v1", max_round_trips=5)
+    save_config(path, config)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert load_config(path) == (config, None)
+    assert [p.name for p in path.parent.iterdir()] == ["config.json"]  # no temp file left
+
+
+@pytest.mark.parametrize(("content", "reason"), [
+    ("{not json", "invalid"),
+    ('["a list"]', "JSON object"),
+    ('{"base_url": "ftp://x"}', "base_url"),
+    ('{"max_round_trips": 0}', "max_round_trips"),
+    ('{"tool_limits": {"persona_query_max": 0}}', "persona_query_max"),
+    ('{"colour": "blue"}', "colour"),
+])
+def test_a_corrupt_or_invalid_file_is_kept_aside_and_defaults_used(tmp_path, content, reason):
+    path = tmp_path / "config.json"
+    path.write_text(content)
+    config, warning = load_config(path)
+    assert config == Config()
+    assert reason in warning and "using defaults" in warning
+    aside = list(tmp_path.glob("config.json.invalid-*"))
+    assert len(aside) == 1 and aside[0].read_text() == content
+    assert not path.exists()
+
+
+def test_the_key_never_shows_in_repr_public_data_or_errors(tmp_path):
+    key = "sk-very-secret-key-0042"
+    config = updated(Config(), api_key=key)
+    assert key not in repr(config) and key not in json.dumps(config.public())
+    assert config.public()["api_key"] == "…0042"
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"api_key": key, "model": 7}))
+    _, warning = load_config(path)
+    assert key not in warning and "model" in warning
+
+
+def test_bad_values_name_the_field():
+    with pytest.raises(ConfigError, match="request_timeout"):
+        updated(Config(), request_timeout=-1)
+    with pytest.raises(ConfigError, match="unknown setting"):
+        updated(Config(), temperature=2)
+
+
+def test_data_home_comes_from_the_argument_then_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("TRULYMEM_HOME", str(tmp_path / "env"))
+    assert data_home() == tmp_path / "env"
+    assert data_home(tmp_path / "arg") == tmp_path / "arg"
+    monkeypatch.delenv("TRULYMEM_HOME")
+    assert data_home().name == ".trulymem"
+    assert config_path(tmp_path).name == "config.json"
