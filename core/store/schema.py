@@ -2,7 +2,8 @@
 
 Each migration moves a file from one version to the next inside one transaction, so a
 file is always at a whole version. Version 1 is the first layout (nodes and edges only);
-version 2 adds the change log, edge categories, task fields and the full-text index.
+version 2 adds the change log, edge categories, task fields and the full-text index;
+version 3 adds the chat history.
 """
 
 from __future__ import annotations
@@ -122,7 +123,22 @@ INSERT INTO edge_fts(rowid, body)
     FROM edges e JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id;
 """
 
-MIGRATIONS: list[str] = [V1, V2]
+V3 = """
+CREATE TABLE messages (
+    id INTEGER PRIMARY KEY,
+    role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system')),
+    content TEXT NOT NULL,
+    tool_calls TEXT,
+    rejected_tools TEXT,
+    usage TEXT,
+    partial INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    turn_id TEXT,
+    created_at REAL NOT NULL
+);
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3]
 LATEST_VERSION = len(MIGRATIONS)
 
 

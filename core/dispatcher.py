@@ -1,0 +1,239 @@
+"""Handles one packet at a time; owns the store, the limits, the config and the LLM session.
+
+It knows nothing about threads: `core.server` hosts it on a Python thread for headless
+use, and the GUI hosts it on a QThread. Whoever hosts it calls `handle()` from one thread;
+only `cancel()` may come from another.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import openai
+
+from core.config import Config, ConfigError, load_config, save_config, updated
+from core.history import History
+from core.limits import ToolLimiter
+from core.llm import ChatSession
+from core.packets import Packet, PacketResponse, PacketType
+from core.prompts import system_prompt
+from core.snapshot import memory_snapshot
+from core.store import GraphStore, StoreError, describe_sqlite_error
+from core.tools import ToolExecutor, openai_tools
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, dict[str, Any]], None]
+RECENT_MESSAGES = 6  # earlier exchanges sent along for continuity; memory holds the rest
+NO_KEY = "API Key not configured"
+
+
+def _no_progress(_event: str, _data: dict[str, Any]) -> None:
+    return None
+
+
+class Dispatcher:
+    def __init__(self, db_path: Path, config_file: Path, use_embedded_db: bool = True) -> None:
+        self.db_path = Path(db_path)
+        self.config_file = Path(config_file)
+        self.use_embedded_db = use_embedded_db
+        self.store: GraphStore | None = None
+        self.config = Config()
+        self.config_warning: str | None = None
+        self.store_error: str | None = None
+        self.limiter = ToolLimiter()
+        self.session: ChatSession | None = None
+        self.running = False
+
+    # -- life cycle ----------------------------------------------------------------------
+
+    def open(self, api_key: str | None = None, base_url: str | None = None,
+             model: str | None = None) -> None:
+        """Load the config and the store; problems are kept and reported, not raised."""
+        self.config, self.config_warning = load_config(self.config_file)
+        overrides = {k: v for k, v in
+                     {"api_key": api_key, "base_url": base_url, "model": model}.items() if v}
+        try:
+            self.config = updated(self.config, **overrides)
+        except ConfigError as error:
+            self.config_warning = f"start options ignored: {error}"
+        self.limiter = ToolLimiter(self.config.tool_limits)
+        if not self.use_embedded_db:
+            self.store_error = "only the embedded SQLite store exists (use_embedded_db=True)"
+        else:
+            try:
+                self.store = GraphStore(self.db_path)
+            except StoreError as error:
+                self.store_error = str(error)
+        self._make_session()
+        self.running = True
+
+    def close(self) -> None:
+        self.cancel()
+        self.running = False
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    def cancel(self) -> None:
+        if self.session is not None:
+            self.session.cancel()
+
+    def _make_session(self) -> None:
+        if not self.config.api_key:
+            self.session = None
+            return
+        client = openai.OpenAI(api_key=self.config.api_key, base_url=self.config.base_url,
+                               timeout=self.config.request_timeout, max_retries=2)
+        self.session = ChatSession(client, self.config.model, openai_tools(),
+                                   self.config.base_url)
+
+    # -- dispatch ------------------------------------------------------------------------
+
+    def handle(self, packet: Packet, progress: Progress = _no_progress) -> PacketResponse:
+        """Answer one packet; never raises."""
+        if not isinstance(packet, Packet) or not isinstance(packet.type, PacketType):
+            return PacketResponse.fail(getattr(packet, "id", "?"), "unknown packet type")
+        if not isinstance(packet.body, dict):
+            return PacketResponse.fail(packet.id, "the packet body must be an object")
+        handler = getattr(self, f"_on_{packet.type.value}", None)
+        if handler is None:
+            return PacketResponse.fail(packet.id, f"unknown packet type {packet.type.value}")
+        try:
+            data = handler(packet.body, progress) if packet.type is PacketType.PROCESS_MESSAGE \
+                else handler(packet.body)
+        except _Refusal as refusal:
+            return PacketResponse(packet.id, False, refusal.data, str(refusal))
+        except sqlite3.Error as error:
+            return PacketResponse.fail(packet.id, describe_sqlite_error(error))
+        except Exception as error:  # a bug must not kill the backend thread
+            log.exception("packet %s failed", packet.type.value)
+            return PacketResponse.fail(packet.id, f"internal error: {type(error).__name__}")
+        return PacketResponse.ok(packet.id, data)
+
+    def _need_store(self) -> GraphStore:
+        if self.store is None:
+            raise _Refusal(self.store_error or "the memory store is not open")
+        return self.store
+
+    def _on_process_message(self, body: dict[str, Any], progress: Progress) -> dict[str, Any]:
+        text = body.get("user_input")
+        if not isinstance(text, str) or not text.strip():
+            raise _Refusal("user_input must be non-empty text")
+        store = self._need_store()
+        history = History(store)
+        turn_id = uuid.uuid4().hex
+        recent = [{"role": m["role"], "content": m["content"]}
+                  for m in history.messages(RECENT_MESSAGES) if m["content"]]
+        history.append("user", text, turn_id=turn_id)
+        if self.session is None:
+            history.append("assistant", "", turn_id=turn_id, partial=True, error=NO_KEY)
+            raise _Refusal(NO_KEY)
+        self.limiter.reset()
+        executor = ToolExecutor(store)
+        messages = [{"role": "system", "content": system_prompt(memory_snapshot(store, text))},
+                    *recent, {"role": "user", "content": text}]
+        result = self.session.run(
+            messages,
+            lambda name, args: executor.execute(name, args, turn_id=turn_id, actor="model",
+                                                limiter=self.limiter),
+            progress, self.config.max_round_trips)
+        data = {**result.data(), "turn_id": turn_id}
+        history.append("assistant", result.content, turn_id=turn_id,
+                       tool_calls=result.tool_calls, rejected_tools=result.rejected_tools,
+                       usage=result.usage, partial=result.error is not None,
+                       error=result.error)
+        if result.error:
+            raise _Refusal(result.error, data)
+        return data
+
+    def _on_execute_tool(self, body: dict[str, Any]) -> dict[str, Any]:
+        name = body.get("tool_name")
+        if not isinstance(name, str):
+            raise _Refusal("tool_name must be text")
+        outcome = ToolExecutor(self._need_store()).execute(name, body.get("arguments"),
+                                                           actor="user")
+        if not outcome["success"]:
+            raise _Refusal(outcome["error"])
+        return outcome["data"]
+
+    def _on_undo(self, body: dict[str, Any]) -> dict[str, Any]:
+        outcome = ToolExecutor(self._need_store()).undo(body.get("change_id"))
+        if not outcome["success"]:
+            raise _Refusal(outcome["error"])
+        return outcome["data"]
+
+    def _on_get_status(self, _body: dict[str, Any]) -> dict[str, Any]:
+        return {"running": self.running, "config": self.config.public(),
+                "graph_initialized": self.store is not None,
+                "client_initialized": self.session is not None,
+                "config_warning": self.config_warning, "store_error": self.store_error}
+
+    def _on_get_config(self, _body: dict[str, Any]) -> dict[str, Any]:
+        return {"api_key": self.config.api_key, "base_url": self.config.base_url,
+                "model": self.config.model, "request_timeout": self.config.request_timeout,
+                "turn_timeout": self.config.turn_timeout,
+                "max_round_trips": self.config.max_round_trips}
+
+    def _on_set_config(self, body: dict[str, Any]) -> dict[str, Any]:
+        settable = ("api_key", "base_url", "model", "request_timeout", "turn_timeout",
+                    "max_round_trips")
+        unknown = sorted(set(body) - set(settable))
+        if unknown:
+            raise _Refusal(f"unknown setting(s): {', '.join(unknown)}")
+        changes = {k: v for k, v in body.items() if v is not None}
+        try:
+            config = updated(self.config, **changes)
+            save_config(self.config_file, config)
+        except ConfigError as error:
+            raise _Refusal(str(error)) from None
+        except OSError as error:
+            raise _Refusal(f"could not save the config ({error.strerror})") from None
+        self.config = config
+        self._make_session()
+        return {"status": "config_updated"}
+
+    def _on_get_tool_limits(self, _body: dict[str, Any]) -> dict[str, Any]:
+        return dict(self.limiter.limits)
+
+    def _on_set_tool_limits(self, body: dict[str, Any]) -> dict[str, Any]:
+        outcome = self.limiter.set_limits(body)
+        if not outcome["success"]:
+            raise _Refusal(outcome["error"])
+        self.config = updated(self.config, tool_limits=self.limiter.limits)
+        try:
+            save_config(self.config_file, self.config)
+        except OSError as error:
+            raise _Refusal(f"could not save the config ({error.strerror})") from None
+        return {"status": "tool_limits_updated", "limits": dict(self.limiter.limits)}
+
+    def _on_get_history(self, _body: dict[str, Any]) -> dict[str, Any]:
+        return {"history": History(self._need_store()).messages()}
+
+    def _on_save_history(self, body: dict[str, Any]) -> dict[str, Any]:
+        try:
+            History(self._need_store()).replace(body.get("messages"))
+        except ValueError as error:
+            raise _Refusal(str(error)) from None
+        return {"status": "history_saved"}
+
+    def _on_shutdown(self, _body: dict[str, Any]) -> dict[str, Any]:
+        self.close()
+        return {"status": "shutdown"}
+
+    def _on_cancel(self, _body: dict[str, Any]) -> dict[str, Any]:
+        self.cancel()
+        return {"status": "cancelled"}
+
+
+class _Refusal(Exception):
+    """A packet that cannot be served; the message is the answer's error."""
+
+    def __init__(self, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.data = data

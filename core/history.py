@@ -1,0 +1,59 @@
+"""The chat history shown to the person: kept in the same database, apart from the graph."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from core.store import GraphStore
+
+JSON_FIELDS = ("tool_calls", "rejected_tools", "usage")
+ROLES = ("user", "assistant", "system")
+
+
+class History:
+    def __init__(self, store: GraphStore) -> None:
+        self.store = store
+
+    def append(self, role: str, content: str, **fields: Any) -> int:
+        """Add one message; `fields` may carry tool_calls, rejected_tools, usage, partial,
+        error and turn_id."""
+        with self.store.conn:
+            return self._insert({"role": role, "content": content, **fields})
+
+    def messages(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """Oldest first; with `limit`, only the newest `limit` messages."""
+        rows = self.store.query("SELECT * FROM messages ORDER BY id DESC LIMIT ?",
+                                (limit if limit is not None else -1,))
+        for row in rows:
+            for name in JSON_FIELDS:
+                row[name] = json.loads(row[name]) if row[name] else None
+            row["partial"] = bool(row["partial"])
+        return rows[::-1]
+
+    def replace(self, messages: Any) -> None:
+        """Store exactly `messages` (SAVE_HISTORY); an empty list clears the history."""
+        if not isinstance(messages, list):
+            raise ValueError("messages must be a list")
+        for i, message in enumerate(messages):
+            if not isinstance(message, dict) or message.get("role") not in ROLES \
+                    or not isinstance(message.get("content"), str):
+                raise ValueError(f"messages[{i}] must be an object with a role "
+                                 f"({', '.join(ROLES)}) and text content")
+        with self.store.conn:
+            self.store.conn.execute("BEGIN IMMEDIATE")
+            self.store.conn.execute("DELETE FROM messages")
+            for message in messages:
+                self._insert(message)
+
+    def _insert(self, message: dict[str, Any]) -> int:
+        extra = {k: message[k] for k in JSON_FIELDS if message.get(k) is not None}
+        cursor = self.store.conn.execute(
+            "INSERT INTO messages(role, content, tool_calls, rejected_tools, usage, partial,"
+            " error, turn_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (message["role"], message["content"],
+             *(json.dumps(extra[k], ensure_ascii=False) if k in extra else None
+               for k in JSON_FIELDS),
+             int(bool(message.get("partial"))), message.get("error"), message.get("turn_id"),
+             message.get("created_at") or self.store.clock()))
+        return cursor.lastrowid

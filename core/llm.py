@@ -1,0 +1,246 @@
+"""One chat turn against an OpenAI-compatible endpoint: stream, run tools, repeat.
+
+The loop streams each model response, assembles tool calls from their deltas, runs them
+through the caller's executor (which applies the turn's limits), and asks again until the
+model answers without tools or the round-trip cap is reached.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+
+Progress = Callable[[str, dict[str, Any]], None]
+RunTool = Callable[[str, str], dict[str, Any]]
+
+
+class TurnCancelled(Exception):
+    """The person stopped the turn."""
+
+
+class BadReply(Exception):
+    """The endpoint answered, but not with a whole chat completion stream."""
+
+
+@dataclass
+class TurnResult:
+    content: str = ""
+    reasoning: str = ""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    rejected_tools: list[tuple[str, str]] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+    round_trips: int = 0
+    error: str | None = None
+    cancelled: bool = False
+
+    def data(self) -> dict[str, Any]:
+        return {"content": self.content, "reasoning": self.reasoning,
+                "tool_calls": self.tool_calls, "rejected_tools": self.rejected_tools,
+                "usage": self.usage, "round_trips": self.round_trips}
+
+
+def describe_api_error(error: Exception, base_url: str) -> str:
+    """A sentence a person can act on; never includes the key."""
+    if isinstance(error, openai.AuthenticationError):
+        return "the API key was rejected (401): check it in the settings"
+    if isinstance(error, openai.PermissionDeniedError):
+        return "the API refused access (403): the key may lack access to this model"
+    if isinstance(error, openai.NotFoundError):
+        return "not found (404): check the base URL and the model name"
+    if isinstance(error, openai.RateLimitError):
+        return "the API is rate-limiting requests (429), still after retries: try again later"
+    if isinstance(error, openai.APITimeoutError):
+        return "timeout: the API did not answer in time"
+    if isinstance(error, openai.APIConnectionError):
+        return f"cannot reach the API at {base_url}: check the address and your connection"
+    if isinstance(error, openai.InternalServerError):
+        return f"the API failed ({error.status_code}), still after retries: try again later"
+    if isinstance(error, openai.APIStatusError):
+        return f"the API answered with an error ({error.status_code})"
+    if isinstance(error, (openai.APIResponseValidationError, json.JSONDecodeError)):
+        return "the API sent a response that is not valid JSON"
+    return f"the reply stream broke off ({type(error).__name__})"
+
+
+class ChatSession:
+    """Runs turns with one client; `cancel()` may be called from any thread."""
+
+    def __init__(self, client: openai.OpenAI, model: str, tools: list[dict[str, Any]],
+                 base_url: str = "") -> None:
+        self.client = client
+        self.model = model
+        self.tools = tools
+        self.base_url = base_url
+        self._cancel = threading.Event()
+        self._stream_lock = threading.Lock()
+        self._stream: Any = None
+
+    def cancel(self) -> None:
+        """Stop the running turn now: close its stream so a blocked read returns."""
+        self._cancel.set()
+        with self._stream_lock:
+            stream = self._stream
+        if stream is not None:
+            # Closing from another thread may race the reader; either way the read ends.
+            with contextlib.suppress(Exception):
+                stream.close()
+
+    def run(self, messages: list[dict[str, Any]], run_tool: RunTool, progress: Progress,
+            max_round_trips: int) -> TurnResult:
+        """Play one turn starting from `messages` (system + user); never raises."""
+        self._cancel.clear()
+        result = TurnResult()
+        turn_start = len(messages)
+        try:
+            while True:
+                if result.round_trips >= max_round_trips:
+                    result.content += (f"\n\n[Stopped: the model used all {max_round_trips} "
+                                       "round trips of this turn without a final answer.]")
+                    break
+                result.round_trips += 1
+                text, reasoning, calls = self._stream_once(messages, result, progress)
+                result.content += text
+                result.reasoning += reasoning
+                if not calls:
+                    break
+                assistant: dict[str, Any] = {"role": "assistant", "content": text or None,
+                                             "tool_calls": [
+                    {"id": c["id"], "type": "function",
+                     "function": {"name": c["name"], "arguments": c["arguments"]}}
+                    for c in calls]}
+                if reasoning:
+                    assistant["reasoning_content"] = reasoning
+                messages.append(assistant)
+                rewrite = None
+                for call in calls:
+                    self._check_cancel()
+                    reply, summary = self._run_call(call, run_tool, progress, result)
+                    rewrite = summary or rewrite
+                    messages.append({"role": "tool", "tool_call_id": call["id"],
+                                     "content": reply})
+                if rewrite:
+                    self._rewrite(messages, turn_start, rewrite)
+        except TurnCancelled:
+            result.cancelled = True
+            result.error = "cancelled"
+        except BadReply as error:
+            result.error = str(error)
+        except (openai.OpenAIError, json.JSONDecodeError, ValueError, OSError) as error:
+            if self._cancel.is_set():
+                result.cancelled, result.error = True, "cancelled"
+            else:
+                result.error = describe_api_error(error, self.base_url)
+        finally:
+            with self._stream_lock:
+                self._stream = None
+        return result
+
+    def _check_cancel(self) -> None:
+        if self._cancel.is_set():
+            raise TurnCancelled
+
+    def _stream_once(self, messages: list[dict[str, Any]], result: TurnResult,
+                     progress: Progress) -> tuple[str, str, list[dict[str, str]]]:
+        self._check_cancel()
+        stream = self.client.chat.completions.create(
+            model=self.model, messages=messages, tools=self.tools, stream=True,
+            stream_options={"include_usage": True})
+        with self._stream_lock:
+            self._stream = stream
+        text, reasoning, calls = [], [], {}
+        received, finished = 0, False
+        try:
+            for chunk in stream:
+                self._check_cancel()
+                received += 1
+                if chunk.usage:
+                    for key, value in chunk.usage.model_dump(exclude_none=True).items():
+                        if isinstance(value, int):
+                            result.usage[key] = result.usage.get(key, 0) + value
+                    progress("usage", dict(result.usage))
+                for choice in chunk.choices:
+                    self._take_delta(choice.delta, text, reasoning, calls, progress)
+                    finished = finished or bool(choice.finish_reason)
+        finally:
+            with self._stream_lock:
+                self._stream = None
+        self._check_cancel()
+        result.content += "".join(text) if not finished else ""
+        if received == 0:
+            raise BadReply("the API sent a response that is not valid JSON or not a chat "
+                           "completion stream: check the base URL")
+        if not finished:
+            raise BadReply("the reply stream broke off before the model finished")
+        ordered = [calls[i] for i in sorted(calls)]
+        for i, call in enumerate(ordered):
+            call["id"] = call["id"] or f"call_{result.round_trips}_{i}"
+        return "".join(text), "".join(reasoning), ordered
+
+    @staticmethod
+    def _take_delta(delta: Any, text: list[str], reasoning: list[str],
+                    calls: dict[int, dict[str, str]], progress: Progress) -> None:
+        if delta is None:
+            return
+        if delta.content:
+            text.append(delta.content)
+            progress("text", {"delta": delta.content})
+        thought = getattr(delta, "reasoning_content", None) or (
+            (delta.model_extra or {}).get("reasoning_content"))
+        if thought:
+            reasoning.append(thought)
+            progress("reasoning", {"delta": thought})
+        for part in delta.tool_calls or []:
+            slot = calls.setdefault(part.index or 0, {"id": "", "name": "", "arguments": ""})
+            if part.id:
+                slot["id"] = part.id
+            if part.function is not None:
+                if part.function.name and part.function.name != slot["name"]:
+                    slot["name"] += part.function.name
+                if part.function.arguments:
+                    slot["arguments"] += part.function.arguments
+
+    def _run_call(self, call: dict[str, str], run_tool: RunTool, progress: Progress,
+                  result: TurnResult) -> tuple[str, str | None]:
+        progress("tool_started", {"name": call["name"], "arguments": call["arguments"]})
+        started = time.perf_counter()
+        outcome = run_tool(call["name"], call["arguments"])
+        duration = round((time.perf_counter() - started) * 1000, 3)
+        if outcome["success"]:
+            reply = outcome["data"]["result"]
+        else:
+            reply = outcome["error"] if outcome.get("rejected") else f"Error: {outcome['error']}"
+        try:
+            arguments: Any = json.loads(call["arguments"] or "{}")
+        except ValueError:
+            arguments = call["arguments"]
+        record = {"name": call["name"], "arguments": arguments, "result": reply,
+                  "duration_ms": duration, "success": outcome["success"]}
+        if outcome.get("rejected"):
+            result.rejected_tools.append((call["name"], outcome["error"]))
+            progress("tool_rejected", {"name": call["name"], "reason": outcome["error"]})
+        else:
+            result.tool_calls.append(record)
+        progress("tool_finished", record)
+        summary = outcome["data"].get("rewrite_summary") if outcome["success"] else None
+        return reply, summary
+
+    @staticmethod
+    def _rewrite(messages: list[dict[str, Any]], turn_start: int, summary: str) -> None:
+        """Drop this turn's earlier tool exchanges for the model's summary.
+
+        The last assistant message with its tool replies stays whole, so every tool call
+        the next request shows still has its reply.
+        """
+        last = max(i for i, m in enumerate(messages) if m["role"] == "assistant"
+                   and m.get("tool_calls"))
+        if last <= turn_start:
+            return
+        messages[turn_start:last] = [{"role": "assistant",
+                                      "content": f"[Summary of earlier tool work] {summary}"}]

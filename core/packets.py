@@ -1,0 +1,63 @@
+"""The packet protocol between a front end and the backend (the seed's API, kept as is)."""
+
+from __future__ import annotations
+
+import queue
+import time
+import uuid
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class PacketType(Enum):
+    PROCESS_MESSAGE = "process_message"
+    EXECUTE_TOOL = "execute_tool"
+    GET_STATUS = "get_status"
+    GET_CONFIG = "get_config"
+    SET_CONFIG = "set_config"
+    GET_TOOL_LIMITS = "get_tool_limits"
+    SET_TOOL_LIMITS = "set_tool_limits"
+    GET_HISTORY = "get_history"
+    SAVE_HISTORY = "save_history"
+    SHUTDOWN = "shutdown"
+    CANCEL = "cancel"  # beyond the seed: stop the running turn
+    UNDO = "undo"  # beyond the seed: undo one logged memory change
+
+
+@dataclass
+class Packet:
+    id: str
+    type: PacketType
+    body: dict[str, Any] = field(default_factory=dict)
+    response_queue: queue.Queue | None = None
+    created_at: float = field(default_factory=time.time)
+
+    @classmethod
+    def make(cls, type_: PacketType, body: dict[str, Any] | None = None) -> Packet:
+        return cls(id=uuid.uuid4().hex, type=type_, body=body or {})
+
+
+@dataclass
+class PacketResponse:
+    id: str
+    success: bool
+    data: Any = None
+    error: str | None = None
+
+    @property
+    def body(self) -> dict[str, Any]:
+        """The answer as one dict: `success`, `data`, `error`, and data's keys at top level."""
+        answer: dict[str, Any] = {}
+        if isinstance(self.data, dict):
+            answer.update(self.data)
+        answer.update({"success": self.success, "data": self.data, "error": self.error})
+        return answer
+
+    @classmethod
+    def ok(cls, packet_id: str, data: Any = None) -> PacketResponse:
+        return cls(packet_id, True, data)
+
+    @classmethod
+    def fail(cls, packet_id: str, error: str) -> PacketResponse:
+        return cls(packet_id, False, None, error)

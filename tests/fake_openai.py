@@ -1,0 +1,147 @@
+"""A real HTTP server on 127.0.0.1 that speaks OpenAI chat completions and plays a script.
+
+Each request takes the next step of the script. A step is a dict:
+  text: the reply text, streamed in small pieces
+  reasoning: reasoning_content streamed before the text (DeepSeek thinking models)
+  tool_calls: [{"name": ..., "arguments": dict or raw text}], arguments split over chunks
+  status: an HTTP error status to answer with instead
+  delay: seconds to wait before answering; chunk_delay: seconds between chunks
+  cut: end the stream in the middle, without finish_reason or [DONE]
+  garbage: answer 200 with a body that is not JSON
+Every request body is recorded in `requests` so tests can check what the app sent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class FakeOpenAI:
+    def __init__(self, script: list[dict[str, Any]] | None = None) -> None:
+        self.script: list[dict[str, Any]] = list(script or [])
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def play(self, *steps: dict[str, Any]) -> None:
+        with self.lock:
+            self.script.extend(steps)
+
+    def next_step(self, body: dict[str, Any]) -> dict[str, Any]:
+        with self.lock:
+            self.requests.append(body)
+            return self.script.pop(0) if self.script else {"text": "(script ended)"}
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _pieces(text: str, size: int = 7) -> list[str]:
+    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeOpenAI
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *_args: Any) -> None:  # keep test output clean
+        return
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", 0))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        step = self.fake.next_step(body)
+        time.sleep(step.get("delay", 0))
+        if "status" in step:
+            self._json(step["status"], {"error": {"message": step.get("message", "scripted"),
+                                                  "type": "scripted_error", "code": None}})
+        elif step.get("garbage"):
+            self._raw(200, b"<html>this is not json</html>", "application/json")
+        elif body.get("stream"):
+            self._stream(step, body.get("model", "m"))
+        else:
+            self._json(200, self._completion(step, body.get("model", "m")))
+
+    def _raw(self, status: int, payload: bytes, kind: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _json(self, status: int, data: dict[str, Any]) -> None:
+        self._raw(status, json.dumps(data).encode(), "application/json")
+
+    @staticmethod
+    def _arguments(call: dict[str, Any]) -> str:
+        args = call.get("arguments", {})
+        return args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+
+    def _completion(self, step: dict[str, Any], model: str) -> dict[str, Any]:
+        calls = [{"id": f"call_{i}", "type": "function",
+                  "function": {"name": c["name"], "arguments": self._arguments(c)}}
+                 for i, c in enumerate(step.get("tool_calls", []))]
+        return {"id": "cmpl", "object": "chat.completion", "created": int(time.time()),
+                "model": model, "choices": [{"index": 0, "finish_reason":
+                                             "tool_calls" if calls else "stop",
+                                             "message": {"role": "assistant",
+                                                         "content": step.get("text"),
+                                                         "tool_calls": calls or None}}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+
+    def _stream(self, step: dict[str, Any], model: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        chunks: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+        chunks += [{"reasoning_content": p} for p in _pieces(step["reasoning"])] \
+            if step.get("reasoning") else []
+        chunks += [{"content": p} for p in _pieces(step.get("text", ""))] \
+            if step.get("text") else []
+        for i, call in enumerate(step.get("tool_calls", [])):
+            chunks.append({"tool_calls": [{"index": i, "id": f"call_{i}", "type": "function",
+                                           "function": {"name": call["name"],
+                                                        "arguments": ""}}]})
+            chunks += [{"tool_calls": [{"index": i, "function": {"arguments": p}}]}
+                       for p in _pieces(self._arguments(call), 5)]
+        cut_at = len(chunks) // 2 if step.get("cut") else None
+        try:
+            for n, delta in enumerate(chunks):
+                if n == cut_at:
+                    self.close_connection = True
+                    return
+                self._event({"id": "c", "object": "chat.completion.chunk", "created": 0,
+                             "model": model, "choices": [{"index": 0, "delta": delta,
+                                                          "finish_reason": None}]})
+                time.sleep(step.get("chunk_delay", 0))
+            finish = "tool_calls" if step.get("tool_calls") else "stop"
+            self._event({"id": "c", "object": "chat.completion.chunk", "created": 0,
+                         "model": model, "choices": [{"index": 0, "delta": {},
+                                                      "finish_reason": finish}]})
+            self._event({"id": "c", "object": "chat.completion.chunk", "created": 0,
+                         "model": model, "choices": [],
+                         "usage": {"prompt_tokens": 100, "completion_tokens": 20,
+                                   "total_tokens": 120}})
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            return
+        self.close_connection = True
+
+    def _event(self, data: dict[str, Any]) -> None:
+        self.wfile.write(f"data: {json.dumps(data, ensure_ascii=False)}\n\n".encode())
+        self.wfile.flush()
