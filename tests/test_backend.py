@@ -245,3 +245,27 @@ def test_bad_packets_and_a_missing_embedded_store_are_refused(tmp_path):
         assert "body" in server.send(bad).error
     finally:
         server.shutdown()
+
+
+def test_rate_limits_are_retried_then_reported(backend, fake):
+    fake.play({"status": 429}, {"status": 429}, {"status": 429}, {"text": "later"})
+    _, client = backend()
+    result = client.process_message("hi")
+    assert not result["success"] and "429" in result["error"]
+    assert len(fake.requests) == 3  # the first try and two retries
+    assert client.process_message("again")["content"] == "later"
+
+
+def test_a_refused_connection_is_reported_with_the_address(tmp_path):
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again when the block ends: nobody listens
+    server = BackendServer(home=tmp_path)
+    server.start(api_key="sk-test-key-000000", base_url=f"http://127.0.0.1:{port}/v1")
+    try:
+        result = BackendClient(server).process_message("hi")
+        assert not result["success"] and "cannot reach" in result["error"]
+        assert str(port) in result["error"]
+    finally:
+        server.shutdown()
