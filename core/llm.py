@@ -28,6 +28,10 @@ class TurnCancelled(Exception):
 class BadReply(Exception):
     """The endpoint answered, but not with a whole chat completion stream."""
 
+    def __init__(self, message: str, partial: str = "") -> None:
+        super().__init__(message)
+        self.partial = partial  # text that arrived before the stream broke off
+
 
 @dataclass
 class TurnResult:
@@ -131,6 +135,7 @@ class ChatSession:
             result.cancelled = True
             result.error = "cancelled"
         except BadReply as error:
+            result.content += error.partial
             result.error = str(error)
         except (openai.OpenAIError, json.JSONDecodeError, ValueError, OSError) as error:
             if self._cancel.is_set():
@@ -172,12 +177,12 @@ class ChatSession:
             with self._stream_lock:
                 self._stream = None
         self._check_cancel()
-        result.content += "".join(text) if not finished else ""
         if received == 0:
             raise BadReply("the API sent a response that is not valid JSON or not a chat "
                            "completion stream: check the base URL")
         if not finished:
-            raise BadReply("the reply stream broke off before the model finished")
+            raise BadReply("the reply stream broke off before the model finished",
+                           partial="".join(text))
         ordered = [calls[i] for i in sorted(calls)]
         for i, call in enumerate(ordered):
             call["id"] = call["id"] or f"call_{result.round_trips}_{i}"

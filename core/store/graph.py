@@ -156,16 +156,20 @@ class GraphStore:
         )
         return cursor.lastrowid
 
-    def _record(self, table: str, row_id: int, before: Row | None, after: Row | None) -> None:
+    def _require_change(self) -> Change:
+        """Every write belongs to a logged change; refuse before touching any row."""
         if self._change is None:
             raise StoreError("writes must happen inside store.write()")
-        self._change.ops.append({"table": table, "id": row_id, "before": before, "after": after})
+        return self._change
+
+    def _record(self, table: str, row_id: int, before: Row | None, after: Row | None) -> None:
+        op = {"table": table, "id": row_id, "before": before, "after": after}
+        self._require_change().ops.append(op)
 
     def insert(self, table: str, values: Row) -> int:
         columns = ", ".join(values)
         marks = ", ".join("?" for _ in values)
-        if self._change is None:
-            raise StoreError("writes must happen inside store.write()")
+        self._require_change()
         cursor = self.conn.execute(
             f"INSERT INTO {table} ({columns}) VALUES ({marks})", tuple(values.values())
         )
@@ -174,6 +178,7 @@ class GraphStore:
         return row_id
 
     def update(self, table: str, row_id: int, values: Row) -> Row:
+        self._require_change()
         before = self.row(table, row_id)
         if before is None:
             raise StoreError(f"{table[:-1]} {row_id} does not exist")
@@ -186,6 +191,7 @@ class GraphStore:
         return after
 
     def delete(self, table: str, row_id: int) -> None:
+        self._require_change()
         before = self.row(table, row_id)
         if before is None:
             return
