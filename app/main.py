@@ -10,6 +10,7 @@ import argparse
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
+from core import cli
 from core.paths import data_home, database_path
 from core.store import GraphStore, StoreError
 from core.tools import TOOL_NAMES, ToolExecutor
@@ -27,6 +28,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         prog="trulymem", description="TrulyMEM: an AI companion whose memory is a graph.")
     parser.add_argument("--home", help="data folder (default $TRULYMEM_HOME or ~/.trulymem)")
     parser.add_argument("--version", action="version", version=f"trulymem {_version()}")
+    parser.add_argument("--cli", action="store_true",
+                        help="chat in the terminal instead of the window (for servers, scripts)")
+    parser.add_argument("--base-url", help="OpenAI-compatible endpoint for this run only")
+    parser.add_argument("--model", help="model name for this run only")
     parser.add_argument("--tool", metavar="NAME", choices=TOOL_NAMES,
                         help="run one memory tool on the store and print its result")
     parser.add_argument("arguments", nargs="?", default="{}",
@@ -37,6 +42,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     home = data_home(args.home)
+    if args.cli:
+        return cli.run(home, args.base_url, args.model)
     try:
         store = GraphStore(database_path(home))
     except StoreError as error:

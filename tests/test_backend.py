@@ -7,12 +7,12 @@ import time
 import pytest
 
 from core import BackendClient, BackendServer, Packet, PacketType
-from tests.fake_openai import FakeOpenAI
+from core.loopback_llm import ScriptedOpenAIServer
 
 
 @pytest.fixture
 def fake():
-    server = FakeOpenAI()
+    server = ScriptedOpenAIServer()
     yield server
     server.close()
 
@@ -269,3 +269,24 @@ def test_a_refused_connection_is_reported_with_the_address(tmp_path):
         assert str(port) in result["error"]
     finally:
         server.shutdown()
+
+
+def test_a_request_that_takes_too_long_times_out_with_a_clear_error(backend, fake):
+    fake.play(*[{"text": "late", "delay": 1.5}] * 3, {"text": "on time"})
+    _, client = backend()
+    assert client.update_config(None, request_timeout=0.3)["success"]
+    result = client.process_message("hi")
+    assert not result["success"] and result["error"].startswith("timeout")
+    assert client.process_message("again")["content"] == "on time"
+
+
+def test_a_turn_past_its_timeout_is_stopped_not_left_running(backend, fake):
+    fake.play({"text": "y" * 500, "chunk_delay": 0.05}, {"text": "next"})
+    _, client = backend()
+    started = time.perf_counter()
+    result = client.process_message("slow", timeout=0.5)
+    assert result["error"] == "timeout"
+    # the turn was cancelled: the next packet is answered at once, not after the stream
+    assert client.get_status()["success"]
+    assert time.perf_counter() - started < 3
+    assert client.process_message("again")["content"] == "next"

@@ -1,6 +1,8 @@
 """The 17 tools' JSON schemas: one definition serves the OpenAI `tools` list and validation.
 
-Descriptions are short on purpose: they are sent with every model request.
+Descriptions are short on purpose: they are sent with every model request. The validator's
+copy adds a length cap to every string; the model's copy leaves it out, since it only costs
+tokens on every request and the validator enforces it anyway.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ _DAYS = {"type": "integer", "minimum": 0}
 
 
 def _obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": list(required),
-            "additionalProperties": False}
+    schema = {"type": "object", "properties": properties, "additionalProperties": False}
+    return {**schema, "required": list(required)} if required else schema
 
 
 _TRIPLET = _obj({
@@ -156,7 +158,7 @@ def openai_tools(names: tuple[str, ...] = TOOL_NAMES) -> list[dict[str, Any]]:
     return [
         {"type": "function", "function": {
             "name": n, "description": DESCRIPTIONS[n],
-            "parameters": copy.deepcopy(PARAMETERS[n]),
+            "parameters": copy.deepcopy(_TOOLS[n][1]),
         }}
         for n in names
     ]

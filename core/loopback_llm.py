@@ -1,5 +1,8 @@
 """A real HTTP server on 127.0.0.1 that speaks OpenAI chat completions and plays a script.
 
+It stands in for DeepSeek or OpenAI in the tests, the benchmarks and the packaged app's
+`--smoke-test`, which is why it ships inside `core` rather than in `tests/`.
+
 Each request takes the next step of the script. A step is a dict:
   text: the reply text, streamed in small pieces
   reasoning: reasoning_content streamed before the text (DeepSeek thinking models)
@@ -8,7 +11,8 @@ Each request takes the next step of the script. A step is a dict:
   delay: seconds to wait before answering; chunk_delay: seconds between chunks
   cut: end the stream in the middle, without finish_reason or [DONE]
   garbage: answer 200 with a body that is not JSON
-Every request body is recorded in `requests` so tests can check what the app sent.
+Every request body is recorded in `requests` so tests can check what the app sent, and
+`server_seconds` adds up the time spent answering, so benchmarks can leave it out.
 """
 
 from __future__ import annotations
@@ -20,10 +24,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
-class FakeOpenAI:
+class ScriptedOpenAIServer:
     def __init__(self, script: list[dict[str, Any]] | None = None) -> None:
         self.script: list[dict[str, Any]] = list(script or [])
         self.requests: list[dict[str, Any]] = []
+        self.server_seconds = 0.0
         self.lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"fake": self})
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -54,13 +59,21 @@ def _pieces(text: str, size: int = 7) -> list[str]:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    fake: FakeOpenAI
+    fake: ScriptedOpenAIServer
     protocol_version = "HTTP/1.1"
 
     def log_message(self, *_args: Any) -> None:  # keep test output clean
         return
 
     def do_POST(self) -> None:
+        started = time.perf_counter()
+        try:
+            self._answer()
+        finally:
+            with self.fake.lock:
+                self.fake.server_seconds += time.perf_counter() - started
+
+    def _answer(self) -> None:
         length = int(self.headers.get("Content-Length", 0))
         body = json.loads(self.rfile.read(length) or b"{}")
         step = self.fake.next_step(body)

@@ -1,0 +1,195 @@
+"""`trulymem --cli`: chat in a terminal through BackendClient, for servers and scripts.
+
+Lines typed (or piped) are messages; lines starting with `/` are commands. The reply streams
+to stdout as it arrives; tool calls and errors go to stderr so a script can keep stdout as
+the conversation. Ctrl+C during a turn stops the turn, at the prompt it quits.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from core.client import BackendClient
+from core.server import BackendServer
+
+HELP = """Commands:
+  /help                 this list
+  /status               endpoint, model and memory counts
+  /limits [name=N ...]  show or change the per-turn tool limits
+  /tool NAME [JSON]     run a memory tool yourself (never limited)
+  /history              the saved conversation
+  /clear                clear the saved conversation (the memory stays)
+  /quit                 leave (so does end of input)"""
+
+
+class TerminalChat:
+    """One terminal conversation: a BackendServer on its own thread, driven line by line."""
+
+    def __init__(self, home: str | Path | None, out: TextIO = sys.stdout,
+                 err: TextIO = sys.stderr) -> None:
+        self.out, self.err = out, err
+        self._streamed = False
+        self.server = BackendServer(home=home, progress=self._progress)
+        self.client = BackendClient(self.server)
+        self.turn_running = threading.Event()
+
+    def _progress(self, event: str, data: dict[str, Any]) -> None:
+        """Runs on the backend thread while a turn streams."""
+        if event == "text":
+            self.out.write(data["delta"])
+            self.out.flush()
+            self._streamed = True
+        elif event == "tool_finished":
+            self.err.write(f"\n  [{data['name']} {data['duration_ms']:.0f} ms] "
+                           f"{_first_line(data['result'])}\n")
+        elif event == "tool_rejected":
+            self.err.write(f"\n  [{data['name']} rejected] {data['reason']}\n")
+
+    def start(self, base_url: str | None, model: str | None) -> str | None:
+        """Start the backend; answers a warning worth showing, if any."""
+        self.server.start(api_key=os.environ.get("TRULYMEM_API_KEY") or None,
+                          base_url=base_url, model=model)
+        status = self.client.get_status()
+        problems = [status.get("config_warning"), status.get("store_error")]
+        if not status.get("client_initialized"):
+            problems.append("no API key: set it with TRULYMEM_API_KEY or in the config file "
+                            f"({self.server.dispatcher.config_file}); /tool works without one")
+        return "\n".join(p for p in problems if p) or None
+
+    def send(self, text: str) -> bool:
+        """Play one turn; True when it succeeded."""
+        self._streamed = False
+        self.turn_running.set()
+        try:
+            answer = self.client.process_message(text)
+        finally:
+            self.turn_running.clear()
+        if answer["success"]:
+            if not self._streamed:
+                self.out.write(answer["content"])
+            self.out.write("\n")
+            self.out.flush()
+            return True
+        if self._streamed:
+            self.out.write("\n")
+        self.err.write(f"error: {answer['error']}\n")
+        return False
+
+    def command(self, line: str) -> bool:
+        """Run one `/command`; False ends the session."""
+        name, _, rest = line[1:].strip().partition(" ")
+        actions: dict[str, Callable[[str], None]] = {
+            "help": lambda _: self._say(HELP), "status": self._status,
+            "limits": self._limits, "tool": self._tool, "history": self._history,
+            "clear": self._clear}
+        if name in ("quit", "exit", "q"):
+            return False
+        action = actions.get(name)
+        if action is None:
+            self.err.write(f"unknown command /{name}; /help lists them\n")
+        else:
+            action(rest.strip())
+        return True
+
+    def _say(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def _status(self, _rest: str) -> None:
+        status = self.client.get_status()
+        config = status.get("config") or {}
+        self._say(f"{config.get('base_url')}  model {config.get('model')}  "
+                  f"key {config.get('api_key') or 'not set'}")
+        self._tool("memory_introspect")
+
+    def _limits(self, rest: str) -> None:
+        if rest:
+            try:
+                changes = {k: int(v) for k, v in (p.split("=", 1) for p in rest.split())}
+            except ValueError:
+                self.err.write("usage: /limits persona_update_max=2 memory_update_max=10\n")
+                return
+            answer = self.client.update_tool_limits(**changes)
+            if not answer["success"]:
+                self.err.write(f"error: {answer['error']}\n")
+                return
+        answer = self.client.get_tool_limits()
+        self._say("  ".join(f"{k}={v}" for k, v in answer["data"].items()))
+
+    def _tool(self, rest: str) -> None:
+        name, _, arguments = rest.partition(" ")
+        if not name:
+            self.err.write("usage: /tool NAME {json arguments}\n")
+            return
+        answer = self.client.execute_tool(name, arguments.strip() or "{}")
+        if answer["success"]:
+            self._say(answer["result"])
+        else:
+            self.err.write(f"error: {answer['error']}\n")
+
+    def _history(self, _rest: str) -> None:
+        for message in self.client.get_history().get("history") or []:
+            self._say(f"{message['role']}: {message['content']}")
+
+    def _clear(self, _rest: str) -> None:
+        answer = self.client.save_history([])
+        self._say("conversation cleared" if answer["success"] else f"error: {answer['error']}")
+
+    def close(self) -> None:
+        self.client.shutdown()
+
+
+def _first_line(text: str, width: int = 100) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def run(home: str | Path | None, base_url: str | None = None, model: str | None = None,
+        stdin: TextIO = sys.stdin) -> int:
+    chat = TerminalChat(home)
+    warning = chat.start(base_url, model)
+    interactive = stdin.isatty()
+    if warning:
+        chat.err.write(warning + "\n")
+    if interactive:
+        chat.err.write("TrulyMEM terminal chat. /help lists commands, Ctrl+D leaves.\n")
+
+    def interrupt(_signum: int, _frame: Any) -> None:
+        if chat.turn_running.is_set():
+            chat.client.cancel()
+        else:
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, interrupt) \
+        if threading.current_thread() is threading.main_thread() else None
+    failures = 0
+    try:
+        while True:
+            if interactive:
+                chat.err.write("> ")
+                chat.err.flush()
+            line = stdin.readline()
+            if not line:
+                break
+            text = line.strip()
+            if not text:
+                continue
+            if text.startswith("/"):
+                if not chat.command(text):
+                    break
+                continue
+            failures += not chat.send(text)
+    except KeyboardInterrupt:
+        chat.err.write("\n")
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+        chat.close()
+    return 1 if failures and not interactive else 0
+
