@@ -32,6 +32,9 @@ class BackendClient:
     def cancel(self) -> dict[str, Any]:
         return self._send(PacketType.CANCEL)
 
+    def test_connection(self, **settings: Any) -> dict[str, Any]:
+        return self._send(PacketType.TEST_CONNECTION, settings)
+
     def get_status(self) -> dict[str, Any]:
         return self._send(PacketType.GET_STATUS)
 

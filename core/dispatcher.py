@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +20,7 @@ import openai
 from core.config import Config, ConfigError, load_config, save_config, updated
 from core.history import History
 from core.limits import ToolLimiter
-from core.llm import ChatSession
+from core.llm import ChatSession, describe_api_error
 from core.packets import Packet, PacketResponse, PacketType
 from core.prompts import system_prompt
 from core.snapshot import memory_snapshot
@@ -147,7 +148,8 @@ class Dispatcher:
         history.append("assistant", result.content, turn_id=turn_id,
                        tool_calls=result.tool_calls, rejected_tools=result.rejected_tools,
                        usage=result.usage, partial=result.error is not None,
-                       error=result.error)
+                       error=result.error, reasoning=result.reasoning,
+                       round_trips=result.round_trips)
         if result.error:
             raise _Refusal(result.error, data)
         return data
@@ -178,11 +180,12 @@ class Dispatcher:
         return {"api_key": self.config.api_key, "base_url": self.config.base_url,
                 "model": self.config.model, "request_timeout": self.config.request_timeout,
                 "turn_timeout": self.config.turn_timeout,
-                "max_round_trips": self.config.max_round_trips}
+                "max_round_trips": self.config.max_round_trips,
+                "shortcuts": dict(self.config.shortcuts)}
 
     def _on_set_config(self, body: dict[str, Any]) -> dict[str, Any]:
         settable = ("api_key", "base_url", "model", "request_timeout", "turn_timeout",
-                    "max_round_trips")
+                    "max_round_trips", "shortcuts")
         unknown = sorted(set(body) - set(settable))
         if unknown:
             raise _Refusal(f"unknown setting(s): {', '.join(unknown)}")
@@ -197,6 +200,34 @@ class Dispatcher:
         self.config = config
         self._make_session()
         return {"status": "config_updated"}
+
+    def _on_test_connection(self, body: dict[str, Any]) -> dict[str, Any]:
+        """List the endpoint's models with the given (unsaved) settings: this checks the
+        address and the key without spending tokens, then whether the model exists."""
+        changes = {k: body[k] for k in ("api_key", "base_url", "model") if body.get(k)}
+        try:
+            config = updated(self.config, **changes)
+        except ConfigError as error:
+            raise _Refusal(str(error)) from None
+        if not config.api_key:
+            raise _Refusal(NO_KEY)
+        client = openai.OpenAI(api_key=config.api_key, base_url=config.base_url,
+                               timeout=min(config.request_timeout, 15.0), max_retries=0)
+        started = time.perf_counter()
+        try:
+            models = sorted(m.id for m in client.models.list())
+        except (openai.OpenAIError, ValueError, OSError) as error:
+            raise _Refusal(describe_api_error(error, config.base_url)) from None
+        finally:
+            client.close()
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        found = config.model in models
+        message = f"Connected to {config.base_url} in {elapsed_ms:.0f} ms. " + (
+            f"The model {config.model} is available." if found else
+            f"The server does not list the model {config.model}; it lists "
+            f"{', '.join(models[:8]) or 'none'}{' …' if len(models) > 8 else ''}.")
+        return {"message": message, "model_found": found, "models": models,
+                "elapsed_ms": elapsed_ms}
 
     def _on_get_tool_limits(self, _body: dict[str, Any]) -> dict[str, Any]:
         return dict(self.limiter.limits)

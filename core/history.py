@@ -17,7 +17,7 @@ class History:
 
     def append(self, role: str, content: str, **fields: Any) -> int:
         """Add one message; `fields` may carry tool_calls, rejected_tools, usage, partial,
-        error and turn_id."""
+        error, turn_id, reasoning and round_trips."""
         with self.store.conn:
             return self._insert({"role": role, "content": content, **fields})
 
@@ -50,10 +50,12 @@ class History:
         extra = {k: message[k] for k in JSON_FIELDS if message.get(k) is not None}
         cursor = self.store.conn.execute(
             "INSERT INTO messages(role, content, tool_calls, rejected_tools, usage, partial,"
-            " error, turn_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " error, turn_id, created_at, reasoning, round_trips)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (message["role"], message["content"],
              *(json.dumps(extra[k], ensure_ascii=False) if k in extra else None
                for k in JSON_FIELDS),
              int(bool(message.get("partial"))), message.get("error"), message.get("turn_id"),
-             message.get("created_at") or self.store.clock()))
+             message.get("created_at") or self.store.clock(), message.get("reasoning") or None,
+             message.get("round_trips")))
         return cursor.lastrowid

@@ -24,6 +24,10 @@ RunTool = Callable[[str, str], dict[str, Any]]
 class TurnCancelled(Exception):
     """The person stopped the turn."""
 
+    def __init__(self, partial: str = "") -> None:
+        super().__init__("cancelled")
+        self.partial = partial  # text that arrived before the stop
+
 
 class BadReply(Exception):
     """The endpoint answered, but not with a whole chat completion stream."""
@@ -131,7 +135,8 @@ class ChatSession:
                                      "content": reply})
                 if rewrite:
                     self._rewrite(messages, turn_start, rewrite)
-        except TurnCancelled:
+        except TurnCancelled as stop:
+            result.content += stop.partial
             result.cancelled = True
             result.error = "cancelled"
         except BadReply as error:
@@ -163,7 +168,8 @@ class ChatSession:
         received, finished = 0, False
         try:
             for chunk in stream:
-                self._check_cancel()
+                if self._cancel.is_set():
+                    raise TurnCancelled("".join(text))
                 received += 1
                 if chunk.usage:
                     for key, value in chunk.usage.model_dump(exclude_none=True).items():
@@ -173,10 +179,15 @@ class ChatSession:
                 for choice in chunk.choices:
                     self._take_delta(choice.delta, text, reasoning, calls, progress)
                     finished = finished or bool(choice.finish_reason)
+        except (openai.OpenAIError, ValueError, OSError):
+            if self._cancel.is_set():  # closing the stream to stop it broke the read
+                raise TurnCancelled("".join(text)) from None
+            raise
         finally:
             with self._stream_lock:
                 self._stream = None
-        self._check_cancel()
+        if self._cancel.is_set():
+            raise TurnCancelled("".join(text))
         if received == 0:
             raise BadReply("the API sent a response that is not valid JSON or not a chat "
                            "completion stream: check the base URL")

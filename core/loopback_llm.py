@@ -29,6 +29,7 @@ class ScriptedOpenAIServer:
         self.script: list[dict[str, Any]] = list(script or [])
         self.requests: list[dict[str, Any]] = []
         self.server_seconds = 0.0
+        self.models = ["test-model", "deepseek-chat"]
         self.lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"fake": self})
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -64,6 +65,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *_args: Any) -> None:  # keep test output clean
         return
+
+    def do_GET(self) -> None:
+        """`GET /v1/models`: the models this server pretends to have."""
+        if not self.path.rstrip("/").endswith("/models"):
+            self._json(404, {"error": {"message": "not found", "type": "not_found"}})
+            return
+        self._json(200, {"object": "list", "data": [
+            {"id": name, "object": "model", "created": 0, "owned_by": "loopback"}
+            for name in self.fake.models]})
 
     def do_POST(self) -> None:
         started = time.perf_counter()

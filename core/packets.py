@@ -23,6 +23,7 @@ class PacketType(Enum):
     SHUTDOWN = "shutdown"
     CANCEL = "cancel"  # beyond the seed: stop the running turn
     UNDO = "undo"  # beyond the seed: undo one logged memory change
+    TEST_CONNECTION = "test_connection"  # beyond the seed: try settings before saving them
 
 
 @dataclass

@@ -153,6 +153,9 @@ def test_cancel_stops_a_streaming_turn_quickly(backend, fake):
     assert not worker.is_alive()
     assert time.perf_counter() - started < 1.0  # behaviour; the 200 ms figure is benched
     assert answers[0]["error"] == "cancelled"
+    assert 0 < len(answers[0]["content"]) < 400  # what streamed before the stop is kept
+    last = client.get_history()["history"][-1]
+    assert last["partial"] and last["content"] == answers[0]["content"]
 
 
 def test_round_trip_cap_ends_the_turn_with_a_note(backend, fake):
@@ -290,3 +293,26 @@ def test_a_turn_past_its_timeout_is_stopped_not_left_running(backend, fake):
     assert client.get_status()["success"]
     assert time.perf_counter() - started < 3
     assert client.process_message("again")["content"] == "next"
+
+
+def test_test_connection_checks_unsaved_settings_without_saving_them(backend, fake):
+    _, client = backend()
+    answer = client.test_connection(base_url=fake.base_url, model="test-model",
+                                    api_key="sk-other-000000")
+    assert answer["success"] and answer["model_found"], answer
+    assert "is available" in answer["message"]
+    missing = client.test_connection(model="no-such-model")
+    assert missing["success"] and not missing["model_found"]
+    assert "does not list the model no-such-model" in missing["message"]
+    assert client.get_config()["api_key"] == "sk-test-key-000000"
+    dead = client.test_connection(base_url="http://127.0.0.1:9/v1")
+    assert not dead["success"] and "cannot reach" in dead["error"]
+    assert fake.requests == []  # listing models spends no tokens
+
+
+def test_reasoning_and_round_trips_are_kept_in_the_history(backend, fake):
+    fake.play({"reasoning": "think first", "text": "answer"})
+    _, client = backend()
+    client.process_message("q")
+    last = client.get_history()["history"][-1]
+    assert last["reasoning"] == "think first" and last["round_trips"] == 1

@@ -138,7 +138,13 @@ CREATE TABLE messages (
 );
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3]
+# The reasoning text of thinking models, shown collapsed under the reply it led to.
+V4 = """
+ALTER TABLE messages ADD COLUMN reasoning TEXT;
+ALTER TABLE messages ADD COLUMN round_trips INTEGER;
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3, V4]
 LATEST_VERSION = len(MIGRATIONS)
 
 
