@@ -1,8 +1,6 @@
-"""Entry point `trulymem`.
-
-The desktop window is not built yet; until it is, the command runs memory tools against
-the person's own store so the memory can be inspected and corrected from a shell.
-"""
+"""Entry point `trulymem`: the desktop window by default, a terminal chat with `--cli`, one
+memory tool with `--tool`. Qt is imported only when the window is wanted, so the terminal
+modes work on servers without a display."""
 
 from __future__ import annotations
 
@@ -28,15 +26,34 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         prog="trulymem", description="TrulyMEM: an AI companion whose memory is a graph.")
     parser.add_argument("--home", help="data folder (default $TRULYMEM_HOME or ~/.trulymem)")
     parser.add_argument("--version", action="version", version=f"trulymem {_version()}")
+    parser.add_argument("--color-scheme", choices=("system", "light", "dark"),
+                        default="system", help="window colours (default: follow the system)")
     parser.add_argument("--cli", action="store_true",
                         help="chat in the terminal instead of the window (for servers, scripts)")
-    parser.add_argument("--base-url", help="OpenAI-compatible endpoint for this run only")
-    parser.add_argument("--model", help="model name for this run only")
+    parser.add_argument("--base-url", help="with --cli: OpenAI-compatible endpoint for this run")
+    parser.add_argument("--model", help="with --cli: model name for this run")
     parser.add_argument("--tool", metavar="NAME", choices=TOOL_NAMES,
-                        help="run one memory tool on the store and print its result")
+                        help="run one memory tool on the store, print its result and exit")
     parser.add_argument("arguments", nargs="?", default="{}",
-                        help="the tool's arguments as a JSON object (default {})")
+                        help="with --tool: the tool's arguments as a JSON object (default {})")
     return parser.parse_args(argv)
+
+
+def run_tool(home, tool: str, arguments: str) -> int:
+    try:
+        store = GraphStore(database_path(home))
+    except StoreError as error:
+        print(f"trulymem: {error}", file=sys.stderr)
+        return 1
+    try:
+        result = ToolExecutor(store).execute(tool, arguments, actor="user")
+    finally:
+        store.close()
+    if not result["success"]:
+        print(f"trulymem: {result['error']}", file=sys.stderr)
+        return 2
+    print(result["data"]["result"])
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,26 +61,11 @@ def main(argv: list[str] | None = None) -> int:
     home = data_home(args.home)
     if args.cli:
         return cli.run(home, args.base_url, args.model)
-    try:
-        store = GraphStore(database_path(home))
-    except StoreError as error:
-        print(f"trulymem: {error}", file=sys.stderr)
-        return 1
-    try:
-        tool = args.tool or "memory_introspect"
-        result = ToolExecutor(store).execute(tool, args.arguments, actor="user")
-    finally:
-        store.close()
-    if not result["success"]:
-        print(f"trulymem: {result['error']}", file=sys.stderr)
-        return 2
-    if args.tool is None:
-        print(f"TrulyMEM {_version()}: memory store at {database_path(home)}")
-    print(result["data"]["result"])
-    if args.tool is None:
-        print("\nRun a memory tool with: trulymem --tool NAME '{json arguments}'")
-        print("Tools: " + ", ".join(TOOL_NAMES))
-    return 0
+    if args.tool:
+        return run_tool(home, args.tool, args.arguments)
+    from app import gui  # noqa: PLC0415  (Qt loads only when the window is wanted)
+
+    return gui.run(home, args.color_scheme)
 
 
 if __name__ == "__main__":

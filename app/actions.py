@@ -1,0 +1,105 @@
+"""One registry of actions: menus, the command palette, the shortcut list and the keymap all
+read it. Default shortcuts are data here; the person's overrides are data in the config."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenuBar, QWidget
+
+MENUS = ("File", "Chat", "View", "Memory", "Help")
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    name: str  # stable id, the key of an override in the config ("view.trace")
+    text: str  # what menus and the palette show
+    shortcut: str  # default key sequence in portable text ("Ctrl+T"), or ""
+    menu: str  # one of MENUS
+    tip: str = ""
+
+
+# The window's actions, in menu order. Shortcuts of DESIGN section 6 plus a few more.
+SPECS: tuple[ActionSpec, ...] = (
+    ActionSpec("app.settings", "Settings…", "Ctrl+,", "File",
+               "Endpoint, key, model and timeouts"),
+    ActionSpec("app.limits", "Tool limits…", "Ctrl+L", "File",
+               "How many memory tools the model may call per turn"),
+    ActionSpec("app.quit", "Quit", "Ctrl+Q", "File"),
+    ActionSpec("chat.send", "Send message", "Ctrl+Return", "Chat"),
+    ActionSpec("chat.stop", "Stop reply", "Esc", "Chat", "Stop the running turn"),
+    ActionSpec("chat.retry", "Retry failed message", "Ctrl+R", "Chat"),
+    ActionSpec("chat.copy_reply", "Copy last reply", "Ctrl+Shift+C", "Chat"),
+    ActionSpec("chat.focus_input", "Focus message box", "Ctrl+I", "Chat"),
+    ActionSpec("chat.clear", "Clear conversation…", "Ctrl+Shift+Del", "Chat",
+               "Clear the shown conversation; the memory stays"),
+    ActionSpec("view.palette", "Command palette…", "Ctrl+K", "View", "Find any action"),
+    ActionSpec("view.trace", "Tool trace", "Ctrl+T", "View", "Show or hide the tool calls"),
+    ActionSpec("view.graph", "Memory graph…", "Ctrl+G", "Memory",
+               "Browse what the assistant remembers"),
+    ActionSpec("memory.refresh", "Refresh memory counts", "F5", "Memory"),
+    ActionSpec("help.shortcuts", "Keyboard shortcuts", "F1", "Help"),
+    ActionSpec("help.about", "About TrulyMEM", "", "Help"),
+)
+
+
+class ActionRegistry:
+    def __init__(self, window: QWidget) -> None:
+        self.window = window
+        self.specs: dict[str, ActionSpec] = {s.name: s for s in SPECS}
+        self.actions: dict[str, QAction] = {}
+        self.problems: list[str] = []
+
+    def bind(self, name: str, handler: Callable[[], object], *, checkable: bool = False) -> QAction:
+        spec = self.specs[name]
+        action = QAction(spec.text, self.window)
+        action.setObjectName(name)
+        action.setCheckable(checkable)
+        if spec.tip:
+            action.setStatusTip(spec.tip)
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        if spec.shortcut:
+            action.setShortcut(QKeySequence(spec.shortcut))
+        if checkable:
+            action.toggled.connect(lambda _checked: handler())
+        else:
+            action.triggered.connect(lambda _checked=False: handler())
+        self.window.addAction(action)
+        self.actions[name] = action
+        return action
+
+    def apply_overrides(self, overrides: dict[str, str]) -> None:
+        """Rebind keys from the config; unknown actions, bad keys and clashes are skipped
+        and listed in `problems` rather than breaking the window."""
+        self.problems = []
+        for name, action in self.actions.items():
+            action.setShortcut(QKeySequence(self.specs[name].shortcut))
+        for name, keys in overrides.items():
+            action = self.actions.get(name)
+            sequence = QKeySequence(keys)
+            if action is None:
+                self.problems.append(f"unknown action {name!r}")
+                continue
+            if keys and (sequence.isEmpty() or sequence.toString() == ""):
+                self.problems.append(f"{name}: {keys!r} is not a key sequence")
+                continue
+            clash = next((other for other, a in self.actions.items()
+                          if other != name and keys and a.shortcut() == sequence), None)
+            if clash:
+                self.problems.append(f"{name}: {keys} is already used by {clash}")
+                continue
+            action.setShortcut(sequence)
+
+    def build_menus(self, bar: QMenuBar) -> None:
+        menus = {title: bar.addMenu(f"&{title}") for title in MENUS}
+        for name, action in self.actions.items():
+            menus[self.specs[name].menu].addAction(action)
+
+    def shortcut_text(self, name: str) -> str:
+        return self.actions[name].shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+
+    def ordered(self) -> list[tuple[ActionSpec, QAction]]:
+        return [(self.specs[name], action) for name, action in self.actions.items()]

@@ -1,0 +1,119 @@
+"""Hosts the core dispatcher on a QThread so the window never waits on SQLite or the network.
+
+The worker owns the dispatcher (and through it the store and the LLM client) and lives on
+its own thread; the window talks to it only through queued signals carrying `Packet`s and
+`PacketResponse`s. `cancel()` is the one call made across threads directly: the dispatcher
+documents it as thread-safe, and it must not wait behind the turn it stops.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from core.dispatcher import Dispatcher
+from core.packets import Packet, PacketResponse, PacketType
+from core.paths import config_path, database_path
+
+Answer = Callable[[dict[str, Any]], None]
+
+
+class BackendWorker(QObject):
+    """Lives on the backend thread; every slot runs there."""
+
+    answered = Signal(object)  # PacketResponse
+    progress = Signal(str, object)  # event name, event data
+    ready = Signal(object)  # GET_STATUS data, once the store and config are open
+
+    def __init__(self, dispatcher: Dispatcher) -> None:
+        super().__init__()
+        self.dispatcher = dispatcher
+
+    @Slot()
+    def open(self) -> None:
+        self.dispatcher.open()
+        self.ready.emit(self.dispatcher.handle(Packet.make(PacketType.GET_STATUS)).data)
+
+    @Slot(object)
+    def handle(self, packet: Packet) -> None:
+        self.answered.emit(self.dispatcher.handle(packet, self._report))
+
+    def _report(self, event: str, data: dict[str, Any]) -> None:
+        self.progress.emit(event, data)
+
+    @Slot()
+    def stop(self) -> None:
+        """Queued after every packet sent before it, so nothing is cut off half-done."""
+        self.dispatcher.close()
+        self.thread().quit()
+
+
+class BackendHost(QObject):
+    """The window's handle on the backend: `send()` a packet, get the answer in a callback
+    on the GUI thread; progress of a running turn arrives through `progress`."""
+
+    request = Signal(object)  # Packet, to the worker
+    progress = Signal(str, object)
+    ready = Signal(object)
+    _stop = Signal()
+    # every host made, so tests can check that none is left running
+    live: ClassVar[weakref.WeakSet[BackendHost]] = weakref.WeakSet()
+
+    def __init__(self, home: Path, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.dispatcher = Dispatcher(database_path(home), config_path(home))
+        self.thread = QThread()
+        self.thread.setObjectName("trulymem-backend")
+        self.worker = BackendWorker(self.dispatcher)
+        self.worker.moveToThread(self.thread)
+        self.request.connect(self.worker.handle)
+        self._stop.connect(self.worker.stop)
+        self.thread.started.connect(self.worker.open)
+        self.worker.answered.connect(self._deliver)
+        self.worker.progress.connect(self.progress)
+        self.worker.ready.connect(self.ready)
+        self._waiting: dict[str, Answer | None] = {}
+        BackendHost.live.add(self)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    @property
+    def busy(self) -> bool:
+        """True while any packet is still unanswered."""
+        return bool(self._waiting)
+
+    def send(self, type_: PacketType, body: dict[str, Any] | None = None,
+             on_answer: Answer | None = None) -> str:
+        """Queue a packet; `on_answer(answer)` runs on the GUI thread with the answer dict."""
+        packet = Packet.make(type_, body)
+        if not self.thread.isRunning():
+            if on_answer is not None:
+                on_answer(PacketResponse.fail(packet.id, "the backend is not running").body)
+            return packet.id
+        self._waiting[packet.id] = on_answer
+        self.request.emit(packet)
+        return packet.id
+
+    @Slot(object)
+    def _deliver(self, response: PacketResponse) -> None:
+        callback = self._waiting.pop(response.id, None)
+        if callback is not None:
+            callback(response.body)
+
+    def cancel(self) -> None:
+        """Stop the running turn now (safe from the GUI thread, see the module docstring)."""
+        self.dispatcher.cancel()
+
+    def shutdown(self, wait_ms: int = 15000) -> bool:
+        """Cancel the turn, close the store and wait for the thread; True when it ended."""
+        if not self.thread.isRunning():
+            return True
+        self.cancel()
+        self._waiting.clear()
+        self._stop.emit()
+        return self.thread.wait(wait_ms)

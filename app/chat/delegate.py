@@ -1,0 +1,272 @@
+"""Draws one chat message: who and when, the Markdown body, the collapsed reasoning and an
+inline error with Retry. One delegate paints every row, so 2,000 messages cost 2,000 rows of
+data, not 2,000 widgets; laid-out documents are cached per message version and width."""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPointF,
+    QRect,
+    QSize,
+    Qt,
+    QUrl,
+)
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QDesktopServices,
+    QFont,
+    QFontMetrics,
+    QMouseEvent,
+    QPainter,
+    QPalette,
+    QTextDocument,
+)
+from PySide6.QtWidgets import QAbstractItemView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
+
+from app.chat.model import ChatMessage, MessageRole
+
+Index = QModelIndex | QPersistentModelIndex
+CACHE_SIZE = 600  # documents kept laid out; enough for several screens of scrolling
+RETRY = "Retry"
+MAX_COLUMN_CHARS = 110  # longer lines are hard to read on wide windows
+
+
+@dataclass
+class MessageLayout:
+    """Where each part of a message goes, computed once for paint, size and clicks."""
+
+    bubble: QRect
+    header_y: int
+    body: QTextDocument
+    body_top_left: QPointF
+    reasoning_line: QRect | None
+    reasoning: QTextDocument | None
+    reasoning_top_left: QPointF | None
+    error_line: QRect | None
+    retry: QRect | None
+    height: int
+
+
+class MessageDelegate(QStyledItemDelegate):
+    def __init__(self, view: QAbstractItemView) -> None:
+        super().__init__(view)
+        self.view = view
+        self._documents: OrderedDict[tuple, QTextDocument] = OrderedDict()
+        self._heights: dict[tuple, int] = {}  # relayouts of known rows cost a lookup
+        self.retry_message: ChatMessage | None = None  # the failed reply that offers Retry
+        self.retry_requested = None  # set by the view: a callable taking no arguments
+        self.reasoning_toggled = None  # set by the view: a callable taking the row
+
+    # -- layout ---------------------------------------------------------------------------
+
+    def _document(self, message: ChatMessage, part: str, width: int,
+                  font: QFont) -> QTextDocument:
+        key = (id(message), message.version, part, width, font.key())
+        document = self._documents.get(key)
+        if document is not None:
+            self._documents.move_to_end(key)
+            return document
+        document = QTextDocument()
+        document.setDocumentMargin(0)
+        document.setDefaultFont(font)
+        if part == "body":
+            text = message.content
+            if message.streaming:
+                text = (text or "") + " ▍"
+            document.setMarkdown(text if text or message.error else "…")
+        else:
+            document.setPlainText(message.reasoning)
+        document.setTextWidth(width)
+        self._documents[key] = document
+        if len(self._documents) > CACHE_SIZE:
+            self._documents.popitem(last=False)
+        return document
+
+    def clear_caches(self) -> None:
+        """After a model reset: cached entries are keyed by object ids that may be reused."""
+        self._documents.clear()
+        self._heights.clear()
+
+    def layout(self, option: QStyleOptionViewItem, message: ChatMessage) -> MessageLayout:
+        metrics = QFontMetrics(option.font)
+        pad = metrics.height() // 2
+        viewport = max(self.view.viewport().width(), 12 * metrics.height())
+        width = min(viewport, MAX_COLUMN_CHARS * metrics.averageCharWidth())
+        left = option.rect.left() + (viewport - width) // 2  # a readable column, centred
+        indent = 4 * metrics.height() if message.role == "user" else 0
+        bubble_left = left + pad + indent
+        bubble_width = width - 2 * pad - indent
+        inner_left = bubble_left + pad
+        inner_width = max(bubble_width - 2 * pad, metrics.height())
+        top = option.rect.top() + pad // 2
+        y = top + pad
+        header_y = y
+        y += metrics.height() + pad // 2
+        reasoning_line = reasoning = reasoning_top_left = None
+        if message.reasoning:  # thinking came first, so it sits above the answer
+            reasoning_line = QRect(inner_left, y, inner_width, metrics.height())
+            y += metrics.height()
+            if message.reasoning_open:
+                small = QFont(option.font)
+                small.setPointSizeF(option.font.pointSizeF() * 0.92)
+                reasoning = self._document(message, "reasoning", inner_width - pad, small)
+                reasoning_top_left = QPointF(inner_left + pad, y + pad // 2)
+                y += pad // 2 + round(reasoning.size().height())
+            y += pad // 2
+        body = self._document(message, "body", inner_width, option.font)
+        body_top_left = QPointF(inner_left, y)
+        y += round(body.size().height())
+        error_line = retry = None
+        if message.error:
+            y += pad // 2
+            error_line = QRect(inner_left, y, inner_width, metrics.height())
+            if message is self.retry_message:
+                retry_width = metrics.horizontalAdvance(RETRY) + pad
+                retry = QRect(inner_left + inner_width - retry_width, y, retry_width,
+                              metrics.height())
+                error_line.setWidth(inner_width - retry_width - pad)
+            y += metrics.height()
+        y += pad
+        bubble = QRect(bubble_left, top, bubble_width, y - top)
+        return MessageLayout(bubble, header_y, body, body_top_left, reasoning_line, reasoning,
+                             reasoning_top_left, error_line, retry,
+                             y - option.rect.top() + pad // 2)
+
+    # -- Qt delegate interface ------------------------------------------------------------
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
+        message: ChatMessage = index.data(MessageRole)
+        width = self.view.viewport().width()
+        key = (id(message), message.version, width, message.reasoning_open,
+               message is self.retry_message, option.font.key())
+        height = self._heights.get(key)
+        if height is None:
+            option = QStyleOptionViewItem(option)
+            option.rect = QRect(0, 0, width, 0)
+            height = self._heights[key] = self.layout(option, message).height
+        return QSize(width, height)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        message: ChatMessage = index.data(MessageRole)
+        parts = self.layout(option, message)
+        palette = option.palette
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        radius = QFontMetrics(option.font).height() / 2
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        if message.role == "user":
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(_tint(palette.color(QPalette.ColorRole.Base),
+                                   palette.color(QPalette.ColorRole.Highlight), 0.12))
+            painter.drawRoundedRect(parts.bubble, radius, radius)
+        if selected or option.state & QStyle.StateFlag.State_HasFocus:
+            highlight = palette.color(QPalette.ColorRole.Highlight)
+            painter.setPen(highlight)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(parts.bubble.adjusted(0, 0, -1, -1), radius, radius)
+        self._paint_header(painter, option, message, parts)
+        self._paint_document(painter, palette, parts.body, parts.body_top_left,
+                             QPalette.ColorRole.Text)
+        muted = palette.color(QPalette.ColorRole.PlaceholderText)
+        if parts.reasoning_line is not None:
+            painter.setPen(muted)
+            arrow = "▾" if message.reasoning_open else "▸"
+            label = "Thinking" if message.streaming and not message.content else "Reasoning"
+            painter.drawText(parts.reasoning_line, Qt.AlignmentFlag.AlignVCenter,
+                             f"{arrow} {label} ({len(message.reasoning):,} characters)")
+        if parts.reasoning is not None and parts.reasoning_top_left is not None:
+            self._paint_document(painter, palette, parts.reasoning, parts.reasoning_top_left,
+                                 QPalette.ColorRole.PlaceholderText)
+        if parts.error_line is not None:
+            self._paint_error(painter, option, message, parts)
+        painter.restore()
+
+    def _paint_header(self, painter: QPainter, option: QStyleOptionViewItem,
+                      message: ChatMessage, parts: MessageLayout) -> None:
+        bold = QFont(option.font)
+        bold.setBold(True)
+        speaker = "You" if message.role == "user" else "Assistant"
+        painter.setFont(bold)
+        painter.setPen(option.palette.color(QPalette.ColorRole.Text))
+        left = parts.body_top_left.x()
+        rect = QRect(round(left), parts.header_y, parts.bubble.width(),
+                     QFontMetrics(bold).height())
+        painter.drawText(rect, Qt.AlignmentFlag.AlignVCenter, speaker)
+        painter.setFont(option.font)
+        painter.setPen(option.palette.color(QPalette.ColorRole.PlaceholderText))
+        stamp = time.strftime("%H:%M", time.localtime(message.created_at))
+        if time.localtime(message.created_at)[:3] != time.localtime()[:3]:
+            stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(message.created_at))
+        if message.streaming:
+            stamp += "  · replying…"
+        elif message.partial and not message.error:
+            stamp += "  · stopped"
+        rect.setLeft(rect.left() + QFontMetrics(bold).horizontalAdvance(speaker) +
+                     QFontMetrics(option.font).height() // 2)
+        painter.drawText(rect, Qt.AlignmentFlag.AlignVCenter, stamp)
+
+    def _paint_error(self, painter: QPainter, option: QStyleOptionViewItem,
+                     message: ChatMessage, parts: MessageLayout) -> None:
+        assert parts.error_line is not None
+        bold = QFont(option.font)
+        bold.setBold(True)
+        painter.setFont(bold)
+        painter.setPen(option.palette.color(QPalette.ColorRole.Text))
+        text = QFontMetrics(bold).elidedText(f"⚠ {message.error}", Qt.TextElideMode.ElideRight,
+                                             parts.error_line.width())
+        painter.drawText(parts.error_line, Qt.AlignmentFlag.AlignVCenter, text)
+        if parts.retry is not None:
+            painter.setPen(option.palette.color(QPalette.ColorRole.Link))
+            font = QFont(option.font)
+            font.setUnderline(True)
+            painter.setFont(font)
+            painter.drawText(parts.retry, Qt.AlignmentFlag.AlignCenter, RETRY)
+
+    @staticmethod
+    def _paint_document(painter: QPainter, palette: QPalette, document: QTextDocument,
+                        top_left: QPointF, color: QPalette.ColorRole) -> None:
+        context = QAbstractTextDocumentLayout.PaintContext()
+        text_palette = QPalette(palette)
+        text_palette.setColor(QPalette.ColorRole.Text, palette.color(color))
+        context.palette = text_palette
+        painter.save()
+        painter.translate(top_left)
+        document.documentLayout().draw(painter, context)
+        painter.restore()
+
+    def editorEvent(self, event: QEvent, model, option: QStyleOptionViewItem,
+                    index: Index) -> bool:
+        """Clicks on Retry, on the reasoning line and on links inside a message."""
+        if event.type() != QEvent.Type.MouseButtonRelease or not isinstance(event, QMouseEvent):
+            return False
+        if event.button() != Qt.MouseButton.LeftButton:
+            return False
+        message: ChatMessage = index.data(MessageRole)
+        parts = self.layout(option, message)
+        point = event.position().toPoint()
+        if parts.retry is not None and parts.retry.contains(point) and self.retry_requested:
+            self.retry_requested()
+            return True
+        if parts.reasoning_line is not None and parts.reasoning_line.contains(point) \
+                and self.reasoning_toggled:
+            self.reasoning_toggled(index.row())
+            return True
+        anchor = parts.body.documentLayout().anchorAt(event.position() - parts.body_top_left)
+        if anchor:
+            QDesktopServices.openUrl(QUrl(anchor))
+            return True
+        return False
+
+
+def _tint(base: QColor, accent: QColor, share: float) -> QColor:
+    """`base` moved `share` of the way to `accent`: a bubble colour from the palette."""
+    return QColor.fromRgbF(*(b + (a - b) * share for a, b in
+                             zip(accent.getRgbF()[:3], base.getRgbF()[:3], strict=True)))

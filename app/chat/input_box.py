@@ -1,0 +1,63 @@
+"""The message box: Enter sends, Shift+Enter breaks the line, Up in an empty box brings back
+the last message, Esc asks to stop the running reply. It grows with its text up to a limit."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QPlainTextEdit, QSizePolicy, QWidget
+
+MAX_LINES = 8
+
+
+class InputBox(QPlainTextEdit):
+    submitted = Signal(str)
+    stop_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("messageInput")
+        self.setAccessibleName("Message")
+        self.setPlaceholderText("Message TrulyMEM  (Enter sends, Shift+Enter new line, "
+                                "Esc stops a reply)")
+        self.setTabChangesFocus(True)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.sent: list[str] = []
+        self.textChanged.connect(self.updateGeometry)
+
+    def sizeHint(self) -> QSize:
+        lines = max(1, min(MAX_LINES, self.document().lineCount()))
+        margins = self.contentsMargins()
+        height = (lines * self.fontMetrics().lineSpacing() + 2 * self.document().documentMargin()
+                  + margins.top() + margins.bottom() + 2)
+        return QSize(super().sizeHint().width(), round(height))
+
+    def minimumSizeHint(self) -> QSize:
+        return self.sizeHint()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key, modifiers = event.key(), event.modifiers()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if modifiers & Qt.KeyboardModifier.ShiftModifier:
+                self.insertPlainText("\n")
+            else:
+                self._submit()
+            return
+        if key == Qt.Key.Key_Escape:
+            self.stop_requested.emit()
+            return
+        if key == Qt.Key.Key_Up and not self.toPlainText() and self.sent:
+            self.setPlainText(self.sent[-1])
+            self.moveCursor(self.textCursor().MoveOperation.End)
+            return
+        super().keyPressEvent(event)
+
+    def _submit(self) -> None:
+        text = self.toPlainText().strip()
+        if text:
+            self.submitted.emit(text)
+
+    def accept_sent(self, text: str) -> None:
+        """Called once the message really went out: clear the box, remember it for Up."""
+        self.sent.append(text)
+        self.clear()

@@ -1,0 +1,114 @@
+"""The conversation as a list model: one row per message, streamed replies grow in place."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+
+MessageRole = Qt.ItemDataRole.UserRole + 1
+SHOWN_AT_START = 120  # newest messages laid out at start; older ones load on scrolling up
+Index = QModelIndex | QPersistentModelIndex
+
+
+@dataclass(eq=False)  # compared by identity: views key their caches on the object
+class ChatMessage:
+    role: str  # user, assistant or system
+    content: str
+    created_at: float = field(default_factory=time.time)
+    reasoning: str = ""
+    error: str | None = None
+    partial: bool = False
+    streaming: bool = False
+    reasoning_open: bool = False
+    turn_id: str | None = None
+    version: int = 0  # bumped on every change, so views can cache layouts per version
+
+    @classmethod
+    def from_history(cls, row: dict[str, Any]) -> ChatMessage:
+        return cls(role=row["role"], content=row.get("content") or "",
+                   created_at=row.get("created_at") or time.time(),
+                   reasoning=row.get("reasoning") or "", error=row.get("error"),
+                   partial=bool(row.get("partial")), turn_id=row.get("turn_id"))
+
+
+class ChatModel(QAbstractListModel):
+    """The newest messages are rows; older ones wait in `older` until the person scrolls up,
+    so a long history costs no layout work until it is looked at."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.messages: list[ChatMessage] = []
+        self.older: list[ChatMessage] = []
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.messages)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self.messages):
+            return None
+        message = self.messages[index.row()]
+        if role == MessageRole:
+            return message
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            speaker = "You" if message.role == "user" else "Assistant"
+            return f"{speaker}: {message.content}"
+        return None
+
+    def reset(self, rows: list[dict[str, Any]]) -> None:
+        """Show a saved history (GET_HISTORY), replacing what is shown."""
+        shown = [ChatMessage.from_history(r) for r in rows
+                 if r.get("role") in ("user", "assistant")]
+        self.beginResetModel()
+        self.older, self.messages = shown[:-SHOWN_AT_START], shown[-SHOWN_AT_START:]
+        self.endResetModel()
+
+    def load_older(self, count: int) -> int:
+        """Prepend up to `count` older messages; answers how many came."""
+        chunk = self.older[-count:] if count > 0 else []
+        if not chunk:
+            return 0
+        self.beginInsertRows(QModelIndex(), 0, len(chunk) - 1)
+        self.older = self.older[: len(self.older) - len(chunk)]
+        self.messages = chunk + self.messages
+        self.endInsertRows()
+        return len(chunk)
+
+    def append(self, message: ChatMessage) -> int:
+        row = len(self.messages)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self.messages.append(message)
+        self.endInsertRows()
+        return row
+
+    def last(self) -> ChatMessage | None:
+        return self.messages[-1] if self.messages else None
+
+    def streaming_row(self) -> int | None:
+        last = self.last()
+        return len(self.messages) - 1 if last is not None and last.streaming else None
+
+    def change(self, row: int, **changes: Any) -> None:
+        """Update one message's fields and tell the views."""
+        message = self.messages[row]
+        for name, value in changes.items():
+            setattr(message, name, value)
+        message.version += 1
+        index = self.index(row)
+        self.dataChanged.emit(index, index)
+
+    def extend_text(self, row: int, delta: str, *, reasoning: bool = False) -> None:
+        message = self.messages[row]
+        if reasoning:
+            self.change(row, reasoning=message.reasoning + delta)
+        else:
+            self.change(row, content=message.content + delta)
+
+    def last_reply(self) -> ChatMessage | None:
+        return next((m for m in reversed(self.messages)
+                     if m.role == "assistant" and m.content), None)
+
+    def last_user_text(self) -> str | None:
+        return next((m.content for m in reversed(self.messages) if m.role == "user"), None)

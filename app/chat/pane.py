@@ -1,0 +1,101 @@
+"""The central chat pane: a notice strip for what needs attention, the conversation, and the
+message box with its Send and Stop buttons."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.chat.input_box import InputBox
+from app.chat.model import ChatModel
+from app.chat.view import ChatView
+
+
+class Notice(QFrame):
+    """A strip above the conversation for things the person must act on (no key yet, a
+    config file set aside), with one button that fixes it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("notice")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setBackgroundRole(QPalette.ColorRole.AlternateBase)
+        self.setAutoFillBackground(True)
+        self.text = QLabel()
+        self.text.setWordWrap(True)
+        self.text.setTextFormat(Qt.TextFormat.PlainText)
+        self.button = QPushButton()
+        layout = QHBoxLayout(self)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.hide()
+
+    def show_message(self, text: str, button: str | None = None) -> None:
+        self.text.setText(text)
+        self.button.setVisible(bool(button))
+        self.button.setText(button or "")
+        self.setAccessibleDescription(text)
+        self.show()
+
+
+class ChatPane(QWidget):
+    send_requested = Signal(str)
+
+    def __init__(self, model: ChatModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.notice = Notice()
+        self.view = ChatView(model)
+        self.empty = QLabel("Say hello. What you tell the assistant that matters, it keeps "
+                            "in its memory graph; open the tool trace (Ctrl+T) to watch.")
+        self.empty.setObjectName("emptyHint")
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.input = InputBox()
+        self.send_button = QPushButton("Send")
+        self.send_button.setAccessibleName("Send message")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setAccessibleName("Stop the reply")
+        self.stop_button.hide()
+        self.send_button.clicked.connect(self._send_clicked)
+        self.input.submitted.connect(self.send_requested)
+
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.send_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addStretch()
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.input, 1)
+        bottom.addLayout(buttons)
+        layout = QVBoxLayout(self)
+        spacing = self.fontMetrics().height() // 2
+        layout.setContentsMargins(spacing, spacing, spacing, spacing)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.empty, 1)
+        layout.addLayout(bottom)
+        model.modelReset.connect(self._show_empty_hint)
+        model.rowsInserted.connect(self._show_empty_hint)
+        self._show_empty_hint()
+
+    def _send_clicked(self) -> None:
+        text = self.input.toPlainText().strip()
+        if text:
+            self.send_requested.emit(text)
+
+    def _show_empty_hint(self) -> None:
+        empty = self.view.model().rowCount() == 0
+        self.empty.setVisible(empty)
+        self.view.setVisible(not empty)
+
+    def set_running(self, running: bool) -> None:
+        self.send_button.setVisible(not running)
+        self.stop_button.setVisible(running)

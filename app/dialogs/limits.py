@@ -1,0 +1,89 @@
+"""Tool limits: how many memory tools of each kind the model may call in one turn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.backend_host import BackendHost
+from core.limits import DEFAULT_LIMITS
+from core.packets import PacketType
+
+LABELS = {
+    "persona_query_max": "Persona queries",
+    "persona_update_max": "Persona updates",
+    "task_query_max": "Task queries",
+    "task_update_max": "Task updates",
+    "memory_query_max": "Memory queries",
+    "memory_update_max": "Memory updates",
+}
+MAX_LIMIT = 1000
+
+
+class LimitsDialog(QDialog):
+    def __init__(self, host: BackendHost, limits: dict[str, int],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("limitsDialog")
+        self.setWindowTitle("Tool limits per turn")
+        self.host = host
+        self.original = dict(limits)
+        intro = QLabel("The most calls of each kind the model may make in one turn. Calls "
+                       "past a limit are refused and listed in the tool trace. Your own "
+                       "corrections are never limited.")
+        intro.setWordWrap(True)
+        form = QFormLayout()
+        self.boxes: dict[str, QSpinBox] = {}
+        for name, label in LABELS.items():
+            box = QSpinBox()
+            box.setObjectName(name)
+            box.setRange(1, MAX_LIMIT)
+            box.setValue(int(limits.get(name, DEFAULT_LIMITS[name])))
+            box.setAccessibleName(label)
+            form.addRow(f"{label}", box)
+            self.boxes[name] = box
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                        | QDialogButtonBox.StandardButton.Cancel
+                                        | QDialogButtonBox.StandardButton.RestoreDefaults)
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        self.buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults).clicked.connect(
+            self.restore_defaults)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(self.buttons)
+        self.setMinimumWidth(40 * self.fontMetrics().averageCharWidth())
+
+    def values(self) -> dict[str, int]:
+        return {name: box.value() for name, box in self.boxes.items()}
+
+    def restore_defaults(self) -> None:
+        for name, box in self.boxes.items():
+            box.setValue(DEFAULT_LIMITS[name])
+
+    def save(self) -> None:
+        if self.values() == self.original:
+            self.accept()
+            return
+        self.buttons.setEnabled(False)
+        self.host.send(PacketType.SET_TOOL_LIMITS, self.values(), self._saved)
+
+    def _saved(self, answer: dict[str, Any]) -> None:
+        self.buttons.setEnabled(True)
+        if answer["success"]:
+            self.accept()
+        else:
+            self.error.setText(f"Not saved: {answer['error']}")

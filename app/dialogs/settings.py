@@ -1,0 +1,181 @@
+"""Settings (Ctrl+,): endpoint, key, model, timeouts. The dialog edits a copy: Cancel changes
+nothing, OK saves through SET_CONFIG and stays open if the backend refuses a value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.backend_host import BackendHost
+from core.packets import PacketType
+
+LOCAL_KEY = "not-needed"  # local servers ignore the key, but the protocol needs one
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    base_url: str
+    model: str
+    local: bool = False
+
+
+PRESETS = (
+    Preset("DeepSeek", "https://api.deepseek.com", "deepseek-chat"),
+    Preset("OpenAI", "https://api.openai.com/v1", "gpt-4o-mini"),
+    Preset("llama.cpp server (local)", "http://127.0.0.1:8080/v1", "local-model", True),
+    Preset("Ollama (local)", "http://localhost:11434/v1", "llama3.1", True),
+    Preset("LM Studio (local)", "http://localhost:1234/v1", "local-model", True),
+)
+CUSTOM = "Custom endpoint"
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, host: BackendHost, config: dict[str, Any],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("settingsDialog")
+        self.setWindowTitle("Settings")
+        self.host = host
+        self.original = dict(config)
+        self._make_fields(config)
+        self._lay_out()
+        self._match_preset()
+        self.preset.currentTextChanged.connect(self._apply_preset)
+        self.base_url.textEdited.connect(lambda _text: self._match_preset())
+
+    def _make_fields(self, config: dict[str, Any]) -> None:
+        self.preset = QComboBox()
+        self.preset.setAccessibleName("Provider")
+        self.preset.addItems([p.name for p in PRESETS] + [CUSTOM])
+        self.base_url = QLineEdit(config.get("base_url", ""))
+        self.base_url.setAccessibleName("Base URL")
+        self.api_key = QLineEdit(config.get("api_key", ""))
+        self.api_key.setAccessibleName("API key")
+        self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.api_key.setPlaceholderText("sk-…")
+        self.show_key = QPushButton("Show")
+        self.show_key.setCheckable(True)
+        self.show_key.setAccessibleName("Show the API key")
+        self.show_key.toggled.connect(self._reveal)
+        self.model = QLineEdit(config.get("model", ""))
+        self.model.setAccessibleName("Model")
+        self.request_timeout = QDoubleSpinBox()
+        self.request_timeout.setRange(1, 3600)
+        self.request_timeout.setSuffix(" s")
+        self.request_timeout.setValue(float(config.get("request_timeout", 60)))
+        self.request_timeout.setAccessibleName("Request timeout in seconds")
+        self.turn_timeout = QDoubleSpinBox()
+        self.turn_timeout.setRange(5, 24 * 3600)
+        self.turn_timeout.setSuffix(" s")
+        self.turn_timeout.setValue(float(config.get("turn_timeout", 300)))
+        self.turn_timeout.setAccessibleName("Turn timeout in seconds")
+        self.round_trips = QSpinBox()
+        self.round_trips.setRange(1, 100)
+        self.round_trips.setValue(int(config.get("max_round_trips", 12)))
+        self.round_trips.setAccessibleName("Model requests per turn")
+        self.test_button = QPushButton("&Test connection")
+        self.test_button.clicked.connect(self.test_connection)
+        self.result = QLabel()
+        self.result.setObjectName("connectionResult")
+        self.result.setWordWrap(True)
+        self.result.setAccessibleName("Connection test result")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                        | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+
+    def _lay_out(self) -> None:
+        key_row = QHBoxLayout()
+        key_row.addWidget(self.api_key)
+        key_row.addWidget(self.show_key)
+        form = QFormLayout()
+        form.addRow("&Provider", self.preset)
+        form.addRow("Base &URL", self.base_url)
+        form.addRow("API &key", key_row)
+        form.addRow("&Model", self.model)
+        form.addRow("&Request timeout", self.request_timeout)
+        form.addRow("&Turn timeout", self.turn_timeout)
+        form.addRow("Model requests per t&urn", self.round_trips)
+
+        test_row = QHBoxLayout()
+        test_row.addWidget(self.test_button)
+        test_row.addWidget(self.result, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addLayout(test_row)
+        layout.addWidget(self.buttons)
+        self.setMinimumWidth(48 * self.fontMetrics().averageCharWidth())
+
+    def _reveal(self, shown: bool) -> None:
+        self.api_key.setEchoMode(QLineEdit.EchoMode.Normal if shown
+                                 else QLineEdit.EchoMode.Password)
+        self.show_key.setText("Hide" if shown else "Show")
+
+    def _match_preset(self) -> None:
+        url = self.base_url.text().strip().rstrip("/")
+        name = next((p.name for p in PRESETS if p.base_url.rstrip("/") == url), CUSTOM)
+        self.preset.blockSignals(True)
+        self.preset.setCurrentText(name)
+        self.preset.blockSignals(False)
+
+    def _apply_preset(self, name: str) -> None:
+        preset = next((p for p in PRESETS if p.name == name), None)
+        if preset is None:
+            return
+        defaults = {p.model for p in PRESETS}
+        self.base_url.setText(preset.base_url)
+        if not self.model.text().strip() or self.model.text().strip() in defaults:
+            self.model.setText(preset.model)
+        if preset.local and not self.api_key.text().strip():
+            self.api_key.setText(LOCAL_KEY)
+
+    def values(self) -> dict[str, Any]:
+        return {"api_key": self.api_key.text().strip(), "base_url": self.base_url.text().strip(),
+                "model": self.model.text().strip(),
+                "request_timeout": self.request_timeout.value(),
+                "turn_timeout": self.turn_timeout.value(),
+                "max_round_trips": self.round_trips.value()}
+
+    def test_connection(self) -> None:
+        self.test_button.setEnabled(False)
+        self.result.setText("Testing…")
+        values = self.values()
+        self.host.send(PacketType.TEST_CONNECTION,
+                       {k: values[k] for k in ("api_key", "base_url", "model")},
+                       self._tested)
+
+    def _tested(self, answer: dict[str, Any]) -> None:
+        self.test_button.setEnabled(True)
+        self.result.setText(answer["message"] if answer["success"]
+                            else f"Failed: {answer['error']}")
+
+    def save(self) -> None:
+        changes = {k: v for k, v in self.values().items() if v != self.original.get(k)}
+        if not changes:
+            self.accept()
+            return
+        self.buttons.setEnabled(False)
+        self.host.send(PacketType.SET_CONFIG, changes, self._saved)
+
+    def _saved(self, answer: dict[str, Any]) -> None:
+        self.buttons.setEnabled(True)
+        if answer["success"]:
+            self.accept()
+        else:
+            self.result.setText(f"Not saved: {answer['error']}")

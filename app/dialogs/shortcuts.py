@@ -1,0 +1,51 @@
+"""The shortcut list (F1): every action with its keys, read from the registry."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.actions import ActionRegistry
+
+
+class ShortcutList(QDialog):
+    def __init__(self, registry: ActionRegistry, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("shortcutList")
+        self.setWindowTitle("Keyboard shortcuts")
+        model = QStandardItemModel(0, 3, self)
+        model.setHorizontalHeaderLabels(["Action", "Keys", "Menu"])
+        for spec, _action in registry.ordered():
+            model.appendRow([QStandardItem(spec.text.rstrip("…")),
+                             QStandardItem(registry.shortcut_text(spec.name) or "—"),
+                             QStandardItem(spec.menu)])
+        table = QTableView()
+        table.setAccessibleName("Shortcuts")
+        table.setModel(model)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.verticalHeader().hide()
+        table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.table = table
+        note = QLabel("In the message box: Enter sends, Shift+Enter breaks the line, Up brings "
+                      "back your last message. Rebind keys in config.json under \"shortcuts\".")
+        note.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(table)
+        layout.addWidget(note)
+        layout.addWidget(buttons)
+        metrics = self.fontMetrics()
+        self.resize(52 * metrics.averageCharWidth(), 26 * metrics.height())

@@ -1,0 +1,80 @@
+"""Starts the desktop app: QApplication, the backend thread, the main window."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
+from PySide6.QtWidgets import QApplication
+
+from app.backend_host import BackendHost
+from app.main_window import MainWindow
+from resources import resource_path
+
+SCHEMES = {"light": Qt.ColorScheme.Light, "dark": Qt.ColorScheme.Dark}
+
+
+def make_application(argv: list[str] | None = None, scheme: str = "system") -> QApplication:
+    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
+    app.setApplicationName("TrulyMEM")
+    app.setOrganizationName("TrulyMEM")
+    app.setDesktopFileName("trulymem")
+    app.setWindowIcon(QIcon(str(resource_path("trulymem.svg"))))
+    if scheme in SCHEMES:
+        apply_color_scheme(app, SCHEMES[scheme])
+    return app
+
+
+def apply_color_scheme(app: QApplication, scheme: Qt.ColorScheme) -> None:
+    """Ask the platform for a light or dark look; where it cannot switch (no desktop theme,
+    as under Xvfb), derive the palette from the style's own by flipping lightness."""
+    QGuiApplication.styleHints().setColorScheme(scheme)
+    app.processEvents()
+    if QGuiApplication.styleHints().colorScheme() == scheme:
+        return
+    palette = app.style().standardPalette()
+    if scheme == Qt.ColorScheme.Dark:
+        palette = flipped_lightness(palette)
+    app.setPalette(palette)
+
+
+def flipped_lightness(palette: QPalette) -> QPalette:
+    """The same hues with light and dark swapped: a dark palette made from a light one.
+    Accent roles keep a readable lightness instead of being inverted."""
+    accents = {QPalette.ColorRole.Highlight, QPalette.ColorRole.Link,
+               QPalette.ColorRole.LinkVisited, QPalette.ColorRole.HighlightedText}
+    dark = QPalette(palette)
+    for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive,
+                  QPalette.ColorGroup.Disabled):
+        for role in QPalette.ColorRole:
+            if role == QPalette.ColorRole.NColorRoles:
+                continue
+            color = palette.color(group, role)
+            hue, saturation, lightness, alpha = color.getHslF()
+            if role in accents:
+                lightness = max(lightness, 0.6) if role != QPalette.ColorRole.HighlightedText \
+                    else lightness
+            else:
+                lightness = 0.08 + 0.84 * (1 - lightness)
+            dark.setColor(group, role, QColor.fromHslF(max(hue, 0), saturation, lightness,
+                                                       alpha))
+    return dark
+
+
+def open_window(home: Path) -> MainWindow:
+    """The window with its backend thread started; the caller shows it."""
+    home.mkdir(parents=True, exist_ok=True)
+    host = BackendHost(home)
+    window = MainWindow(host, home)
+    host.setParent(window)
+    host.start()
+    return window
+
+
+def run(home: Path, scheme: str = "system") -> int:
+    app = make_application(scheme=scheme)
+    window = open_window(home)
+    window.show()
+    return app.exec()

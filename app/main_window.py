@@ -1,0 +1,361 @@
+"""The main window: wires the chat pane, the trace dock, the dialogs and the status bar to
+the backend host. It only displays; every decision about memory is made in `core`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtGui import QCloseEvent, QGuiApplication
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QWidget
+
+from app.actions import ActionRegistry
+from app.backend_host import BackendHost
+from app.chat.model import ChatMessage, ChatModel
+from app.chat.pane import ChatPane
+from app.dialogs.limits import LimitsDialog
+from app.dialogs.palette import CommandPalette
+from app.dialogs.settings import SettingsDialog
+from app.dialogs.shortcuts import ShortcutList
+from app.trace.dock import TraceDock
+from app.trace.model import TraceModel
+from core.packets import PacketType
+
+STATE_VERSION = 1
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, host: BackendHost, home: Path, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("mainWindow")
+        self.setWindowTitle("TrulyMEM")
+        self.host = host
+        self.settings = QSettings(str(home / "window.ini"), QSettings.Format.IniFormat)
+        self.chat = ChatModel(self)
+        self.pane = ChatPane(self.chat)
+        self.setCentralWidget(self.pane)
+        self.trace = TraceModel(self)
+        self.trace_dock = TraceDock(self.trace, self)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.trace_dock)
+        self.trace_dock.hide()
+
+        self.config: dict[str, Any] = {}
+        self.limits: dict[str, int] = {}
+        self.status_data: dict[str, Any] = {}
+        self.turn_running = False
+        self.failed_text: str | None = None
+        self.session_tokens = 0
+        self._dock_sized = False
+        self.last_tokens = 0
+
+        self._make_status_bar()
+        self.registry = ActionRegistry(self)
+        self._bind_actions()
+        self.registry.build_menus(self.menuBar())
+        self.pane.send_requested.connect(self.send)
+        self.pane.input.stop_requested.connect(self.stop)
+        self.pane.stop_button.clicked.connect(self.stop)
+        self.pane.view.retry_requested.connect(self.retry)
+        self.pane.notice.button.clicked.connect(self.open_settings)
+        self.trace_dock.visibilityChanged.connect(self._trace_visibility)
+        host.progress.connect(self.on_progress)
+        host.ready.connect(self.on_ready)
+        self._restore_window_state()
+        self.pane.input.setFocus()
+        self._set_state("Starting…")
+
+    # -- building -------------------------------------------------------------------------
+
+    def _make_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.state_label = QLabel()
+        self.state_label.setObjectName("turnState")
+        self.endpoint_label = QLabel()
+        self.endpoint_label.setObjectName("endpoint")
+        self.tokens_label = QLabel("Tokens: none yet")
+        self.tokens_label.setObjectName("tokens")
+        self.memory_label = QLabel()
+        self.memory_label.setObjectName("memoryCounts")
+        bar.addWidget(self.state_label, 1)
+        for label in (self.endpoint_label, self.tokens_label, self.memory_label):
+            bar.addPermanentWidget(label)
+
+    def _bind_actions(self) -> None:
+        bind = self.registry.bind
+        bind("app.settings", self.open_settings)
+        bind("app.limits", self.open_limits)
+        bind("app.quit", self.close)
+        bind("chat.send", self.pane._send_clicked)
+        bind("chat.stop", self.stop)
+        bind("chat.retry", self.retry)
+        bind("chat.copy_reply", self.copy_last_reply)
+        bind("chat.focus_input", self.pane.input.setFocus)
+        bind("chat.clear", self.clear_conversation)
+        bind("view.palette", self.open_palette)
+        self.trace_action = bind("view.trace", self._toggle_trace, checkable=True)
+        bind("view.graph", self.open_graph)
+        bind("memory.refresh", self.refresh_memory_counts)
+        bind("help.shortcuts", self.open_shortcuts)
+        bind("help.about", self.about)
+        self.registry.actions["chat.retry"].setEnabled(False)
+
+    def _restore_window_state(self) -> None:
+        geometry = self.settings.value("geometry")
+        if isinstance(geometry, QByteArray) and self.restoreGeometry(geometry):
+            state = self.settings.value("state")
+            if isinstance(state, QByteArray):
+                self._dock_sized = self.restoreState(state, STATE_VERSION)
+        else:
+            metrics = self.fontMetrics()
+            self.resize(110 * metrics.averageCharWidth(), 40 * metrics.height())
+        self.trace_action.setChecked(self.trace_dock.isVisible())
+
+    # -- start ----------------------------------------------------------------------------
+
+    def on_ready(self, status: dict[str, Any]) -> None:
+        """The backend opened its store and config: show what it found."""
+        self._show_status(status)
+        self.host.send(PacketType.GET_HISTORY, None, self._history_loaded)
+        self.host.send(PacketType.GET_CONFIG, None, self._config_loaded)
+        self.host.send(PacketType.GET_TOOL_LIMITS, None, self._limits_loaded)
+        self.refresh_memory_counts()
+        self._set_state("Ready")
+
+    def _show_status(self, status: dict[str, Any]) -> None:
+        self.status_data = status or {}
+        config = self.status_data.get("config") or {}
+        self.endpoint_label.setText(f"{_host_of(config.get('base_url', ''))} · "
+                                    f"{config.get('model', '')}")
+        self.endpoint_label.setToolTip(config.get("base_url", ""))
+        problems = [p for p in (self.status_data.get("store_error"),
+                                self.status_data.get("config_warning")) if p]
+        if self.status_data.get("store_error"):
+            self.pane.notice.show_message(
+                "The memory store could not be opened: " + "; ".join(problems), None)
+        elif not self.status_data.get("client_initialized"):
+            self.pane.notice.show_message(
+                "No API key yet. Add the key of DeepSeek, OpenAI or another OpenAI-compatible "
+                "service, or the address of a local server (llama.cpp, Ollama, LM Studio). "
+                "Your memory can be browsed without one."
+                + (f"\n{problems[0]}" if problems else ""), "Open settings…")
+        elif problems:
+            self.pane.notice.show_message(problems[0], "Open settings…")
+        else:
+            self.pane.notice.hide()
+
+    def _history_loaded(self, answer: dict[str, Any]) -> None:
+        if not answer["success"]:
+            self._set_state(f"History not loaded: {answer['error']}")
+            return
+        history = answer["history"]
+        self.chat.reset(history)
+        self.trace.load_history(history)
+        self.pane.input.sent = [m["content"] for m in history if m["role"] == "user"][-50:]
+        self.pane.view.scrollToBottom()
+
+    def _config_loaded(self, answer: dict[str, Any]) -> None:
+        if answer["success"]:
+            self.config = answer["data"]
+            self.registry.apply_overrides(self.config.get("shortcuts") or {})
+            if self.registry.problems:
+                self.statusBar().showMessage("Shortcuts ignored: "
+                                             + "; ".join(self.registry.problems), 10000)
+
+    def _limits_loaded(self, answer: dict[str, Any]) -> None:
+        if answer["success"]:
+            self.limits = answer["data"]
+
+    # -- a turn ---------------------------------------------------------------------------
+
+    def send(self, text: str) -> None:
+        if self.turn_running:
+            self.statusBar().showMessage("A reply is still running: press Esc to stop it, "
+                                         "or wait, then send.", 5000)
+            return
+        self.pane.input.accept_sent(text)
+        self._clear_retry()
+        self.chat.append(ChatMessage("user", text))
+        self.chat.append(ChatMessage("assistant", "", streaming=True))
+        self.trace.begin_turn(text)
+        self.turn_running = True
+        self.pane.set_running(True)
+        self._set_state("Waiting for the model…")
+        self.host.send(PacketType.PROCESS_MESSAGE, {"user_input": text},
+                       lambda answer: self._turn_ended(text, answer))
+
+    def on_progress(self, event: str, data: dict[str, Any]) -> None:
+        row = self.chat.streaming_row()
+        if event == "text" and row is not None:
+            self.chat.extend_text(row, data["delta"])
+            self._set_state("Replying…")
+        elif event == "reasoning" and row is not None:
+            self.chat.extend_text(row, data["delta"], reasoning=True)
+            self._set_state("Thinking…")
+        elif event == "tool_started":
+            self.trace.call_started(data["name"], data.get("arguments"))
+            self._set_state(f"Using {data['name']}…")
+        elif event == "tool_finished":
+            self.trace.call_finished(data)
+        elif event == "tool_rejected":
+            self.trace.call_rejected(data["name"], data["reason"])
+        elif event == "usage":
+            self.trace.set_usage(data)
+
+    def _turn_ended(self, text: str, answer: dict[str, Any]) -> None:
+        self.turn_running = False
+        self.pane.set_running(False)
+        self.trace.end_turn(answer)
+        row = self.chat.streaming_row()
+        if row is not None:
+            message = self.chat.messages[row]
+            content = answer.get("content") or message.content  # keep what streamed in
+            stopped = answer.get("error") == "cancelled"  # the person's choice, not a fault
+            self.chat.change(row, streaming=False, content=content or "",
+                             error=None if answer["success"] or stopped else answer["error"],
+                             partial=not answer["success"])
+        usage = answer.get("usage") or {}
+        self.last_tokens = int(usage.get("total_tokens") or 0)
+        self.session_tokens += self.last_tokens
+        self.tokens_label.setText(f"Tokens: last {self.last_tokens:,} · "
+                                  f"session {self.session_tokens:,}")
+        if answer["success"]:
+            self._set_state("Ready")
+        elif answer["error"] == "cancelled":
+            self._set_state("Stopped")
+        else:
+            self.failed_text = text
+            self.registry.actions["chat.retry"].setEnabled(True)
+            self.pane.view.set_retry_row(row)
+            self._set_state("The last message failed: Retry (Ctrl+R) sends it again")
+        self.refresh_memory_counts()
+
+    def stop(self) -> None:
+        if self.turn_running:
+            self.host.cancel()
+            self._set_state("Stopping…")
+
+    def retry(self) -> None:
+        if self.failed_text and not self.turn_running:
+            self.send(self.failed_text)
+
+    def _clear_retry(self) -> None:
+        self.failed_text = None
+        self.registry.actions["chat.retry"].setEnabled(False)
+        self.pane.view.set_retry_row(None)
+
+    def _set_state(self, text: str) -> None:
+        self.state_label.setText(text)
+
+    # -- memory counts --------------------------------------------------------------------
+
+    def refresh_memory_counts(self) -> None:
+        self.host.send(PacketType.EXECUTE_TOOL, {"tool_name": "memory_introspect"},
+                       self._memory_counted)
+
+    def _memory_counted(self, answer: dict[str, Any]) -> None:
+        if not answer["success"]:
+            self.memory_label.setText("Memory: unavailable")
+            self.memory_label.setToolTip(answer["error"])
+            return
+        nodes, edges = answer.get("nodes") or {}, answer.get("edges") or {}
+        active = {k.split("/")[0]: v for k, v in edges.items() if k.endswith("/active")}
+        entities = nodes.get("entity", 0)
+        self.memory_label.setText(f"Memory: {_count(active.get('general', 0), 'fact')} · "
+                                  f"{entities:,} {'entity' if entities == 1 else 'entities'} · "
+                                  f"{_count(nodes.get('task', 0), 'task')}")
+        self.memory_label.setToolTip(answer.get("result", ""))
+
+    # -- actions --------------------------------------------------------------------------
+
+    def open_settings(self) -> None:
+        self.host.send(PacketType.GET_CONFIG, None, self._show_settings)
+
+    def _show_settings(self, answer: dict[str, Any]) -> None:
+        if not answer["success"]:
+            QMessageBox.warning(self, "Settings", answer["error"])
+            return
+        dialog = SettingsDialog(self.host, answer["data"], self)
+        if dialog.exec():
+            self.host.send(PacketType.GET_STATUS, None,
+                           lambda status: self._show_status(status["data"]))
+            self.host.send(PacketType.GET_CONFIG, None, self._config_loaded)
+
+    def open_limits(self) -> None:
+        self.host.send(PacketType.GET_TOOL_LIMITS, None, self._show_limits)
+
+    def _show_limits(self, answer: dict[str, Any]) -> None:
+        if not answer["success"]:
+            QMessageBox.warning(self, "Tool limits", answer["error"])
+            return
+        dialog = LimitsDialog(self.host, answer["data"], self)
+        if dialog.exec():
+            self.host.send(PacketType.GET_TOOL_LIMITS, None, self._limits_loaded)
+
+    def open_palette(self) -> None:
+        palette = CommandPalette(self.registry, self)
+        if palette.exec() and palette.chosen is not None:
+            palette.chosen.trigger()
+
+    def open_shortcuts(self) -> None:
+        ShortcutList(self.registry, self).exec()
+
+    def _toggle_trace(self) -> None:
+        shown = self.trace_action.isChecked()
+        first_time = shown and not self.trace_dock.isVisible() and not self._dock_sized
+        self.trace_dock.setVisible(shown)
+        if first_time:  # a useful width the first time; later the person's own
+            self.resizeDocks([self.trace_dock], [int(self.width() * 0.42)],
+                             Qt.Orientation.Horizontal)
+            self._dock_sized = True
+
+    def _trace_visibility(self, visible: bool) -> None:
+        if not self.trace_dock.isFloating() or visible:
+            self.trace_action.setChecked(visible)
+
+    def open_graph(self) -> None:
+        """The graph browser arrives with its own issue; until then, the overview."""
+        self.host.send(PacketType.EXECUTE_TOOL, {"tool_name": "memory_introspect"},
+                       lambda answer: QMessageBox.information(
+                           self, "Memory", answer.get("result") or answer["error"]))
+
+    def copy_last_reply(self) -> None:
+        reply = self.chat.last_reply()
+        if reply is not None:
+            QGuiApplication.clipboard().setText(reply.content)
+            self.statusBar().showMessage("Last reply copied", 3000)
+
+    def clear_conversation(self) -> None:
+        if self.turn_running:
+            return
+        answer = QMessageBox.question(
+            self, "Clear conversation",
+            "Clear the conversation shown here? What the assistant keeps in its memory "
+            "graph stays.")
+        if answer == QMessageBox.StandardButton.Yes:
+            self.host.send(PacketType.SAVE_HISTORY, {"messages": []},
+                           lambda _answer: self.host.send(PacketType.GET_HISTORY, None,
+                                                          self._history_loaded))
+
+    def about(self) -> None:
+        QMessageBox.about(self, "About TrulyMEM",
+                          "TrulyMEM: an AI companion whose memory is a graph it keeps for "
+                          "itself, on your machine.")
+
+    # -- closing --------------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Stop the turn, close the store and wait for the backend thread, then close."""
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("state", self.saveState(STATE_VERSION))
+        self.settings.sync()
+        self.host.shutdown()
+        event.accept()
+
+
+def _host_of(url: str) -> str:
+    return url.split("://", 1)[-1].split("/", 1)[0] or url
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

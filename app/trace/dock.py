@@ -1,0 +1,112 @@
+"""The tool-trace dock: every turn's memory tool calls, filterable, with full details below."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelection, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDockWidget,
+    QHeaderView,
+    QLineEdit,
+    QPlainTextEdit,
+    QSplitter,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.trace.model import DetailRole, TraceModel
+
+
+class TraceDock(QDockWidget):
+    def __init__(self, model: TraceModel, parent: QWidget | None = None) -> None:
+        super().__init__("Tool trace", parent)
+        self.setObjectName("traceDock")
+        self.model = model
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(model)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy.setFilterKeyColumn(-1)
+        self.proxy.setRecursiveFilteringEnabled(True)  # a matching call keeps its turn shown
+        self.proxy.setAutoAcceptChildRows(True)  # a matching turn shows all its calls
+
+        self.filter = QLineEdit()
+        self.filter.setObjectName("traceFilter")
+        self.filter.setAccessibleName("Filter tool calls")
+        self.filter.setPlaceholderText("Filter by tool, argument or result")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+
+        self.tree = self._make_tree()
+        self.tree.selectionModel().selectionChanged.connect(self._show_detail)
+        self.detail = QPlainTextEdit()
+        self.detail.setObjectName("traceDetail")
+        self.detail.setAccessibleName("Selected call in full")
+        self.detail.setReadOnly(True)
+        self.detail.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.detail.setPlaceholderText("Select a call to see its arguments and full result.")
+
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.tree)
+        splitter.addWidget(self.detail)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.filter)
+        layout.addWidget(splitter)
+        self.setWidget(body)
+
+        model.rowsInserted.connect(self._follow)
+        self.proxy.rowsInserted.connect(self._span_turns)
+        self.proxy.modelReset.connect(self._span_turns)
+        self.proxy.layoutChanged.connect(self._span_turns)
+        model.dataChanged.connect(self._refresh_detail)
+
+    def _make_tree(self) -> QTreeView:
+        tree = QTreeView()
+        tree.setObjectName("traceTree")
+        tree.setAccessibleName("Tool calls by turn")
+        tree.setModel(self.proxy)
+        tree.setUniformRowHeights(True)
+        tree.setAlternatingRowColors(True)
+        tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        tree.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        header = tree.header()
+        header.setStretchLastSection(False)
+        metrics = self.fontMetrics()
+        tool_width = metrics.horizontalAdvance("✕ memory_query_archived") + 2 * tree.indentation()
+        header.resizeSection(0, tool_width)
+        header.resizeSection(1, 26 * metrics.averageCharWidth())
+        header.resizeSection(3, metrics.horizontalAdvance("00000 ms") + metrics.height())
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        return tree
+
+    def _span_turns(self, *_args: object) -> None:
+        """A turn's row reads across the columns: time, message and summary."""
+        for row in range(self.proxy.rowCount()):
+            self.tree.setFirstColumnSpanned(row, QModelIndex(), True)
+
+    def _refresh_detail(self, *_args: object) -> None:
+        """Keep the detail pane in step while the selected call finishes."""
+        current = self.tree.currentIndex()
+        if current.isValid() and self.tree.selectionModel().isSelected(current):
+            self.detail.setPlainText(current.data(DetailRole))
+
+    def _follow(self, parent: QModelIndex, _first: int, last: int) -> None:
+        """Open each new turn and keep the newest call in sight."""
+        source = self.model.index(last, 0, parent)
+        index = self.proxy.mapFromSource(source)
+        if not index.isValid():
+            return
+        if not parent.isValid():
+            self.tree.expand(index)
+        else:
+            self.tree.expand(index.parent())
+        self.tree.scrollTo(index)
+
+    def _show_detail(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        indexes = selected.indexes()
+        self.detail.setPlainText(indexes[0].data(DetailRole) if indexes else "")

@@ -1,0 +1,264 @@
+"""Every turn's tool calls as an append-only tree: turns at the top, their calls below.
+
+Rows are only ever added (or the last call of the running turn updated in place), so views
+and the filter proxy keep their place while a turn streams in.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+
+Index = QModelIndex | QPersistentModelIndex
+DetailRole = Qt.ItemDataRole.UserRole + 1
+COLUMNS = ("Tool", "Arguments", "Result", "Time")
+SHORT = 160  # characters of a result shown in the row; the detail pane shows all of it
+
+
+@dataclass
+class TraceCall:
+    name: str
+    arguments: Any
+    result: str | None = None
+    duration_ms: float | None = None
+    rejected: str | None = None  # the limiter's reason
+
+    @property
+    def arguments_text(self) -> str:
+        if isinstance(self.arguments, str):
+            try:
+                self.arguments = json.loads(self.arguments or "{}")
+            except ValueError:
+                return self.arguments
+        return json.dumps(self.arguments, ensure_ascii=False)
+
+    def detail(self) -> str:
+        try:
+            pretty = json.dumps(self.arguments if not isinstance(self.arguments, str)
+                                else json.loads(self.arguments or "{}"),
+                                ensure_ascii=False, indent=2)
+        except ValueError:
+            pretty = str(self.arguments)
+        lines = [f"{self.name}" + (f"  ({self.duration_ms:.1f} ms)"
+                                   if self.duration_ms is not None else ""),
+                 "", "Arguments:", pretty, ""]
+        if self.rejected:
+            lines += ["Rejected:", self.rejected]
+        else:
+            lines += ["Result:", self.result if self.result is not None else "(running…)"]
+        return "\n".join(lines)
+
+
+@dataclass
+class TraceTurn:
+    message: str
+    started_at: float = field(default_factory=time.time)
+    calls: list[TraceCall] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+    round_trips: int | None = None
+    error: str | None = None
+    running: bool = True
+
+    def heading(self) -> str:
+        """Time and summary first, so a narrow dock still shows what matters."""
+        stamp = time.strftime("%H:%M:%S", time.localtime(self.started_at))
+        text = " ".join(self.message.split())
+        return f"{stamp} · {self.summary()}  —  {text[:80]}{'…' if len(text) > 80 else ''}"
+
+    def summary(self) -> str:
+        rejected = sum(1 for c in self.calls if c.rejected)
+        parts = [f"{len(self.calls) - rejected} call{'s' * (len(self.calls) - rejected != 1)}"]
+        if rejected:
+            parts.append(f"{rejected} rejected")
+        if self.round_trips is not None:
+            parts.append(f"{self.round_trips} round trip{'s' * (self.round_trips != 1)}")
+        if self.usage.get("total_tokens"):
+            parts.append(f"{self.usage['total_tokens']:,} tokens")
+        if self.running:
+            parts.append("running…")
+        if self.error:
+            parts.append(f"error: {self.error}")
+        return " · ".join(parts)
+
+    def detail(self) -> str:
+        usage = ", ".join(f"{k} {v:,}" for k, v in self.usage.items()) or "not reported"
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.started_at))
+        return "\n".join([f"Turn at {stamp}", f"Message: {self.message}",
+                          f"Summary: {self.summary()}", f"Usage: {usage}"])
+
+
+class TraceModel(QAbstractItemModel):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.turns: list[TraceTurn] = []
+
+    # -- structure: internalId 0 is a turn, n > 0 a call of turn n - 1 ----------------------
+
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        if not self.hasIndex(row, column, parent):
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, column, 0)
+        return self.createIndex(row, column, parent.row() + 1)
+
+    def parent(self, child: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        if not child.isValid() or child.internalId() == 0:
+            return QModelIndex()
+        return self.createIndex(child.internalId() - 1, 0, 0)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        if not parent.isValid():
+            return len(self.turns)
+        if parent.internalId() == 0 and parent.column() == 0:
+            return len(self.turns[parent.row()].calls)
+        return 0
+
+    def columnCount(self, _parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        if index.internalId() == 0:
+            turn = self.turns[index.row()]
+            if role == DetailRole:
+                return turn.detail()
+            if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+                # a turn's row spans the columns in the view: all its text sits in the first
+                return turn.heading() if index.column() == 0 else ""
+            return None
+        call = self.turns[index.internalId() - 1].calls[index.row()]
+        if role == DetailRole:
+            return call.detail()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._call_cells(call)[index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return call.detail()
+        return None
+
+    @staticmethod
+    def _call_cells(call: TraceCall) -> tuple[str, str, str, str]:
+        if call.rejected:
+            result = f"rejected: {call.rejected}"
+        elif call.result is None:
+            result = "running…"
+        else:
+            result = " ".join(call.result.split())
+        result = result if len(result) <= SHORT else result[: SHORT - 1] + "…"
+        name = f"✕ {call.name}" if call.rejected else call.name
+        took = f"{call.duration_ms:.0f} ms" if call.duration_ms is not None else ""
+        return name, call.arguments_text, result, took
+
+    # -- appending ------------------------------------------------------------------------
+
+    def begin_turn(self, message: str, started_at: float | None = None) -> None:
+        row = len(self.turns)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self.turns.append(TraceTurn(message, started_at or time.time()))
+        self.endInsertRows()
+
+    def _turn_changed(self) -> None:
+        row = len(self.turns) - 1
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
+    def _append_call(self, call: TraceCall) -> None:
+        if not self.turns:
+            self.begin_turn("(turn)")
+        turn_row = len(self.turns) - 1
+        calls = self.turns[turn_row].calls
+        self.beginInsertRows(self.index(turn_row, 0), len(calls), len(calls))
+        calls.append(call)
+        self.endInsertRows()
+        self._turn_changed()
+
+    def call_started(self, name: str, arguments: Any) -> None:
+        self._append_call(TraceCall(name, arguments))
+
+    def _running_call(self, name: str) -> tuple[int, TraceCall] | None:
+        if not self.turns:
+            return None
+        calls = self.turns[-1].calls
+        for row in range(len(calls) - 1, -1, -1):
+            if calls[row].name == name and calls[row].result is None:
+                return row, calls[row]
+        return None
+
+    def call_finished(self, record: dict[str, Any]) -> None:
+        found = self._running_call(record["name"])
+        if found is None:
+            self._append_call(TraceCall(record["name"], record.get("arguments"),
+                                        record.get("result"), record.get("duration_ms")))
+            return
+        row, call = found
+        call.arguments = record.get("arguments", call.arguments)
+        call.result, call.duration_ms = record.get("result", ""), record.get("duration_ms")
+        self._call_changed(row)
+
+    def call_rejected(self, name: str, reason: str) -> None:
+        found = self._running_call(name)
+        if found is None:
+            self._append_call(TraceCall(name, {}, rejected=reason))
+            return
+        row, call = found
+        call.rejected = reason
+        self._call_changed(row)
+
+    def _call_changed(self, row: int) -> None:
+        parent = self.index(len(self.turns) - 1, 0)
+        self.dataChanged.emit(self.index(row, 0, parent),
+                              self.index(row, len(COLUMNS) - 1, parent))
+        self._turn_changed()
+
+    def set_usage(self, usage: dict[str, int]) -> None:
+        if self.turns:
+            self.turns[-1].usage = dict(usage)
+            self._turn_changed()
+
+    def end_turn(self, answer: dict[str, Any]) -> None:
+        """The turn's answer settles the record: the backend's list is the truth."""
+        if not self.turns:
+            return
+        turn = self.turns[-1]
+        turn.running = False
+        turn.error = answer.get("error") if not answer.get("success") else None
+        turn.round_trips = answer.get("round_trips", turn.round_trips)
+        turn.usage = answer.get("usage") or turn.usage
+        for call in turn.calls:
+            if call.result is None and call.rejected is None:
+                call.result = "(stopped before it finished)"
+        self._turn_changed()
+
+    def load_history(self, messages: list[dict[str, Any]]) -> None:
+        """Rebuild past turns from the saved history (their calls, rejections and usage)."""
+        self.beginResetModel()
+        self.turns = []
+        pending: TraceTurn | None = None
+        for message in messages:
+            if message.get("role") == "user":
+                pending = TraceTurn(message.get("content") or "",
+                                    message.get("created_at") or time.time(), running=False)
+                continue
+            if message.get("role") != "assistant" or pending is None:
+                continue
+            pending.calls = [TraceCall(c.get("name", "?"), c.get("arguments"), c.get("result"),
+                                       c.get("duration_ms"))
+                             for c in message.get("tool_calls") or []]
+            pending.calls += [TraceCall(r[0], {}, rejected=r[1])
+                              for r in message.get("rejected_tools") or []]
+            pending.usage = message.get("usage") or {}
+            pending.round_trips = message.get("round_trips")
+            pending.error = message.get("error")
+            if pending.calls or pending.usage:
+                self.turns.append(pending)
+            pending = None
+        self.endResetModel()

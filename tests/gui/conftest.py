@@ -1,0 +1,63 @@
+"""Fixtures for the window: a data folder whose config points at the loopback LLM server,
+and windows that are closed, with their backend thread stopped, after each test."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from app import gui
+from app.backend_host import BackendHost
+from core.config import Config, save_config
+from core.loopback_llm import ScriptedOpenAIServer
+
+
+@pytest.fixture(autouse=True)
+def no_backend_thread_left_running():
+    """Fail any test that leaves a backend QThread running (napari does the same)."""
+    yield
+    running = [h for h in list(BackendHost.live) if h.thread.isRunning()]
+    for host in running:
+        host.shutdown()
+    assert not running, "a test left a backend thread running"
+
+
+@pytest.fixture
+def llm():
+    server = ScriptedOpenAIServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def home(tmp_path, llm):
+    folder = tmp_path / "home"
+    folder.mkdir()
+    save_config(folder / "config.json",
+                Config(api_key="sk-gui-test-000000", base_url=llm.base_url, model="test-model"))
+    return folder
+
+
+@pytest.fixture
+def open_window(qtbot):
+    """Opens a window on a data folder and waits until its backend has loaded everything."""
+    windows = []
+
+    def _open(folder):
+        gui.make_application()
+        window = gui.open_window(folder)
+        windows.append(window)
+        qtbot.addWidget(window)
+        with qtbot.waitSignal(window.host.ready, timeout=10000):
+            window.show()
+        qtbot.waitUntil(lambda: not window.host.busy, timeout=10000)
+        return window
+
+    yield _open
+    for window in windows:
+        window.close()
+    QApplication.processEvents()
+
+
+def wait_turn(qtbot, window, timeout=20000):
+    qtbot.waitUntil(lambda: not window.turn_running and not window.host.busy, timeout=timeout)

@@ -1,0 +1,320 @@
+"""The window end to end, offscreen, against the loopback OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import QElapsedTimer, Qt, QTimer
+from PySide6.QtWidgets import QApplication, QLineEdit
+
+from app.chat.model import MessageRole
+from app.dialogs.limits import LimitsDialog
+from app.dialogs.settings import SettingsDialog
+from core.limits import DEFAULT_LIMITS
+from core.packets import PacketType
+from core.store import GraphStore
+from tests.gui.conftest import wait_turn
+
+COMMIT = {"name": "memory_commit", "arguments": {"triplets": [
+    {"subject": "user", "relation": "likes", "object": "green tea"}]}}
+
+
+def type_and_send(qtbot, window, text):
+    box = window.pane.input
+    box.setFocus()
+    qtbot.keyClicks(box, text)
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+
+
+def edges_in(folder):
+    store = GraphStore(folder / "graph_memory.db")
+    try:
+        return [(r["relation"], r["obj"]) for r in store.query(
+            "SELECT e.relation, t.name AS obj FROM edges e JOIN nodes t ON t.id = e.target_id")]
+    finally:
+        store.close()
+
+
+def test_a_message_streams_in_lists_its_tool_calls_and_writes_memory(qtbot, open_window,
+                                                                     home, llm):
+    llm.play({"tool_calls": [COMMIT]},
+             {"text": "Noted: you like **green tea**. " * 3, "chunk_delay": 0.01})
+    window = open_window(home)
+    seen = []
+    window.chat.dataChanged.connect(
+        lambda index, *_: seen.append(index.data(MessageRole).content))
+    type_and_send(qtbot, window, "I like green tea")
+    wait_turn(qtbot, window)
+
+    assert window.pane.input.toPlainText() == ""
+    user, reply = window.chat.messages
+    assert user.content == "I like green tea"
+    assert reply.content.startswith("Noted: you like **green tea**.")
+    assert not reply.streaming and reply.error is None
+    partial = [text for text in seen if text and text != reply.content]
+    assert len(partial) > 3  # the reply grew in place, delta by delta
+    turn = window.trace.turns[-1]
+    assert [c.name for c in turn.calls] == ["memory_commit"]
+    assert "Committed: 1 new" in turn.calls[0].result
+    assert turn.round_trips == 2 and turn.usage["total_tokens"] == 240
+    assert "Tokens: last 240" in window.tokens_label.text()
+    qtbot.waitUntil(lambda: "1 fact" in window.memory_label.text())
+    window.close()
+    assert ("likes", "green tea") in edges_in(home)
+
+
+def test_history_and_trace_come_back_after_a_restart(qtbot, open_window, home, llm):
+    llm.play({"tool_calls": [COMMIT]}, {"text": "Noted."})
+    window = open_window(home)
+    type_and_send(qtbot, window, "I like green tea")
+    wait_turn(qtbot, window)
+    window.close()
+
+    again = open_window(home)
+    assert [m.content for m in again.chat.messages] == ["I like green tea", "Noted."]
+    assert [c.name for c in again.trace.turns[-1].calls] == ["memory_commit"]
+    box = again.pane.input
+    box.setFocus()
+    qtbot.keyClick(box, Qt.Key.Key_Up)  # Up in an empty box brings back the last message
+    assert box.toPlainText() == "I like green tea"
+
+
+def test_shift_enter_breaks_the_line_and_enter_during_a_turn_does_not_send(qtbot, open_window,
+                                                                            home, llm):
+    llm.play({"text": "slow " * 60, "chunk_delay": 0.02}, {"text": "second"})
+    window = open_window(home)
+    box = window.pane.input
+    box.setFocus()
+    qtbot.keyClicks(box, "line one")
+    qtbot.keyClick(box, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(box, "line two")
+    assert box.toPlainText() == "line one\nline two"
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.turn_running)
+    qtbot.keyClicks(box, "queued thought")
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    assert box.toPlainText() == "queued thought"  # kept, not sent over the running turn
+    assert len(window.chat.messages) == 2
+    wait_turn(qtbot, window)
+    assert len(llm.requests) == 1
+
+
+def test_escape_stops_a_slow_turn(qtbot, open_window, home, llm):
+    llm.play({"text": "word " * 400, "chunk_delay": 0.05}, {"text": "next one works"})
+    window = open_window(home)
+    type_and_send(qtbot, window, "tell me a long story")
+    qtbot.waitUntil(lambda: len(window.chat.messages[-1].content) > 10)
+    qtbot.keyClick(window.pane.input, Qt.Key.Key_Escape)
+    wait_turn(qtbot, window, timeout=5000)
+    stopped = window.chat.messages[-1]
+    assert stopped.partial and not stopped.streaming and stopped.error is None
+    assert 10 < len(stopped.content) < len("word " * 400)
+    assert window.state_label.text() == "Stopped"
+    type_and_send(qtbot, window, "and now?")
+    wait_turn(qtbot, window)
+    assert window.chat.messages[-1].content == "next one works"
+
+
+def test_a_dead_endpoint_shows_an_inline_error_and_retry_works(qtbot, open_window, home,
+                                                               llm):
+    window = open_window(home)
+    answers = []
+    window.host.send(PacketType.SET_CONFIG, {"base_url": "http://127.0.0.1:9/v1"},
+                     answers.append)
+    qtbot.waitUntil(lambda: bool(answers))
+    type_and_send(qtbot, window, "hello?")
+    wait_turn(qtbot, window, timeout=30000)
+    failed = window.chat.messages[-1]
+    assert "cannot reach the API at http://127.0.0.1:9/v1" in failed.error
+    assert window.registry.actions["chat.retry"].isEnabled()
+    assert window.pane.view.delegate.retry_message is window.chat.messages[-1]
+
+    window.host.send(PacketType.SET_CONFIG, {"base_url": llm.base_url}, answers.append)
+    qtbot.waitUntil(lambda: len(answers) == 2)
+    llm.play({"text": "I am here."})
+    window.registry.actions["chat.retry"].trigger()
+    wait_turn(qtbot, window)
+    assert window.chat.messages[-2].content == "hello?"
+    assert window.chat.messages[-1].content == "I am here."
+    assert not window.registry.actions["chat.retry"].isEnabled()
+
+
+def test_first_run_without_a_key_says_what_is_missing(qtbot, open_window, tmp_path, llm):
+    folder = tmp_path / "fresh"
+    window = open_window(folder)
+    assert window.pane.notice.isVisible()
+    assert "No API key yet" in window.pane.notice.text.text()
+    assert window.pane.notice.button.text() == "Open settings…"
+    type_and_send(qtbot, window, "hello")
+    wait_turn(qtbot, window)
+    assert window.chat.messages[-1].error == "API Key not configured"
+    assert llm.requests == []
+    window.refresh_memory_counts()  # what needs no key still works
+    qtbot.waitUntil(lambda: "Memory: 0 facts" in window.memory_label.text())
+
+
+def test_limits_dialog_cancel_changes_nothing_and_ok_saves(qtbot, open_window, home):
+    window = open_window(home)
+    dialog = LimitsDialog(window.host, dict(DEFAULT_LIMITS), window)
+    qtbot.addWidget(dialog)
+    dialog.boxes["persona_update_max"].setValue(5)
+    dialog.reject()
+    assert read_config(home).get("tool_limits", DEFAULT_LIMITS)["persona_update_max"] == 1
+
+    dialog = LimitsDialog(window.host, dict(DEFAULT_LIMITS), window)
+    qtbot.addWidget(dialog)
+    dialog.boxes["persona_update_max"].setValue(5)
+    dialog.boxes["memory_query_max"].setValue(0)  # the box refuses values below 1
+    assert dialog.boxes["memory_query_max"].value() == 1
+    with qtbot.waitSignal(dialog.accepted, timeout=5000):
+        dialog.save()
+    assert read_config(home)["tool_limits"]["persona_update_max"] == 5
+    assert read_config(home)["tool_limits"]["memory_query_max"] == 1
+
+    dialog = LimitsDialog(window.host, read_config(home)["tool_limits"], window)
+    qtbot.addWidget(dialog)
+    dialog.restore_defaults()
+    assert dialog.values() == DEFAULT_LIMITS
+
+
+def read_config(folder):
+    return json.loads((folder / "config.json").read_text())
+
+
+def test_settings_dialog_cancel_reverts_ok_saves_and_tests_the_connection(qtbot, open_window,
+                                                                          home, llm):
+    window = open_window(home)
+    config = dict(window.config)
+    dialog = SettingsDialog(window.host, config, window)
+    qtbot.addWidget(dialog)
+    assert dialog.api_key.echoMode() == QLineEdit.EchoMode.Password
+    dialog.show_key.click()
+    assert dialog.api_key.echoMode() == QLineEdit.EchoMode.Normal
+    dialog.model.setText("other-model")
+    dialog.reject()
+    assert read_config(home)["model"] == "test-model"
+
+    dialog = SettingsDialog(window.host, config, window)
+    qtbot.addWidget(dialog)
+    dialog.test_connection()
+    qtbot.waitUntil(lambda: "is available" in dialog.result.text())
+    dialog.preset.setCurrentText("Ollama (local)")
+    assert dialog.base_url.text() == "http://localhost:11434/v1"
+    dialog.base_url.setText(llm.base_url)
+    dialog.model.setText("deepseek-chat")
+    dialog.round_trips.setValue(7)
+    with qtbot.waitSignal(dialog.accepted, timeout=5000):
+        dialog.save()
+    saved = read_config(home)
+    assert saved["model"] == "deepseek-chat" and saved["max_round_trips"] == 7
+    assert saved["api_key"] == "sk-gui-test-000000"
+
+    dialog = SettingsDialog(window.host, config, window)
+    qtbot.addWidget(dialog)
+    dialog.base_url.setText("ftp://nowhere")
+    dialog.save()
+    qtbot.waitUntil(lambda: "Not saved" in dialog.result.text())
+    assert read_config(home)["base_url"] == llm.base_url
+
+
+def close_dialogs_while(callback):
+    """Modal dialogs opened by an action are closed as soon as they appear."""
+    def close():
+        widget = QApplication.activeModalWidget()
+        if widget is not None:
+            widget.close()
+    timer = QTimer()
+    timer.timeout.connect(close)
+    timer.start(20)
+    try:
+        callback()
+    finally:
+        timer.stop()
+
+
+def test_every_registered_shortcut_triggers_its_action(qtbot, open_window, home):
+    window = open_window(home)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    for spec, action in window.registry.ordered():
+        if not spec.shortcut or spec.name == "app.quit":
+            continue
+        action.setEnabled(True)
+        fired = []
+        action.triggered.connect(lambda *_args, out=fired: out.append(True))
+        sequence = action.shortcut()
+        combo = sequence[0]
+        window.activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+        window.pane.input.setFocus()
+        close_dialogs_while(lambda combo=combo: qtbot.keyClick(
+            QApplication.focusWidget() or window, combo.key(), combo.keyboardModifiers()))
+        assert fired, f"{spec.name} ({spec.shortcut}) did not trigger"
+        qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
+    assert window.trace_dock.isVisible()  # Ctrl+T toggled the dock once
+
+
+def test_the_trace_dock_filter_keeps_matching_calls_with_their_turn(qtbot, open_window, home,
+                                                                    llm):
+    recall = {"name": "memory_recall", "arguments": {"query_intent": "tea"}}
+    llm.play({"tool_calls": [COMMIT, recall]}, {"text": "ok"})
+    window = open_window(home)
+    type_and_send(qtbot, window, "remember tea")
+    wait_turn(qtbot, window)
+    dock = window.trace_dock
+    dock.filter.setText("memory_recall")
+    turn = dock.proxy.index(dock.proxy.rowCount() - 1, 0)
+    assert dock.proxy.rowCount(turn) == 1
+    assert dock.proxy.index(0, 0, turn).data() == "memory_recall"
+    dock.filter.clear()
+    assert dock.proxy.rowCount(dock.proxy.index(dock.proxy.rowCount() - 1, 0)) == 2
+
+
+def test_rejected_calls_are_listed_with_their_reason(qtbot, open_window, home, llm):
+    update = {"name": "persona_update",
+              "arguments": {"attributes": [{"attribute": "tone", "value": "warm"}]}}
+    llm.play({"tool_calls": [update, update]}, {"text": "ok"})
+    window = open_window(home)
+    type_and_send(qtbot, window, "be warm")
+    wait_turn(qtbot, window)
+    calls = window.trace.turns[-1].calls
+    assert [c.rejected is None for c in calls] == [True, False]
+    assert calls[1].rejected.startswith("Tool call rejected")
+    assert "1 rejected" in window.trace.turns[-1].summary()
+
+
+def test_closing_the_window_during_a_turn_stops_the_thread(qtbot, open_window, home, llm):
+    llm.play({"text": "never ending " * 500, "chunk_delay": 0.05})
+    window = open_window(home)
+    type_and_send(qtbot, window, "go on")
+    qtbot.waitUntil(lambda: len(window.chat.messages[-1].content) > 5)
+    timer = QElapsedTimer()
+    timer.start()
+    window.close()
+    assert not window.host.thread.isRunning()
+    assert timer.elapsed() < 5000
+
+
+def test_the_event_loop_keeps_running_during_a_slow_turn(qtbot, open_window, home, llm):
+    """Behaviour, not speed: the GUI thread never waits on the backend. A 5 ms probe
+    records the longest gap; bench/gui_bench.py reports the figure itself."""
+    llm.play({"tool_calls": [COMMIT]}, {"text": "tok " * 100, "chunk_delay": 0.02})
+    window = open_window(home)
+    gaps = []
+    clock = QElapsedTimer()
+    clock.start()
+    last = [clock.elapsed()]
+
+    def probe():
+        now = clock.elapsed()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QTimer()
+    timer.timeout.connect(probe)
+    timer.start(5)
+    type_and_send(qtbot, window, "stream slowly")
+    wait_turn(qtbot, window)
+    timer.stop()
+    assert len(gaps) > 100
+    assert max(gaps) < 1000  # a blocked GUI thread would stall for the whole turn (2+ s)
