@@ -73,8 +73,12 @@ def open_window(home: Path) -> MainWindow:
     return window
 
 
-def run(home: Path, scheme: str = "system") -> int:
+def run(home: Path, scheme: str = "system", exit_when_ready: bool = False) -> int:
+    """`exit_when_ready` prints "ready" and quits once the window is usable (history shown):
+    benchmarks time the start with it."""
     app = make_application(scheme=scheme)
     window = open_window(home)
+    if exit_when_ready:
+        window.usable.connect(lambda: (print("ready", flush=True), window.close()))
     window.show()
     return app.exec()

@@ -34,6 +34,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--model", help="with --cli: model name for this run")
     parser.add_argument("--tool", metavar="NAME", choices=TOOL_NAMES,
                         help="run one memory tool on the store, print its result and exit")
+    parser.add_argument("--exit-when-ready", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("arguments", nargs="?", default="{}",
                         help="with --tool: the tool's arguments as a JSON object (default {})")
     return parser.parse_args(argv)
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_tool(home, args.tool, args.arguments)
     from app import gui  # noqa: PLC0415  (Qt loads only when the window is wanted)
 
-    return gui.run(home, args.color_scheme)
+    return gui.run(home, args.color_scheme, exit_when_ready=args.exit_when_ready)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QWidget
 
@@ -20,12 +20,15 @@ from app.dialogs.settings import SettingsDialog
 from app.dialogs.shortcuts import ShortcutList
 from app.trace.dock import TraceDock
 from app.trace.model import TraceModel
+from core.dispatcher import NO_KEY
 from core.packets import PacketType
 
 STATE_VERSION = 1
 
 
 class MainWindow(QMainWindow):
+    usable = Signal()  # the store is open and the history is shown
+
     def __init__(self, host: BackendHost, home: Path, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("mainWindow")
@@ -147,12 +150,14 @@ class MainWindow(QMainWindow):
     def _history_loaded(self, answer: dict[str, Any]) -> None:
         if not answer["success"]:
             self._set_state(f"History not loaded: {answer['error']}")
+            self.usable.emit()
             return
         history = answer["history"]
         self.chat.reset(history)
         self.trace.load_history(history)
         self.pane.input.sent = [m["content"] for m in history if m["role"] == "user"][-50:]
         self.pane.view.scrollToBottom()
+        self.usable.emit()
 
     def _config_loaded(self, answer: dict[str, Any]) -> None:
         if answer["success"]:
@@ -224,6 +229,9 @@ class MainWindow(QMainWindow):
         elif answer["error"] == "cancelled":
             self._set_state("Stopped")
         else:
+            if answer["error"] == NO_KEY and row is not None:
+                keys = self.registry.shortcut_text("app.settings")
+                self.chat.change(row, error=f"{NO_KEY}: add one in Settings ({keys})")
             self.failed_text = text
             self.registry.actions["chat.retry"].setEnabled(True)
             self.pane.view.set_retry_row(row)

@@ -172,10 +172,7 @@ class ChatSession:
                     raise TurnCancelled("".join(text))
                 received += 1
                 if chunk.usage:
-                    for key, value in chunk.usage.model_dump(exclude_none=True).items():
-                        if isinstance(value, int):
-                            result.usage[key] = result.usage.get(key, 0) + value
-                    progress("usage", dict(result.usage))
+                    self._add_usage(chunk.usage, result, progress)
                 for choice in chunk.choices:
                     self._take_delta(choice.delta, text, reasoning, calls, progress)
                     finished = finished or bool(choice.finish_reason)
@@ -198,6 +195,13 @@ class ChatSession:
         for i, call in enumerate(ordered):
             call["id"] = call["id"] or f"call_{result.round_trips}_{i}"
         return "".join(text), "".join(reasoning), ordered
+
+    @staticmethod
+    def _add_usage(usage: Any, result: TurnResult, progress: Progress) -> None:
+        for key, value in usage.model_dump(exclude_none=True).items():
+            if isinstance(value, int):
+                result.usage[key] = result.usage.get(key, 0) + value
+        progress("usage", dict(result.usage))
 
     @staticmethod
     def _take_delta(delta: Any, text: list[str], reasoning: list[str],

@@ -123,10 +123,11 @@ class MessageDelegate(QStyledItemDelegate):
             y += pad // 2
         body = self._document(message, "body", inner_width, option.font)
         body_top_left = QPointF(inner_left, y)
-        y += round(body.size().height())
+        if message.content or not message.error:  # a failed empty reply shows its error only
+            y += round(body.size().height())
         error_line = retry = None
         if message.error:
-            y += pad // 2
+            y += pad // 2 if message.content else 0
             error_line = QRect(inner_left, y, inner_width, metrics.height())
             if message is self.retry_message:
                 retry_width = metrics.horizontalAdvance(RETRY) + pad
@@ -173,8 +174,9 @@ class MessageDelegate(QStyledItemDelegate):
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRoundedRect(parts.bubble.adjusted(0, 0, -1, -1), radius, radius)
         self._paint_header(painter, option, message, parts)
-        self._paint_document(painter, palette, parts.body, parts.body_top_left,
-                             QPalette.ColorRole.Text)
+        if message.content or not message.error:
+            self._paint_document(painter, palette, parts.body, parts.body_top_left,
+                                 QPalette.ColorRole.Text)
         muted = palette.color(QPalette.ColorRole.PlaceholderText)
         if parts.reasoning_line is not None:
             painter.setPen(muted)

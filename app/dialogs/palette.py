@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QAction, QKeyEvent, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QDialog, QLineEdit, QListView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QHeaderView, QLineEdit, QTreeView, QVBoxLayout, QWidget
 
 from app.actions import ActionRegistry
 
@@ -23,7 +23,9 @@ class _WordFilter(QSortFilterProxyModel):
         self.setFilterFixedString(text)  # refilters; the rows are judged by `words`
 
     def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:
-        text = self.sourceModel().index(row, 0, parent).data().casefold()
+        model = self.sourceModel()
+        text = " ".join(model.index(row, column, parent).data() or ""
+                        for column in range(model.columnCount())).casefold()
         return all(word in text for word in self.words)
 
 
@@ -32,14 +34,16 @@ class CommandPalette(QDialog):
         super().__init__(parent)
         self.setObjectName("commandPalette")
         self.setWindowTitle("Command palette")
-        self.items = QStandardItemModel(self)
+        self.items = QStandardItemModel(0, 2, self)
         for spec, action in registry.ordered():
-            keys = registry.shortcut_text(spec.name)
-            item = QStandardItem(f"{spec.menu}: {spec.text.rstrip('…')}"
-                                 + (f"    {keys}" if keys else ""))
-            item.setData(action, ActionRole)
-            item.setEnabled(action.isEnabled())
-            self.items.appendRow(item)
+            item = QStandardItem(f"{spec.menu}: {spec.text.rstrip('…')}")
+            keys = QStandardItem(registry.shortcut_text(spec.name))
+            keys.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            for cell in (item, keys):
+                cell.setData(action, ActionRole)
+                cell.setEnabled(action.isEnabled())
+                cell.setEditable(False)
+            self.items.appendRow([item, keys])
         self.proxy = _WordFilter(self)
         self.proxy.setSourceModel(self.items)
         self.query = QLineEdit()
@@ -47,16 +51,22 @@ class CommandPalette(QDialog):
         self.query.setPlaceholderText("Type to find an action, Enter runs it")
         self.query.textChanged.connect(self._filter)
         self.query.installEventFilter(self)
-        self.list = QListView()
+        self.list = QTreeView()
         self.list.setAccessibleName("Matching actions")
         self.list.setModel(self.proxy)
-        self.list.setUniformItemSizes(True)
+        self.list.setRootIsDecorated(False)
+        self.list.setHeaderHidden(True)
+        self.list.setUniformRowHeights(True)
+        self.list.setSelectionBehavior(QTreeView.SelectionBehavior.SelectRows)
+        self.list.header().setStretchLastSection(False)
+        self.list.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.list.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.list.activated.connect(self._run)
         layout = QVBoxLayout(self)
         layout.addWidget(self.query)
         layout.addWidget(self.list)
         metrics = self.fontMetrics()
-        self.resize(40 * metrics.averageCharWidth(), 18 * metrics.height())
+        self.resize(60 * metrics.averageCharWidth(), 18 * metrics.height())
         self._filter("")
         self.chosen: QAction | None = None
 

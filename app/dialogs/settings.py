@@ -107,7 +107,9 @@ class SettingsDialog(QDialog):
         form = QFormLayout()
         form.addRow("&Provider", self.preset)
         form.addRow("Base &URL", self.base_url)
-        form.addRow("API &key", key_row)
+        key_label = QLabel("API &key")
+        key_label.setBuddy(self.api_key)
+        form.addRow(key_label, key_row)
         form.addRow("&Model", self.model)
         form.addRow("&Request timeout", self.request_timeout)
         form.addRow("&Turn timeout", self.turn_timeout)
@@ -120,7 +122,7 @@ class SettingsDialog(QDialog):
         layout.addLayout(form)
         layout.addLayout(test_row)
         layout.addWidget(self.buttons)
-        self.setMinimumWidth(48 * self.fontMetrics().averageCharWidth())
+        self.setMinimumWidth(64 * self.fontMetrics().averageCharWidth())
 
     def _reveal(self, shown: bool) -> None:
         self.api_key.setEchoMode(QLineEdit.EchoMode.Normal if shown

@@ -147,7 +147,7 @@ def test_first_run_without_a_key_says_what_is_missing(qtbot, open_window, tmp_pa
     assert window.pane.notice.button.text() == "Open settings…"
     type_and_send(qtbot, window, "hello")
     wait_turn(qtbot, window)
-    assert window.chat.messages[-1].error == "API Key not configured"
+    assert window.chat.messages[-1].error == "API Key not configured: add one in Settings (Ctrl+,)"
     assert llm.requests == []
     window.refresh_memory_counts()  # what needs no key still works
     qtbot.waitUntil(lambda: "Memory: 0 facts" in window.memory_label.text())
