@@ -318,3 +318,30 @@ def test_the_event_loop_keeps_running_during_a_slow_turn(qtbot, open_window, hom
     timer.stop()
     assert len(gaps) > 100
     assert max(gaps) < 1000  # a blocked GUI thread would stall for the whole turn (2+ s)
+
+
+def test_window_size_and_dock_state_are_remembered(qtbot, open_window, home):
+    window = open_window(home)
+    window.resize(700, 500)
+    window.trace_action.setChecked(True)
+    assert window.trace_dock.isVisible()
+    window.close()
+    again = open_window(home)
+    assert (again.size().width(), again.size().height()) == (700, 500)
+    assert again.trace_dock.isVisible() and again.trace_action.isChecked()
+
+
+def test_reasoning_streams_into_a_collapsed_block_that_opens(qtbot, open_window, home, llm):
+    llm.play({"reasoning": "First I think about tea.", "text": "Tea it is."})
+    window = open_window(home)
+    type_and_send(qtbot, window, "tea?")
+    wait_turn(qtbot, window)
+    reply = window.chat.messages[-1]
+    assert reply.reasoning == "First I think about tea." and not reply.reasoning_open
+    view = window.pane.view
+    view.setCurrentIndex(window.chat.index(len(window.chat.messages) - 1))
+    qtbot.keyClick(view, Qt.Key.Key_Space)
+    assert reply.reasoning_open
+    window.close()
+    again = open_window(home)
+    assert again.chat.messages[-1].reasoning == "First I think about tea."
