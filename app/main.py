@@ -34,6 +34,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--model", help="with --cli: model name for this run")
     parser.add_argument("--tool", metavar="NAME", choices=TOOL_NAMES,
                         help="run one memory tool on the store, print its result and exit")
+    parser.add_argument("--smoke-test", action="store_true",
+                        help="check that this build works (offscreen, one scripted turn)")
     parser.add_argument("--exit-when-ready", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("arguments", nargs="?", default="{}",
                         help="with --tool: the tool's arguments as a JSON object (default {})")
@@ -59,6 +61,10 @@ def run_tool(home, tool: str, arguments: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.smoke_test:
+        from app import smoke  # noqa: PLC0415  (Qt loads only when the window is wanted)
+
+        return smoke.run()
     home = data_home(args.home)
     if args.cli:
         return cli.run(home, args.base_url, args.model)
