@@ -19,6 +19,10 @@ class BackendClient:
         except Exception as error:  # the seed promises dicts, never exceptions
             return {"success": False, "data": None, "error": f"{type(error).__name__}: {error}"}
 
+    def request(self, type_: PacketType, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Any packet, for the types without a method of their own (the browser's)."""
+        return self._send(type_, body)
+
     def process_message(self, user_input: str, timeout: float | None = None) -> dict[str, Any]:
         return self._send(PacketType.PROCESS_MESSAGE, {"user_input": user_input}, timeout)
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import openai
 
+from core import browse, corrections, exchange
 from core.config import Config, ConfigError, load_config, save_config, updated
 from core.history import History
 from core.limits import ToolLimiter
@@ -110,6 +111,8 @@ class Dispatcher:
                 else handler(packet.body)
         except _Refusal as refusal:
             return PacketResponse(packet.id, False, refusal.data, str(refusal))
+        except browse.BrowseError as error:
+            return PacketResponse.fail(packet.id, str(error))
         except sqlite3.Error as error:
             return PacketResponse.fail(packet.id, describe_sqlite_error(error))
         except Exception as error:  # a bug must not kill the backend thread
@@ -137,14 +140,20 @@ class Dispatcher:
             raise _Refusal(NO_KEY)
         self.limiter.reset()
         executor = ToolExecutor(store)
+        recalled: list[int] = []
+
+        def run_tool(name: str, args: str) -> dict[str, Any]:
+            outcome = executor.execute(name, args, turn_id=turn_id, actor="model",
+                                       limiter=self.limiter)
+            if outcome["success"]:
+                recalled.extend(outcome["data"].get("edge_ids") or [])
+            return outcome
+
         messages = [{"role": "system", "content": system_prompt(memory_snapshot(store, text))},
                     *recent, {"role": "user", "content": text}]
-        result = self.session.run(
-            messages,
-            lambda name, args: executor.execute(name, args, turn_id=turn_id, actor="model",
-                                                limiter=self.limiter),
-            progress, self.config.max_round_trips)
-        data = {**result.data(), "turn_id": turn_id}
+        result = self.session.run(messages, run_tool, progress, self.config.max_round_trips)
+        data = {**result.data(), "turn_id": turn_id,
+                "touched": browse.turn_touched(store, turn_id, recalled)}
         history.append("assistant", result.content, turn_id=turn_id,
                        tool_calls=result.tool_calls, rejected_tools=result.rejected_tools,
                        usage=result.usage, partial=result.error is not None,
@@ -165,10 +174,86 @@ class Dispatcher:
         return outcome["data"]
 
     def _on_undo(self, body: dict[str, Any]) -> dict[str, Any]:
-        outcome = ToolExecutor(self._need_store()).undo(body.get("change_id"))
+        """Undo `change_id`, or without one the newest change not yet undone (Ctrl+Z)."""
+        store = self._need_store()
+        change_id = body.get("change_id")
+        if change_id is None:
+            change_id = browse.last_undoable(store)
+            if change_id is None:
+                raise _Refusal("there is no change left to undo")
+        outcome = ToolExecutor(store).undo(change_id)
         if not outcome["success"]:
             raise _Refusal(outcome["error"])
         return outcome["data"]
+
+    # -- the graph browser --------------------------------------------------------------
+
+    def _on_list_nodes(self, body: dict[str, Any]) -> dict[str, Any]:
+        query, kinds = body.get("query", ""), body.get("kinds") or []
+        if not isinstance(query, str) or not isinstance(kinds, list):
+            raise _Refusal("query must be text and kinds a list")
+        ids = browse.list_node_ids(self._need_store(), query=query, kinds=kinds,
+                                   status=body.get("status", "any"),
+                                   sort=body.get("sort", "name"),
+                                   descending=bool(body.get("descending")))
+        return {"ids": ids, "total": len(ids)}
+
+    def _on_node_rows(self, body: dict[str, Any]) -> dict[str, Any]:
+        ids = body.get("ids")
+        if not isinstance(ids, list):
+            raise _Refusal("ids must be a list")
+        return {"rows": browse.node_rows(self._need_store(), ids)}
+
+    def _on_get_subgraph(self, body: dict[str, Any]) -> dict[str, Any]:
+        limit = body.get("limit", browse.SUBGRAPH_LIMIT)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise _Refusal("limit must be a whole number from 1 to 1000")
+        return browse.subgraph(self._need_store(), body.get("node_id"),
+                               depth=body.get("depth", 1), limit=limit)
+
+    def _on_get_node(self, body: dict[str, Any]) -> dict[str, Any]:
+        store = self._need_store()
+        details = browse.node_details(store, body.get("node_id"))
+        for edge in details["edges"]:
+            message = browse.message_for(store, edge.get("source_message"))
+            edge["message"] = message
+        return details
+
+    def _on_list_changes(self, body: dict[str, Any]) -> dict[str, Any]:
+        limit = body.get("limit", 50)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise _Refusal("limit must be a whole number from 1 to 1000")
+        return {"changes": browse.recent_changes(self._need_store(), limit)}
+
+    def _on_correct_memory(self, body: dict[str, Any]) -> dict[str, Any]:
+        arguments = body.get("arguments") or {}
+        if not isinstance(arguments, dict):
+            raise _Refusal("arguments must be an object")
+        try:
+            return corrections.correct(self._need_store(), body.get("action"), arguments)
+        except corrections.CorrectionError as error:
+            raise _Refusal(str(error)) from None
+
+    def _on_export_memory(self, body: dict[str, Any]) -> dict[str, Any]:
+        path, kind = body.get("path"), body.get("format", "json")
+        if not isinstance(path, str) or not path:
+            raise _Refusal("path must name a file")
+        writers = {"json": exchange.export_json, "graphml": exchange.export_graphml}
+        if kind not in writers:
+            raise _Refusal("format must be json or graphml")
+        try:
+            return writers[kind](self._need_store(), path)
+        except OSError as error:
+            raise _Refusal(f"cannot write {path}: {error.strerror}") from None
+
+    def _on_import_memory(self, body: dict[str, Any]) -> dict[str, Any]:
+        path = body.get("path")
+        if not isinstance(path, str) or not path:
+            raise _Refusal("path must name a file")
+        try:
+            return exchange.import_json(self._need_store(), path)
+        except exchange.ExchangeError as error:
+            raise _Refusal(str(error)) from None
 
     def _on_get_status(self, _body: dict[str, Any]) -> dict[str, Any]:
         return {"running": self.running, "config": self.config.public(),

@@ -24,6 +24,15 @@ class PacketType(Enum):
     CANCEL = "cancel"  # beyond the seed: stop the running turn
     UNDO = "undo"  # beyond the seed: undo one logged memory change
     TEST_CONNECTION = "test_connection"  # beyond the seed: try settings before saving them
+    # beyond the seed: the graph browser's reads and the person's corrections
+    LIST_NODES = "list_nodes"
+    NODE_ROWS = "node_rows"
+    GET_SUBGRAPH = "get_subgraph"
+    GET_NODE = "get_node"
+    LIST_CHANGES = "list_changes"
+    CORRECT_MEMORY = "correct_memory"
+    EXPORT_MEMORY = "export_memory"
+    IMPORT_MEMORY = "import_memory"
 
 
 @dataclass

@@ -316,3 +316,35 @@ def test_reasoning_and_round_trips_are_kept_in_the_history(backend, fake):
     client.process_message("q")
     last = client.get_history()["history"][-1]
     assert last["reasoning"] == "think first" and last["round_trips"] == 1
+
+
+def test_browser_packets_read_correct_undo_export_and_import(backend, fake, tmp_path):
+    fake.play({"tool_calls": [commit_call("Anna", "lives in", "Berlin")]}, {"text": "ok"})
+    _, client = backend()
+    turn = client.process_message("Anna lives in Berlin")
+    touched = turn["touched"]
+    assert len(touched["nodes"]) == 2 and len(touched["edges"]) == 1
+    ids = client.request(PacketType.LIST_NODES, {"query": "Anna"})["ids"]
+    rows = client.request(PacketType.NODE_ROWS, {"ids": ids})["rows"]
+    assert rows[0]["name"] == "Anna"
+    details = client.request(PacketType.GET_NODE, {"node_id": rows[0]["id"]})
+    assert details["edges"][0]["message"]["content"] == "Anna lives in Berlin"
+    graph = client.request(PacketType.GET_SUBGRAPH, {"node_id": rows[0]["id"], "depth": 2})
+    assert {n["name"] for n in graph["nodes"]} == {"Anna", "Berlin"}
+    renamed = client.request(PacketType.CORRECT_MEMORY, {
+        "action": "rename_node", "arguments": {"node_id": rows[0]["id"], "name": "Anna S."}})
+    assert renamed["success"] and "Anna S." in renamed["summary"]
+    assert client.request(PacketType.UNDO, {})["undone"] == renamed["change_id"]
+    assert client.request(PacketType.UNDO, {})["success"]  # then the model's commit
+    assert "Edges: none" in client.execute_tool("memory_introspect")["result"]
+    changes = client.request(PacketType.LIST_CHANGES, {"limit": 10})["changes"]
+    assert [c["tool"] for c in changes][:2] == ["undo", "undo"]
+    client.request(PacketType.UNDO, {"change_id": changes[0]["id"]})  # redo the commit
+    path = str(tmp_path / "memory.json")
+    assert client.request(PacketType.EXPORT_MEMORY, {"path": path})["edges"] == 1
+    refused = client.request(PacketType.IMPORT_MEMORY, {"path": str(tmp_path / "none.json")})
+    assert not refused["success"] and "cannot read" in refused["error"]
+    merged = client.request(PacketType.IMPORT_MEMORY, {"path": path})
+    assert merged["success"] and merged["edges_merged"] == 1
+    bad = client.request(PacketType.LIST_NODES, {"kinds": ["nope"]})
+    assert not bad["success"] and "unknown kind" in bad["error"]

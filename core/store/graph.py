@@ -154,6 +154,8 @@ class GraphStore:
              change.turn_id, change.actor, change.summary, encode_ops(change.ops),
              change.undo_of),
         )
+        self.conn.executemany("INSERT OR IGNORE INTO change_rows VALUES (?, ?, ?)",
+                              [(cursor.lastrowid, op["table"], op["id"]) for op in change.ops])
         return cursor.lastrowid
 
     def _require_change(self) -> Change:

@@ -3,12 +3,15 @@
 Each migration moves a file from one version to the next inside one transaction, so a
 file is always at a whole version. Version 1 is the first layout (nodes and edges only);
 version 2 adds the change log, edge categories, task fields and the full-text index;
-version 3 adds the chat history.
+version 3 adds the chat history; 4 keeps reasoning with replies; 5 adds soft-deleted
+nodes and the index from rows to their changes.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import zlib
 from collections.abc import Callable
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -144,7 +147,33 @@ ALTER TABLE messages ADD COLUMN reasoning TEXT;
 ALTER TABLE messages ADD COLUMN round_trips INTEGER;
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3, V4]
+# Soft-deleted nodes, and an index from each row to the changes that touched it, so a
+# node's history is one indexed lookup instead of a scan of every logged change.
+V5_DDL = """
+ALTER TABLE nodes ADD COLUMN deleted_at REAL;
+CREATE TABLE change_rows (
+    change_id INTEGER NOT NULL REFERENCES change_log(id),
+    tbl TEXT NOT NULL,
+    row_id INTEGER NOT NULL,
+    PRIMARY KEY (tbl, row_id, change_id)
+) WITHOUT ROWID;
+"""
+
+
+def v5(conn: sqlite3.Connection) -> None:
+    for statement in _statements(V5_DDL):
+        conn.execute(statement)
+    for change_id, blob in conn.execute("SELECT id, ops FROM change_log").fetchall():
+        conn.executemany("INSERT OR IGNORE INTO change_rows VALUES (?, ?, ?)",
+                         [(change_id, op["table"], op["id"]) for op in _decode(blob)])
+
+
+def _decode(blob: bytes) -> list[dict]:
+    return json.loads(zlib.decompress(blob))
+
+
+Migration = str | Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5]
 LATEST_VERSION = len(MIGRATIONS)
 
 
@@ -163,8 +192,12 @@ def migrate(conn: sqlite3.Connection, target: int = LATEST_VERSION,
     for version in range(current + 1, target + 1):
         conn.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _statements(MIGRATIONS[version - 1]):
-                conn.execute(statement)
+            step = MIGRATIONS[version - 1]
+            if callable(step):
+                step(conn)
+            else:
+                for statement in _statements(step):
+                    conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {version}")
             conn.execute("COMMIT")
         except BaseException:

@@ -1,0 +1,228 @@
+"""Reads for the graph browser: node lists by id, rows in pages, neighbourhoods, a node's
+details and history, and what one turn recalled or changed.
+
+Lists answer ids only (cheap even for 100,000 nodes); the browser then asks for the rows
+it is about to show. Every function is read-only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from core.store import GraphStore
+from core.store.graph import Row, decode_ops
+from core.store.search import EDGE_SELECT, fts_candidates
+
+KINDS = {"persona": ("persona",), "task": ("task",), "memory": ("entity", "state")}
+STATUSES = ("any", "active", "archived", "deleted")
+SORTS = {"name": "norm_name", "type": "coalesce(type, '')", "mentions": "mention_count",
+         "updated": "updated_at"}
+SEARCH_LIMIT = 5000  # ids a search answers, best first
+MAX_PAGE = 1000  # rows one NODE_ROWS request may ask for
+SUBGRAPH_LIMIT = 200
+NODE_FIELDS = ("id, name, kind, type, mention_count, created_at, updated_at, description,"
+               " state, summary, deleted_at")
+
+
+class BrowseError(ValueError):
+    """A request the browser should not have made; the message says which part."""
+
+
+def _in(values: Sequence[Any]) -> str:
+    return ", ".join("?" for _ in values)
+
+
+def _status_clause(status: str) -> str:
+    """Nodes by their own state and by the state of their edges."""
+    if status == "active":
+        return "n.deleted_at IS NULL"
+    if status == "archived":
+        return ("(EXISTS (SELECT 1 FROM edges e WHERE e.source_id = n.id AND e.status ="
+                " 'archived') OR EXISTS (SELECT 1 FROM edges e WHERE e.target_id = n.id AND"
+                " e.status = 'archived'))")
+    if status == "deleted":
+        return ("(n.deleted_at IS NOT NULL OR EXISTS (SELECT 1 FROM edges e WHERE e.source_id"
+                " = n.id AND e.status IN ('deleted', 'superseded')) OR EXISTS (SELECT 1 FROM"
+                " edges e WHERE e.target_id = n.id AND e.status IN ('deleted', 'superseded')))")
+    return "1"
+
+
+def list_node_ids(store: GraphStore, *, query: str = "", kinds: Sequence[str] = (),
+                  status: str = "any", sort: str = "name", descending: bool = False
+                  ) -> list[int]:
+    """Ids of the nodes that match, in the asked order; a search is ranked by relevance
+    unless another order is asked for."""
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown:
+        raise BrowseError(f"unknown kind(s) {unknown}; the kinds are {sorted(KINDS)}")
+    if status not in STATUSES:
+        raise BrowseError(f"unknown status {status!r}; the statuses are {list(STATUSES)}")
+    if sort not in (*SORTS, "relevance"):
+        raise BrowseError(f"unknown sort {sort!r}; sort by {sorted(SORTS)} or relevance")
+    where, params = [_status_clause(status)], []
+    node_kinds = [k for group in kinds for k in KINDS[group]]
+    if node_kinds:
+        where.append(f"n.kind IN ({_in(node_kinds)})")
+        params += node_kinds
+    if query.strip():
+        ranked = [rowid for rowid, _ in fts_candidates(store, "node_fts", query, SEARCH_LIMIT)]
+        ranked += _nodes_by_edge_text(store, query, exclude=set(ranked))
+        if not ranked:
+            return []
+        rows = store.conn.execute(
+            f"SELECT n.id FROM nodes n WHERE n.id IN ({_in(ranked)}) AND {' AND '.join(where)}",
+            [*ranked, *params]).fetchall()
+        matching = {r[0] for r in rows}
+        if sort == "relevance":
+            return [i for i in ranked if i in matching]
+        ids = list(matching)
+        where.append(f"n.id IN ({_in(ids)})")
+        params += ids
+    elif sort == "relevance":
+        sort = "updated"
+        descending = True
+    order = f"{SORTS[sort]} {'DESC' if descending else 'ASC'}, n.id"
+    sql = f"SELECT n.id FROM nodes n WHERE {' AND '.join(where)} ORDER BY {order}"
+    return [r[0] for r in store.conn.execute(sql, params)]
+
+
+def _nodes_by_edge_text(store: GraphStore, query: str, exclude: set[int]) -> list[int]:
+    """Nodes reached through matching facts, so "likes tea" finds the people who do."""
+    hits = [rowid for rowid, _ in fts_candidates(store, "edge_fts", query, 200)]
+    if not hits:
+        return []
+    found: list[int] = []
+    for source, target in store.conn.execute(
+            f"SELECT source_id, target_id FROM edges WHERE id IN ({_in(hits)})", hits):
+        for node in (source, target):
+            if node not in exclude:
+                exclude.add(node)
+                found.append(node)
+    return found
+
+
+def node_rows(store: GraphStore, ids: Sequence[int]) -> list[Row]:
+    """The rows for `ids`, in the same order, each with its count of active edges."""
+    if len(ids) > MAX_PAGE:
+        raise BrowseError(f"ask for at most {MAX_PAGE} rows at a time")
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        raise BrowseError("ids must be whole numbers")
+    if not ids:
+        return []
+    rows = store.query(f"SELECT {NODE_FIELDS} FROM nodes WHERE id IN ({_in(ids)})", list(ids))
+    by_id = {r["id"]: r for r in rows}
+    return [by_id[i] for i in ids if i in by_id]
+
+
+def _need_node(store: GraphStore, node_id: Any) -> Row:
+    if isinstance(node_id, bool) or not isinstance(node_id, int):
+        raise BrowseError("node_id must be a whole number")
+    node = store.query_one(f"SELECT {NODE_FIELDS} FROM nodes WHERE id = ?", (node_id,))
+    if node is None:
+        raise BrowseError(f"node {node_id} does not exist")
+    return node
+
+
+def subgraph(store: GraphStore, node_id: Any, depth: int = 1,
+             limit: int = SUBGRAPH_LIMIT, statuses: Sequence[str] = ("active",)) -> dict:
+    """The node and its neighbours to `depth` (1 or 2), at most `limit` nodes; the most
+    mentioned links are kept first when the cap applies."""
+    if depth not in (1, 2):
+        raise BrowseError("depth must be 1 or 2")
+    center = _need_node(store, node_id)
+    nodes: dict[int, int] = {center["id"]: 0}  # id -> hop
+    edges: dict[int, Row] = {}
+    capped = False
+    frontier = [center["id"]]
+    for hop in (1, 2)[:depth]:
+        following: list[int] = []
+        for node in frontier:
+            for edge in _edges_of(store, node, statuses):
+                other = edge["target_id"] if edge["source_id"] == node else edge["source_id"]
+                if other not in nodes:
+                    if len(nodes) >= limit:
+                        capped = True
+                        continue
+                    nodes[other] = hop
+                    following.append(other)
+                edges[edge["id"]] = edge
+        frontier = following
+    rows = {r["id"]: r for r in node_rows(store, list(nodes)[:MAX_PAGE])}
+    return {
+        "center": center["id"],
+        "nodes": [{**rows[i], "hop": hop} for i, hop in nodes.items() if i in rows],
+        "edges": [e for e in edges.values()
+                  if e["source_id"] in nodes and e["target_id"] in nodes],
+        "capped": capped, "limit": limit,
+    }
+
+
+def _edges_of(store: GraphStore, node_id: int, statuses: Sequence[str]) -> list[Row]:
+    order = " ORDER BY e.mention_count DESC, e.updated_at DESC LIMIT 400"
+    status = f"e.status IN ({_in(statuses)})"
+    return (store.query(f"{EDGE_SELECT} WHERE e.source_id = ? AND {status}{order}",
+                        [node_id, *statuses])
+            + store.query(f"{EDGE_SELECT} WHERE e.target_id = ? AND {status}"
+                          f" AND e.source_id != e.target_id{order}", [node_id, *statuses]))
+
+
+def node_details(store: GraphStore, node_id: Any, history_limit: int = 100) -> dict:
+    """Everything the details pane shows: fields, every edge in and out with its status and
+    where it came from, and the changes that touched the node or its edges."""
+    node = _need_node(store, node_id)
+    edges = store.query(
+        f"{EDGE_SELECT} WHERE e.source_id = ? OR e.target_id = ?"
+        " ORDER BY e.status = 'active' DESC, e.updated_at DESC LIMIT 2000",
+        (node["id"], node["id"]))
+    for edge in edges:
+        edge["direction"] = "out" if edge["source_id"] == node["id"] else "in"
+    edge_ids = [e["id"] for e in edges]
+    history = store.query(
+        "SELECT c.id, c.created_at, c.tool, c.actor, c.turn_id, c.summary, c.undo_of,"
+        " c.undone_by FROM change_log c WHERE c.id IN ("
+        " SELECT change_id FROM change_rows WHERE tbl = 'nodes' AND row_id = ?"
+        f" UNION SELECT change_id FROM change_rows WHERE tbl = 'edges' AND row_id IN"
+        f" ({_in(edge_ids) or 'NULL'})) ORDER BY c.id DESC LIMIT ?",
+        [node["id"], *edge_ids, history_limit])
+    return {"node": node, "edges": edges, "history": history}
+
+
+def recent_changes(store: GraphStore, limit: int = 50) -> list[Row]:
+    return store.query("SELECT id, created_at, tool, actor, turn_id, summary, undo_of,"
+                       " undone_by FROM change_log ORDER BY id DESC LIMIT ?", (limit,))
+
+
+def last_undoable(store: GraphStore) -> int | None:
+    """The newest change that is not an undo and was not undone: what Ctrl+Z takes back."""
+    row = store.query_one("SELECT id FROM change_log WHERE undo_of IS NULL AND undone_by"
+                          " IS NULL ORDER BY id DESC LIMIT 1")
+    return row["id"] if row else None
+
+
+def turn_touched(store: GraphStore, turn_id: str, recalled_edges: Sequence[int] = ()) -> dict:
+    """Nodes and edges a turn changed (from its logged changes) or recalled."""
+    nodes: set[int] = set()
+    edges: set[int] = set(recalled_edges)
+    for row in store.query("SELECT ops FROM change_log WHERE turn_id = ?", (turn_id,)):
+        for op in decode_ops(row["ops"]):
+            (nodes if op["table"] == "nodes" else edges).add(op["id"])
+    if edges:
+        ids = sorted(edges)
+        for r in store.conn.execute(
+                f"SELECT source_id, target_id FROM edges WHERE id IN ({_in(ids)})", ids):
+            nodes.update(r)
+    return {"nodes": sorted(nodes), "edges": sorted(edges)}
+
+
+def message_for(store: GraphStore, turn_id: str | None) -> Row | None:
+    """The person's message of the turn that wrote something: where a fact came from."""
+    if not turn_id:
+        return None
+    return store.query_one("SELECT id, content, created_at FROM messages WHERE turn_id = ?"
+                           " AND role = 'user' ORDER BY id LIMIT 1", (turn_id,))
+
+
+def describe(row: Row) -> str:
+    return json.dumps(row, ensure_ascii=False, sort_keys=True)

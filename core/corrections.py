@@ -1,0 +1,213 @@
+"""The person's corrections to the memory: rename, merge, edit a relation, delete and
+restore. Each is one logged change (actor "user"), so each can be undone like the model's.
+
+Deleting is soft: a deleted edge keeps its row with status "deleted", a deleted node gets
+`deleted_at` and its active edges are deleted with it, so nothing the model recalls still
+points at it, and restoring brings back exactly the edges that went with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from core.store import GraphStore, StoreError
+from core.store.graph import Row
+from core.store.text import display_name, normalize_name
+
+MAX_NAME = 10_000
+
+
+class CorrectionError(ValueError):
+    """A correction that cannot be made as asked; the message says why."""
+
+
+def _whole(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise CorrectionError(f"{name} must be a whole number")
+    return value
+
+
+def _text(value: Any, name: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise CorrectionError(f"{name} must be non-empty text")
+    if len(value) > MAX_NAME:
+        raise CorrectionError(f"{name} is longer than {MAX_NAME:,} characters")
+    return value
+
+
+def _node(store: GraphStore, node_id: Any) -> Row:
+    node = store.row("nodes", _whole(node_id, "node_id"))
+    if node is None:
+        raise CorrectionError(f"node {node_id} does not exist")
+    return node
+
+
+def _edge(store: GraphStore, edge_id: Any) -> Row:
+    edge = store.row("edges", _whole(edge_id, "edge_id"))
+    if edge is None:
+        raise CorrectionError(f"edge {edge_id} does not exist")
+    return edge
+
+
+def rename_node(store: GraphStore, node_id: Any, name: Any) -> str:
+    node = _node(store, node_id)
+    new_name = _text(name, "name")
+    other = store.find_node(new_name)
+    if other is not None and other["id"] != node["id"]:
+        raise CorrectionError(f"another node is already called {other['name']!r}: merge the "
+                              "two instead")
+    store.update("nodes", node["id"], {"name": display_name(new_name),
+                                       "norm_name": normalize_name(new_name),
+                                       "updated_at": store.clock()})
+    return f"renamed {node['name']!r} to {display_name(new_name)!r}"
+
+
+def merge_nodes(store: GraphStore, keep_id: Any, merge_id: Any) -> str:
+    """Move every edge of `merge_id` onto `keep_id`, then remove `merge_id`. Two facts that
+    become the same are kept as one, with their mentions added up; the other is marked
+    superseded by it. The merged name stays findable in the kept node's description."""
+    keep, gone = _node(store, keep_id), _node(store, merge_id)
+    if keep["id"] == gone["id"]:
+        raise CorrectionError("a node cannot be merged into itself")
+    if gone["kind"] == "persona":
+        raise CorrectionError("the assistant's own persona node cannot be merged away")
+    now = store.clock()
+    moved = folded = 0
+    edges = store.query("SELECT * FROM edges WHERE source_id = ? OR target_id = ?",
+                        (gone["id"], gone["id"]))
+    for edge in edges:
+        source = keep["id"] if edge["source_id"] == gone["id"] else edge["source_id"]
+        target = keep["id"] if edge["target_id"] == gone["id"] else edge["target_id"]
+        twin = store.active_edge(source, edge["relation"], target) \
+            if edge["status"] == "active" else None
+        if twin is not None:
+            store.update("edges", twin["id"], {
+                "mention_count": twin["mention_count"] + edge["mention_count"],
+                "confidence": max(twin["confidence"], edge["confidence"]), "updated_at": now})
+            store.update("edges", edge["id"], {"status": "superseded", "superseded_by":
+                                               twin["id"], "source_id": source,
+                                               "target_id": target, "updated_at": now})
+            folded += 1
+        else:
+            store.update("edges", edge["id"], {"source_id": source, "target_id": target,
+                                               "updated_at": now})
+            moved += 1
+    aliases = [a for a in (keep["description"], f"Also called: {gone['name']}") if a]
+    store.update("nodes", keep["id"], {
+        "mention_count": keep["mention_count"] + gone["mention_count"],
+        "description": "\n".join(aliases), "updated_at": now,
+        "type": keep["type"] or gone["type"]})
+    store.delete("nodes", gone["id"])
+    return (f"merged {gone['name']!r} into {keep['name']!r}: {moved} edge(s) moved, "
+            f"{folded} folded into the same fact")
+
+
+def edit_relation(store: GraphStore, edge_id: Any, relation: Any,
+                  confidence: Any = None) -> str:
+    edge = _edge(store, edge_id)
+    new_relation = _text(relation, "relation")
+    changes: Row = {"relation": display_name(new_relation),
+                    "norm_relation": normalize_name(new_relation), "updated_at": store.clock()}
+    if confidence is not None:
+        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) \
+                or not 0 <= confidence <= 1:
+            raise CorrectionError("confidence must be a number from 0 to 1")
+        changes["confidence"] = float(confidence)
+    if edge["status"] == "active":
+        twin = store.active_edge(edge["source_id"], new_relation, edge["target_id"])
+        if twin is not None and twin["id"] != edge["id"]:
+            raise CorrectionError("the same fact already exists with that relation: delete "
+                                  "this one instead")
+    store.update("edges", edge["id"], changes)
+    return f"relation of edge {edge['id']} changed from {edge['relation']!r} to " \
+           f"{changes['relation']!r}"
+
+
+def delete_edge(store: GraphStore, edge_id: Any) -> str:
+    edge = _edge(store, edge_id)
+    if edge["status"] == "deleted":
+        raise CorrectionError(f"edge {edge['id']} is already deleted")
+    now = store.clock()
+    store.update("edges", edge["id"], {"status": "deleted", "valid_to": now,
+                                       "updated_at": now})
+    return f"deleted edge {edge['id']} ({edge['relation']})"
+
+
+def restore_edge(store: GraphStore, edge_id: Any) -> str:
+    edge = _edge(store, edge_id)
+    if edge["status"] == "active":
+        raise CorrectionError(f"edge {edge['id']} is already active")
+    for end in (edge["source_id"], edge["target_id"]):
+        if store.row("nodes", end)["deleted_at"] is not None:
+            raise CorrectionError("restore the deleted node at its end first")
+    if store.active_edge(edge["source_id"], edge["relation"], edge["target_id"]):
+        raise CorrectionError("the same fact is active again already")
+    store.update("edges", edge["id"], {"status": "active", "valid_to": None,
+                                       "superseded_by": None, "archived_at": None,
+                                       "updated_at": store.clock()})
+    return f"restored edge {edge['id']} ({edge['relation']})"
+
+
+def delete_node(store: GraphStore, node_id: Any) -> str:
+    node = _node(store, node_id)
+    if node["deleted_at"] is not None:
+        raise CorrectionError(f"{node['name']!r} is already deleted")
+    if node["kind"] == "persona":
+        raise CorrectionError("the assistant's persona node cannot be deleted; clear the "
+                              "persona instead")
+    now = store.clock()
+    edges = store.query("SELECT * FROM edges WHERE (source_id = ? OR target_id = ?) AND"
+                        " status = 'active'", (node["id"], node["id"]))
+    for edge in edges:
+        store.update("edges", edge["id"], {"status": "deleted", "valid_to": now,
+                                           "updated_at": now})
+    store.update("nodes", node["id"], {"deleted_at": now, "updated_at": now})
+    return f"deleted {node['name']!r} and {len(edges)} of its facts"
+
+
+def restore_node(store: GraphStore, node_id: Any) -> str:
+    node = _node(store, node_id)
+    if node["deleted_at"] is None:
+        raise CorrectionError(f"{node['name']!r} is not deleted")
+    store.update("nodes", node["id"], {"deleted_at": None, "updated_at": store.clock()})
+    restored = 0
+    for edge in store.query("SELECT * FROM edges WHERE (source_id = ? OR target_id = ?) AND"
+                            " status = 'deleted' AND valid_to = ?",
+                            (node["id"], node["id"], node["deleted_at"])):
+        other = edge["target_id"] if edge["source_id"] == node["id"] else edge["source_id"]
+        if store.row("nodes", other)["deleted_at"] is not None or \
+                store.active_edge(edge["source_id"], edge["relation"], edge["target_id"]):
+            continue
+        store.update("edges", edge["id"], {"status": "active", "valid_to": None,
+                                           "updated_at": store.clock()})
+        restored += 1
+    return f"restored {node['name']!r} and {restored} of its facts"
+
+
+ACTIONS: dict[str, tuple[Callable[..., str], tuple[str, ...]]] = {
+    "rename_node": (rename_node, ("node_id", "name")),
+    "merge_nodes": (merge_nodes, ("keep_id", "merge_id")),
+    "edit_relation": (edit_relation, ("edge_id", "relation", "confidence")),
+    "delete_edge": (delete_edge, ("edge_id",)),
+    "restore_edge": (restore_edge, ("edge_id",)),
+    "delete_node": (delete_node, ("node_id",)),
+    "restore_node": (restore_node, ("node_id",)),
+}
+
+
+def correct(store: GraphStore, action: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Run one correction as one logged change; answers the summary and the change id."""
+    if action not in ACTIONS:
+        raise CorrectionError(f"unknown correction {action!r}; the corrections are "
+                              f"{', '.join(ACTIONS)}")
+    handler, names = ACTIONS[action]
+    unknown = sorted(set(arguments) - set(names))
+    if unknown:
+        raise CorrectionError(f"{action} takes {', '.join(names)}; not {', '.join(unknown)}")
+    try:
+        with store.write(f"user_{action}", arguments, actor="user") as change:
+            change.summary = handler(store, **{n: arguments.get(n) for n in names})
+    except StoreError as error:
+        raise CorrectionError(str(error)) from None
+    return {"summary": change.summary, "change_id": change.id}

@@ -1,0 +1,116 @@
+"""Export and import: the JSON round trip is exact, GraphML is well-formed, and bad or
+hostile files are refused with nothing changed."""
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from core.corrections import correct
+from core.exchange import ExchangeError, export_graphml, export_json, import_json
+from core.store import GraphStore
+from tests.conftest import commit
+
+
+@pytest.fixture
+def lived_in(run, store):
+    commit(run, ("Anna", "lives in", "Berlin"), ("小明", "喜欢", "苹果"),
+           ("Anna", "likes", "tea"))
+    run("task_create", task_id="Trip", description="plan it")
+    run("persona_update", attributes=[{"attribute": "tone", "value": "warm"}])
+    edge = store.query_one("SELECT id FROM edges WHERE relation = 'likes'")["id"]
+    correct(store, "delete_edge", {"edge_id": edge})
+
+
+def test_export_import_export_is_identical(tmp_path, store, lived_in, clock):
+    first = tmp_path / "first.json"
+    export_json(store, first)
+    empty = GraphStore(tmp_path / "empty.db", clock=clock)
+    try:
+        report = import_json(empty, first)
+        assert report["nodes_added"] == store.query_one("SELECT count(*) AS n FROM nodes")["n"]
+        second = tmp_path / "second.json"
+        export_json(empty, second)
+        assert first.read_bytes() == second.read_bytes()
+        empty.undo(report["change_id"])  # an import is one change, undone in one step
+        assert empty.query("SELECT id FROM nodes") == []
+    finally:
+        empty.close()
+
+
+def test_importing_into_a_store_with_memories_merges_by_name(tmp_path, store, lived_in,
+                                                             run, clock):
+    path = tmp_path / "export.json"
+    export_json(store, path)
+    other = GraphStore(tmp_path / "other.db", clock=clock)
+    try:
+        from core.tools import ToolExecutor
+
+        ToolExecutor(other).execute("memory_commit", {"triplets": [
+            {"subject": "anna", "relation": "lives in", "object": "BERLIN"},
+            {"subject": "Bob", "relation": "likes", "object": "tea"}]})
+        report = import_json(other, path)
+        assert report["nodes_matched"] == 3  # anna, BERLIN and tea, by normalised name
+        assert report["edges_merged"] == 1
+        anna = other.find_node("Anna")
+        berlin = other.find_node("Berlin")
+        assert other.active_edge(anna["id"], "lives in", berlin["id"])["mention_count"] == 2
+        assert other.find_node("小明") is not None
+        assert "1 already known" in report["summary"]
+    finally:
+        other.close()
+
+
+def test_graphml_is_well_formed_with_labels(tmp_path, store, lived_in):
+    path = tmp_path / "memory.graphml"
+    commit_name = "Ctrl\x01char <&> \"quoted\""
+    store_nodes = export_graphml(store, path)["nodes"]
+    root = ET.parse(path).getroot()
+    ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
+    assert len(root.findall("g:graph/g:node", ns)) == store_nodes
+    labels = {d.text for d in root.iter("{http://graphml.graphdrawing.org/xmlns}data")}
+    assert {"Anna", "小明", "lives in"} <= labels
+    assert commit_name not in labels
+
+
+def test_graphml_survives_control_characters(tmp_path, store, run):
+    commit(run, ("Odd\x01name", "has", "<&>"))
+    path = tmp_path / "odd.graphml"
+    export_graphml(store, path)
+    ET.parse(path)
+
+
+def bad_file(tmp_path, content):
+    path = tmp_path / "bad.json"
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    return path
+
+
+GOOD_NODE = {"id": 1, "name": "A", "kind": "entity", "created_at": 1.0, "updated_at": 1.0}
+GOOD_EDGE = {"id": 1, "source_id": 1, "target_id": 1, "relation": "r", "status": "active",
+             "created_at": 1.0, "updated_at": 1.0}
+
+
+@pytest.mark.parametrize(("content", "needle"), [
+    ("{not json", "not valid JSON"),
+    ([], "is not of type 'object'"),
+    ({"format": "other", "version": 1, "nodes": [], "edges": []}, "format"),
+    ({"format": "trulymem-memory", "version": 1, "nodes": [], "edges": [], "extra": 1},
+     "Additional properties"),
+    ({"format": "trulymem-memory", "version": 1, "nodes": [{**GOOD_NODE, "evil": 1}],
+      "edges": []}, "Additional properties"),
+    ({"format": "trulymem-memory", "version": 1,
+      "nodes": [{**GOOD_NODE, "name": "x" * 20000}], "edges": []}, "maxLength = 10000"),
+    ({"format": "trulymem-memory", "version": 1, "nodes": [GOOD_NODE],
+      "edges": [{**GOOD_EDGE, "target_id": 7}]}, "points at node 7"),
+    ({"format": "trulymem-memory", "version": 1, "nodes": [GOOD_NODE, {**GOOD_NODE, "id": 2,
+                                                                         "name": " a "}],
+      "edges": []}, "same name"),
+    ("[" * 100000 + "]" * 100000, "not valid JSON"),
+])
+def test_bad_and_hostile_files_are_refused_and_change_nothing(tmp_path, store, lived_in,
+                                                              content, needle):
+    before = store.dump()
+    with pytest.raises(ExchangeError, match=needle):
+        import_json(store, bad_file(tmp_path, content))
+    assert store.dump() == before
