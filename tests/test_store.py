@@ -106,3 +106,11 @@ def test_a_locked_database_answers_busy_and_writes_nothing(tmp_path, clock):
         other.close()
     assert store.dump() == {"nodes": [], "edges": []}
     store.close()
+
+
+def test_quick_check_is_clean_after_logged_writes(store, run):
+    from tests.conftest import commit
+
+    commit(run, ("a", "r", "b"), ("b", "r", "c"))
+    assert store.conn.execute("PRAGMA quick_check").fetchall()[0][0] == "ok"
+    assert store.query("SELECT tbl, row_id FROM change_rows WHERE change_id = 1")

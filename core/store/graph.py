@@ -155,7 +155,7 @@ class GraphStore:
              change.undo_of),
         )
         self.conn.executemany("INSERT OR IGNORE INTO change_rows VALUES (?, ?, ?)",
-                              [(cursor.lastrowid, op["table"], op["id"]) for op in change.ops])
+                              [(op["table"], op["id"], cursor.lastrowid) for op in change.ops])
         return cursor.lastrowid
 
     def _require_change(self) -> Change:

@@ -151,10 +151,10 @@ ALTER TABLE messages ADD COLUMN round_trips INTEGER;
 # node's history is one indexed lookup instead of a scan of every logged change.
 V5_DDL = """
 ALTER TABLE nodes ADD COLUMN deleted_at REAL;
-CREATE TABLE change_rows (
-    change_id INTEGER NOT NULL REFERENCES change_log(id),
+CREATE TABLE change_rows (  -- columns in key order: SQLite 3.40's quick_check needs it
     tbl TEXT NOT NULL,
     row_id INTEGER NOT NULL,
+    change_id INTEGER NOT NULL REFERENCES change_log(id),
     PRIMARY KEY (tbl, row_id, change_id)
 ) WITHOUT ROWID;
 """
@@ -165,7 +165,7 @@ def v5(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
     for change_id, blob in conn.execute("SELECT id, ops FROM change_log").fetchall():
         conn.executemany("INSERT OR IGNORE INTO change_rows VALUES (?, ?, ?)",
-                         [(change_id, op["table"], op["id"]) for op in _decode(blob)])
+                         [(op["table"], op["id"], change_id) for op in _decode(blob)])
 
 
 def _decode(blob: bytes) -> list[dict]:
