@@ -8,7 +8,14 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QTabWidget,
+    QWidget,
+)
 
 from app.actions import ActionRegistry
 from app.backend_host import BackendHost
@@ -18,6 +25,7 @@ from app.dialogs.limits import LimitsDialog
 from app.dialogs.palette import CommandPalette
 from app.dialogs.settings import SettingsDialog
 from app.dialogs.shortcuts import ShortcutList
+from app.graph.browser import GraphBrowser
 from app.trace.dock import TraceDock
 from app.trace.model import TraceModel
 from core.dispatcher import NO_KEY
@@ -37,7 +45,14 @@ class MainWindow(QMainWindow):
         self.settings = QSettings(str(home / "window.ini"), QSettings.Format.IniFormat)
         self.chat = ChatModel(self)
         self.pane = ChatPane(self.chat)
-        self.setCentralWidget(self.pane)
+        self.browser = GraphBrowser(host)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("mainTabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.pane, "Chat")
+        self.tabs.addTab(self.browser, "Memory")
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self.setCentralWidget(self.tabs)
         self.trace = TraceModel(self)
         self.trace_dock = TraceDock(self.trace, self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.trace_dock)
@@ -62,6 +77,10 @@ class MainWindow(QMainWindow):
         self.pane.view.retry_requested.connect(self.retry)
         self.pane.notice.button.clicked.connect(self.open_settings)
         self.trace_dock.visibilityChanged.connect(self._trace_visibility)
+        self.browser.status_message.connect(lambda text: self.statusBar().showMessage(text,
+                                                                                      8000))
+        self.browser.memory_changed.connect(self.refresh_memory_counts)
+        self.browser.message_requested.connect(self.show_message)
         host.progress.connect(self.on_progress)
         host.ready.connect(self.on_ready)
         self._restore_window_state()
@@ -98,7 +117,12 @@ class MainWindow(QMainWindow):
         bind("view.palette", self.open_palette)
         self.trace_action = bind("view.trace", self._toggle_trace, checkable=True)
         bind("view.graph", self.open_graph)
-        bind("memory.refresh", self.refresh_memory_counts)
+        bind("memory.refresh", self.refresh_memory)
+        bind("memory.undo", self.browser.undo)
+        bind("memory.search", self.search_memory)
+        bind("memory.export_json", lambda: self.choose_export("json"))
+        bind("memory.export_graphml", lambda: self.choose_export("graphml"))
+        bind("memory.import", self.choose_import)
         bind("help.shortcuts", self.open_shortcuts)
         bind("help.about", self.about)
         self.registry.actions["chat.retry"].setEnabled(False)
@@ -219,6 +243,11 @@ class MainWindow(QMainWindow):
             self.chat.change(row, streaming=False, content=content or "",
                              error=None if answer["success"] or stopped else answer["error"],
                              partial=not answer["success"])
+        if answer.get("turn_id"):
+            for message in self.chat.messages[-2:]:
+                message.turn_id = answer["turn_id"]
+        if answer.get("touched"):
+            self.browser.highlight(answer["touched"])
         usage = answer.get("usage") or {}
         self.last_tokens = int(usage.get("total_tokens") or 0)
         self.session_tokens += self.last_tokens
@@ -322,10 +351,78 @@ class MainWindow(QMainWindow):
             self.trace_action.setChecked(visible)
 
     def open_graph(self) -> None:
-        """The graph browser arrives with its own issue; until then, the overview."""
-        self.host.send(PacketType.EXECUTE_TOOL, {"tool_name": "memory_introspect"},
-                       lambda answer: QMessageBox.information(
-                           self, "Memory", answer.get("result") or answer["error"]))
+        """Ctrl+G: to the memory browser, and from it back to the chat."""
+        if self.tabs.currentWidget() is self.browser:
+            self.tabs.setCurrentWidget(self.pane)
+            self.pane.input.setFocus()
+        else:
+            self.tabs.setCurrentWidget(self.browser)
+            self.browser.list.setFocus()
+
+    def search_memory(self) -> None:
+        self.tabs.setCurrentWidget(self.browser)
+        self.browser.search.setFocus()
+        self.browser.search.selectAll()
+
+    def _tab_changed(self, _index: int) -> None:
+        if self.tabs.currentWidget() is self.browser:
+            self.browser.ensure_loaded()
+
+    def refresh_memory(self) -> None:
+        self.refresh_memory_counts()
+        self.browser.refresh()
+
+    def show_message(self, turn_id: str) -> None:
+        """Go to the person's message of that turn in the chat (where a fact came from)."""
+        while True:
+            row = next((i for i, m in enumerate(self.chat.messages)
+                        if m.turn_id == turn_id and m.role == "user"), None)
+            if row is not None or not self.chat.load_older(1000):
+                break
+        if row is None:
+            self.statusBar().showMessage("That message is no longer in the conversation "
+                                         "(it was cleared).", 8000)
+            return
+        self.tabs.setCurrentWidget(self.pane)
+        index = self.chat.index(row)
+        self.pane.view.setCurrentIndex(index)
+        self.pane.view.scrollTo(index, self.pane.view.ScrollHint.PositionAtCenter)
+        self.pane.view.setFocus()
+
+    # -- export and import ----------------------------------------------------------------
+
+    def choose_export(self, kind: str) -> None:
+        suffix = {"json": "JSON (*.json)", "graphml": "GraphML (*.graphml)"}[kind]
+        path, _ = QFileDialog.getSaveFileName(self, "Export memory",
+                                              f"trulymem-memory.{kind}", suffix)
+        if path:
+            self.export_memory(path, kind)
+
+    def export_memory(self, path: str, kind: str) -> None:
+        self.host.send(PacketType.EXPORT_MEMORY, {"path": path, "format": kind},
+                       lambda answer: self._report(
+                           "Export", answer, f"Exported {answer.get('nodes', 0):,} nodes and "
+                           f"{answer.get('edges', 0):,} facts to {path}"))
+
+    def choose_import(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Import memory", "", "JSON (*.json)")
+        if path:
+            self.import_memory(path)
+
+    def import_memory(self, path: str) -> None:
+        def done(answer: dict[str, Any]) -> None:
+            self._report("Import", answer, (answer.get("summary") or "").capitalize()
+                         + ". Undo (Ctrl+Z) takes the whole import back.")
+            if answer["success"]:
+                self.refresh_memory()
+
+        self.host.send(PacketType.IMPORT_MEMORY, {"path": path}, done)
+
+    def _report(self, title: str, answer: dict[str, Any], success: str) -> None:
+        if answer["success"]:
+            self.statusBar().showMessage(success, 10000)
+        else:
+            QMessageBox.warning(self, title, f"{title} failed: {answer['error']}")
 
     def copy_last_reply(self) -> None:
         reply = self.chat.last_reply()

@@ -63,10 +63,16 @@ def rename_node(store: GraphStore, node_id: Any, name: Any) -> str:
     return f"renamed {node['name']!r} to {display_name(new_name)!r}"
 
 
-def merge_nodes(store: GraphStore, keep_id: Any, merge_id: Any) -> str:
-    """Move every edge of `merge_id` onto `keep_id`, then remove `merge_id`. Two facts that
-    become the same are kept as one, with their mentions added up; the other is marked
-    superseded by it. The merged name stays findable in the kept node's description."""
+def merge_nodes(store: GraphStore, keep_id: Any, merge_id: Any, keep_name: Any = None) -> str:
+    """Move every edge of `merge_id` onto `keep_id` (or the node called `keep_name`), then
+    remove `merge_id`. Two facts that become the same are kept as one, with their mentions
+    added up; the other is marked superseded by it. The merged name stays findable in the
+    kept node's description."""
+    if keep_id is None and keep_name is not None:
+        found = store.find_node(_text(keep_name, "keep_name"))
+        if found is None:
+            raise CorrectionError(f"no node is called {keep_name!r}")
+        keep_id = found["id"]
     keep, gone = _node(store, keep_id), _node(store, merge_id)
     if keep["id"] == gone["id"]:
         raise CorrectionError("a node cannot be merged into itself")
@@ -187,7 +193,7 @@ def restore_node(store: GraphStore, node_id: Any) -> str:
 
 ACTIONS: dict[str, tuple[Callable[..., str], tuple[str, ...]]] = {
     "rename_node": (rename_node, ("node_id", "name")),
-    "merge_nodes": (merge_nodes, ("keep_id", "merge_id")),
+    "merge_nodes": (merge_nodes, ("keep_id", "merge_id", "keep_name")),
     "edit_relation": (edit_relation, ("edge_id", "relation", "confidence")),
     "delete_edge": (delete_edge, ("edge_id",)),
     "restore_edge": (restore_edge, ("edge_id",)),

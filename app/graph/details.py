@@ -1,0 +1,248 @@
+"""The chosen node in full: its fields, its facts in and out (with status, confidence, when
+they held and the message they came from) and the changes that touched it."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+Index = QModelIndex | QPersistentModelIndex
+RowRole = Qt.ItemDataRole.UserRole + 1
+
+
+def when(timestamp: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp)) if timestamp else ""
+
+
+class RowsModel(QAbstractTableModel):
+    """A small read-only table of dict rows (a node's edges, its history)."""
+
+    def __init__(self, columns: list[tuple[str, Any]], parent: Any = None) -> None:
+        super().__init__(parent)
+        self.columns = columns  # (header, function of the row giving the cell text)
+        self.rows: list[dict[str, Any]] = []
+
+    def set_rows(self, rows: list[dict[str, Any]]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.columns)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.columns[section][0]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row = self.rows[index.row()]
+        if role == RowRole:
+            return row
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return self.columns[index.column()][1](row)
+        if role == Qt.ItemDataRole.FontRole and row.get("status", "active") != "active":
+            font = QFont()
+            font.setStrikeOut(row.get("status") in ("deleted", "superseded"))
+            font.setItalic(True)
+            return font
+        return None
+
+
+def _other(edge: dict[str, Any]) -> str:
+    return edge["target_name"] if edge["direction"] == "out" else edge["source_name"]
+
+
+EDGE_COLUMNS = [
+    ("", lambda e: "→" if e["direction"] == "out" else "←"),
+    ("Relation", lambda e: e["relation"]),
+    ("Other node", _other),
+    ("Status", lambda e: e["status"]),
+    ("Confidence", lambda e: f"{e['confidence']:.2f}"),
+    ("Valid from", lambda e: when(e.get("valid_from"))),
+    ("Valid to", lambda e: when(e.get("valid_to"))),
+    ("From message", lambda e: (e.get("message") or {}).get("content", "")[:80]),
+]
+HISTORY_COLUMNS = [
+    ("When", lambda c: when(c["created_at"])),
+    ("By", lambda c: "you" if c["actor"] == "user" else "assistant"),
+    ("Change", lambda c: c["summary"]),
+    ("", lambda c: "undone" if c.get("undone_by") else ""),
+]
+
+
+def _table(model: QAbstractTableModel, name: str) -> QTableView:
+    table = QTableView()
+    table.setAccessibleName(name)
+    table.setModel(model)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.verticalHeader().hide()
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
+    table.setWordWrap(False)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    table.horizontalHeader().setStretchLastSection(True)
+    return table
+
+
+class DetailsPanel(QWidget):
+    """Shows one GET_NODE answer and offers the corrections that fit it."""
+
+    action_requested = Signal(str, object)  # action name, the node or edge row it is for
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("nodeDetails")
+        self.node: dict[str, Any] | None = None
+        self.title = QLabel("Choose a node to see what the assistant knows about it.")
+        self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        heading = QFont(self.font())
+        heading.setPointSizeF(heading.pointSizeF() * 1.25)
+        heading.setBold(True)
+        self.title.setFont(heading)
+        self.fields = QLabel()
+        self.fields.setWordWrap(True)
+        self.fields.setTextFormat(Qt.TextFormat.PlainText)
+        self.fields.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.edges = RowsModel(EDGE_COLUMNS, self)
+        self.edge_table = _table(self.edges, "Facts about this node")
+        self.edge_table.doubleClicked.connect(lambda _index: self._edge_action("open_other"))
+        self.history = RowsModel(HISTORY_COLUMNS, self)
+        self.history_table = _table(self.history, "Changes to this node")
+
+        node_buttons = self._buttons([("Rename…", "rename"), ("Merge into…", "merge"),
+                                      ("Delete", "delete_node"), ("Add fact…", "add_fact")])
+        self.delete_node_button = node_buttons.itemAt(2).widget()
+        edge_buttons = self._buttons([("Edit relation…", "edit_relation"),
+                                      ("Delete fact", "delete_edge"),
+                                      ("Go to message", "open_message"),
+                                      ("Go to other node", "open_other")], edge=True)
+        self.delete_edge_button = edge_buttons.itemAt(1).widget()
+        history_buttons = self._buttons([("Undo this change", "undo_change")], history=True)
+
+        facts = QWidget()
+        facts_layout = QVBoxLayout(facts)
+        facts_layout.setContentsMargins(0, 0, 0, 0)
+        facts_layout.addWidget(self.edge_table)
+        facts_layout.addLayout(edge_buttons)
+        changes = QWidget()
+        changes_layout = QVBoxLayout(changes)
+        changes_layout.setContentsMargins(0, 0, 0, 0)
+        changes_layout.addWidget(self.history_table)
+        changes_layout.addLayout(history_buttons)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(facts, "&Facts")
+        self.tabs.addTab(changes, "C&hanges")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.fields)
+        layout.addLayout(node_buttons)
+        layout.addWidget(self.tabs, 1)
+        self.edge_table.selectionModel().selectionChanged.connect(self._edge_chosen)
+        self.set_enabled(False)
+
+    def _buttons(self, specs: list[tuple[str, str]], edge: bool = False,
+                 history: bool = False) -> QHBoxLayout:
+        row = QHBoxLayout()
+        for text, action in specs:
+            button = QPushButton(text)
+            button.setObjectName(action)
+            if edge:
+                button.clicked.connect(lambda _c=False, a=action: self._edge_action(a))
+            elif history:
+                button.clicked.connect(lambda _c=False, a=action: self._history_action(a))
+            else:
+                button.clicked.connect(lambda _c=False, a=action: self._node_action(a))
+            row.addWidget(button)
+        row.addStretch()
+        return row
+
+    def set_enabled(self, enabled: bool) -> None:
+        for button in self.findChildren(QPushButton):
+            button.setEnabled(enabled)
+
+    def show_details(self, details: dict[str, Any]) -> None:
+        node = details["node"]
+        self.node = node
+        self.title.setText(node["name"])
+        kind = {"entity": "memory", "state": "memory"}.get(node["kind"], node["kind"])
+        parts = [f"Kind: {kind}", f"Type: {node['type'] or '—'}",
+                 f"Mentions: {node['mention_count']:,}",
+                 f"First seen: {when(node['created_at'])}",
+                 f"Updated: {when(node['updated_at'])}"]
+        if node.get("state"):
+            parts.append(f"State: {node['state']}")
+        if node.get("deleted_at"):
+            parts.append(f"Deleted: {when(node['deleted_at'])}")
+        text = "   ".join(parts)
+        for name in ("description", "summary"):
+            if node.get(name):
+                text += f"\n{name.capitalize()}: {node[name]}"
+        self.fields.setText(text)
+        self.edges.set_rows(details["edges"])
+        self.history.set_rows(details["history"])
+        self.tabs.setTabText(0, f"&Facts ({len(details['edges'])})")
+        self.tabs.setTabText(1, f"C&hanges ({len(details['history'])})")
+        self.set_enabled(True)
+        self.delete_node_button.setText("Restore" if node.get("deleted_at") else "Delete")
+        self._edge_chosen()
+
+    def clear(self) -> None:
+        self.node = None
+        self.title.setText("Choose a node to see what the assistant knows about it.")
+        self.fields.clear()
+        self.edges.set_rows([])
+        self.history.set_rows([])
+        self.set_enabled(False)
+
+    def selected_edge(self) -> dict[str, Any] | None:
+        rows = self.edge_table.selectionModel().selectedRows()
+        return rows[0].data(RowRole) if rows else None
+
+    def _edge_chosen(self, *_args: object) -> None:
+        edge = self.selected_edge()
+        self.delete_edge_button.setText(
+            "Restore fact" if edge and edge["status"] != "active" else "Delete fact")
+
+    def _node_action(self, action: str) -> None:
+        if self.node is None:
+            return
+        if action == "delete_node" and self.node.get("deleted_at"):
+            action = "restore_node"
+        self.action_requested.emit(action, self.node)
+
+    def _edge_action(self, action: str) -> None:
+        edge = self.selected_edge()
+        if edge is None:
+            return
+        if action == "delete_edge" and edge["status"] != "active":
+            action = "restore_edge"
+        self.action_requested.emit(action, edge)
+
+    def _history_action(self, action: str) -> None:
+        rows = self.history_table.selectionModel().selectedRows()
+        if rows:
+            self.action_requested.emit(action, rows[0].data(RowRole))
