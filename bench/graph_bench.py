@@ -1,0 +1,191 @@
+"""Graph browser benchmark on a store of 100,000 nodes and 300,000 edges.
+
+    QT_QPA_PLATFORM=offscreen python bench/graph_bench.py [--nodes N] [--edges N]
+
+Prints: time to the first rows of the list (target < 300 ms), the longest GUI stall while
+scrolling the list to its end (target < 50 ms), time to lay out and draw a 200-node
+neighbourhood (target < 200 ms), and export and import times. The store is filled with
+plain SQL (the change log is left empty): this measures browsing, not writing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import tempfile
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QElapsedTimer, QTimer
+from PySide6.QtWidgets import QApplication
+
+from app import gui
+from core.exchange import export_graphml, export_json, import_json
+from core.packets import PacketType
+from core.store import GraphStore
+from core.store.text import normalize_name
+
+ZH = list("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗")
+GIVEN = ["伟", "芳", "娜", "敏", "静", "丽", "强", "磊", "军", "洋", "明", "小红", "晓东"]
+EN = "Alice Bob Carol David Emma Frank Grace Henry Iris Jack Kate Liam Mia Noah".split()
+RELATIONS = ["likes", "knows", "lives in", "works at", "visited", "喜欢", "认识", "住在"]
+
+
+def build_store(path: Path, nodes: int, edges: int) -> None:
+    rng = random.Random(7)
+    store = GraphStore(path)
+    now = time.time()
+    with store.conn:
+        store.conn.execute("BEGIN")
+        rows = []
+        for i in range(nodes):
+            base = (rng.choice(ZH) + rng.choice(GIVEN)) if i % 2 else rng.choice(EN)
+            name = f"{base} {i}"
+            rows.append((i + 1, name, normalize_name(name), "entity", None,
+                         rng.randint(1, 50), now - rng.random() * 3e7, now))
+        store.conn.executemany("INSERT INTO nodes(id, name, norm_name, kind, type,"
+                               " mention_count, created_at, updated_at)"
+                               " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        seen, rows = set(), []
+        hub_edges = min(260, nodes - 1)  # node 1 is a hub: its neighbourhood hits the cap
+        while len(rows) < edges:
+            n = len(rows)
+            source = 1 if n < hub_edges else rng.randint(1, nodes)
+            target = n + 2 if n < hub_edges else rng.randint(1, nodes)
+            relation = rng.choice(RELATIONS)
+            key = (source, normalize_name(relation), target)
+            if source == target or key in seen:
+                continue
+            seen.add(key)
+            rows.append((source, target, relation, key[1], now, now, now))
+        store.conn.executemany("INSERT INTO edges(source_id, target_id, relation,"
+                               " norm_relation, valid_from, created_at, updated_at)"
+                               " VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    store.close()
+
+
+class GapProbe:
+    def __init__(self) -> None:
+        self.clock = QElapsedTimer()
+        self.timer = QTimer()
+        self.timer.timeout.connect(self._tick)
+        self.longest = 0.0
+
+    def start(self) -> None:
+        self.clock.start()
+        self.last = self.clock.nsecsElapsed()
+        self.timer.start(5)
+
+    def _tick(self) -> None:
+        now = self.clock.nsecsElapsed()
+        self.longest = max(self.longest, (now - self.last) / 1e6)
+        self.last = now
+
+    def stop(self) -> float:
+        self.timer.stop()
+        return self.longest
+
+
+def wait(app: QApplication, condition, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the browser did not get there in time")
+        app.processEvents()
+        time.sleep(0.0005)
+
+
+def browse(app: QApplication, home: Path) -> dict[str, float]:
+    window = gui.open_window(home)
+    ready: list[bool] = []
+    window.usable.connect(lambda: ready.append(True))
+    window.resize(1400, 900)
+    window.show()
+    wait(app, lambda: bool(ready) and not window.host.busy)
+    browser = window.browser
+    model = browser.model
+    figures = {}
+
+    started = time.perf_counter()
+    window.open_graph()
+    wait(app, lambda: model.rowCount() > 0 and model.index(0, 0).data() != "…")
+    figures["first_rows_ms"] = (time.perf_counter() - started) * 1000
+    figures["total"] = len(model.ids)
+
+    probe = GapProbe()
+    probe.start()
+    started = time.perf_counter()
+    bar = browser.list.verticalScrollBar()
+    while model.canFetchMore() or bar.value() < bar.maximum():
+        bar.setValue(bar.maximum())
+        app.processEvents()
+    wait(app, lambda: not window.host.busy)
+    figures["scroll_s"] = time.perf_counter() - started
+    figures["scroll_stall_ms"] = probe.stop()
+    figures["rows_shown"] = model.rowCount()
+
+    answers: list[dict] = []
+    window.host.send(PacketType.GET_SUBGRAPH, {"node_id": 1, "depth": 1},
+                     answers.append)
+    wait(app, lambda: bool(answers))
+    graph = answers[0]["data"]
+    started = time.perf_counter()
+    browser.view.show_graph(graph)
+    browser.view.viewport().repaint()
+    figures["draw_ms"] = (time.perf_counter() - started) * 1000
+    figures["drawn_nodes"] = len(graph["nodes"])
+    window.close()
+    return figures
+
+
+def exchange(home: Path) -> dict[str, float]:
+    figures = {}
+    store = GraphStore(home / "graph_memory.db")
+    try:
+        started = time.perf_counter()
+        figures["json_bytes"] = export_json(store, home / "export.json")["bytes"]
+        figures["export_json_s"] = time.perf_counter() - started
+        started = time.perf_counter()
+        export_graphml(store, home / "export.graphml")
+        figures["export_graphml_s"] = time.perf_counter() - started
+    finally:
+        store.close()
+    empty = GraphStore(home / "imported.db")
+    try:
+        started = time.perf_counter()
+        import_json(empty, home / "export.json")
+        figures["import_s"] = time.perf_counter() - started
+    finally:
+        empty.close()
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=100_000)
+    parser.add_argument("--edges", type=int, default=300_000)
+    args = parser.parse_args()
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    app = gui.make_application()
+    with tempfile.TemporaryDirectory() as folder:
+        home = Path(folder)
+        started = time.perf_counter()
+        build_store(home / "graph_memory.db", args.nodes, args.edges)
+        print(f"built a store of {args.nodes:,} nodes and {args.edges:,} edges in "
+              f"{time.perf_counter() - started:.1f} s")
+        f = browse(app, home)
+        print(f"first rows of the list: {f['first_rows_ms']:.0f} ms for {f['total']:,} nodes "
+              "(target < 300 ms)")
+        print(f"scrolled to the end ({f['rows_shown']:,} rows, {f['scroll_s']:.1f} s): "
+              f"longest GUI stall {f['scroll_stall_ms']:.1f} ms (target < 50 ms)")
+        print(f"neighbourhood of {f['drawn_nodes']} nodes laid out and drawn in "
+              f"{f['draw_ms']:.0f} ms (target < 200 ms)")
+        e = exchange(home)
+        print(f"export JSON {e['export_json_s']:.1f} s ({e['json_bytes'] / 1e6:.0f} MB), "
+              f"export GraphML {e['export_graphml_s']:.1f} s, import JSON into an empty "
+              f"store {e['import_s']:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
