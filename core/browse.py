@@ -202,18 +202,29 @@ def last_undoable(store: GraphStore) -> int | None:
 
 
 def turn_touched(store: GraphStore, turn_id: str, recalled_edges: Sequence[int] = ()) -> dict:
-    """Nodes and edges a turn changed (from its logged changes) or recalled."""
-    nodes: set[int] = set()
-    edges: set[int] = set(recalled_edges)
+    """Nodes and edges a turn recalled or changed (`nodes`, `edges`), and of those the ones
+    it changed (`changed_nodes`, `changed_edges`), from its logged changes."""
+    changed_nodes: set[int] = set()
+    changed_edges: set[int] = set()
     for row in store.query("SELECT ops FROM change_log WHERE turn_id = ?", (turn_id,)):
         for op in decode_ops(row["ops"]):
-            (nodes if op["table"] == "nodes" else edges).add(op["id"])
-    if edges:
-        ids = sorted(edges)
-        for r in store.conn.execute(
-                f"SELECT source_id, target_id FROM edges WHERE id IN ({_in(ids)})", ids):
-            nodes.update(r)
-    return {"nodes": sorted(nodes), "edges": sorted(edges)}
+            (changed_nodes if op["table"] == "nodes" else changed_edges).add(op["id"])
+    edges = changed_edges | set(recalled_edges)
+    nodes = set(changed_nodes)
+    ends = _ends(store, sorted(edges))
+    for edge_id, pair in ends.items():
+        nodes.update(pair)
+        if edge_id in changed_edges:
+            changed_nodes.update(pair)
+    return {"nodes": sorted(nodes), "edges": sorted(edges),
+            "changed_nodes": sorted(changed_nodes), "changed_edges": sorted(changed_edges)}
+
+
+def _ends(store: GraphStore, edge_ids: list[int]) -> dict[int, tuple[int, int]]:
+    if not edge_ids:
+        return {}
+    return {r[0]: (r[1], r[2]) for r in store.conn.execute(
+        f"SELECT id, source_id, target_id FROM edges WHERE id IN ({_in(edge_ids)})", edge_ids)}
 
 
 def message_for(store: GraphStore, turn_id: str | None) -> Row | None:

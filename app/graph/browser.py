@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -126,7 +127,9 @@ class GraphBrowser(QWidget):
         self.list.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         # Fixed widths from the font: sizing to contents would read every one of 100,000 rows.
         header = self.list.horizontalHeader()
-        metrics = self.fontMetrics()
+        bold = QFont(self.font())
+        bold.setBold(True)  # rows the last turn changed are bold: size for those
+        metrics = QFontMetrics(bold)
         for column, sample in ((1, "persona (deleted)"), (2, "PersonaValue"),
                                (3, "Mentions"), (4, "2026-11-30 10:06")):
             header.resizeSection(column, metrics.horizontalAdvance(sample) + metrics.height())
@@ -258,9 +261,11 @@ class GraphBrowser(QWidget):
     def highlight(self, touched: dict[str, list[int]]) -> None:
         """Mark what the last turn recalled or changed, then refresh without losing place."""
         self.touched = touched
-        self.model.set_highlighted(set(touched.get("nodes", [])))
-        self.view.highlighted = set(touched.get("nodes", []))
-        self.view.highlighted_edges = set(touched.get("edges", []))
+        self.model.set_highlighted(set(touched.get("nodes", [])),
+                                   set(touched.get("changed_nodes", [])))
+        self.view.highlighted = set(touched.get("changed_nodes", []))
+        self.view.highlighted_edges = set(touched.get("changed_edges", []))
+        self.view.recalled_edges = set(touched.get("edges", []))
         self.refresh()
 
     def refresh(self) -> None:

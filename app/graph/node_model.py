@@ -34,7 +34,8 @@ class NodeListModel(QAbstractTableModel):
         self.shown = 0
         self.rows: dict[int, dict[str, Any]] = {}
         self.requested: set[int] = set()
-        self.highlighted: set[int] = set()
+        self.highlighted: set[int] = set()  # recalled or changed by the last turn: tinted
+        self.changed: set[int] = set()  # changed by it: also bold
         self.generation = 0  # answers for an older id list are dropped
 
     # -- Qt model interface ---------------------------------------------------------------
@@ -66,10 +67,10 @@ class NodeListModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self._cell(row, index.column())
         if role == Qt.ItemDataRole.FontRole and row is not None and (
-                row.get("deleted_at") or node_id in self.highlighted):
+                row.get("deleted_at") or node_id in self.changed):
             font = QFont()
             font.setStrikeOut(bool(row.get("deleted_at")))
-            font.setBold(node_id in self.highlighted)
+            font.setBold(node_id in self.changed)
             return font
         if role == Qt.ItemDataRole.BackgroundRole and node_id in self.highlighted:
             color = QColor(QGuiApplication.palette().color(QPalette.ColorRole.Highlight))
@@ -149,8 +150,8 @@ class NodeListModel(QAbstractTableModel):
             return
         self.dataChanged.emit(self.index(0, 0), self.index(self.shown - 1, len(COLUMNS) - 1))
 
-    def set_highlighted(self, ids: set[int]) -> None:
-        self.highlighted = set(ids)
+    def set_highlighted(self, ids: set[int], changed: set[int]) -> None:
+        self.highlighted, self.changed = set(ids), set(changed)
         if self.shown:
             self.dataChanged.emit(self.index(0, 0),
                                   self.index(self.shown - 1, len(COLUMNS) - 1))

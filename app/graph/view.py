@@ -75,7 +75,8 @@ class NeighbourhoodView(QGraphicsView):
         self.neighbours: dict[int, set[int]] = {}
         self.node_items: dict[int, QGraphicsEllipseItem] = {}
         self.highlighted: set[int] = set()
-        self.highlighted_edges: set[int] = set()
+        self.highlighted_edges: set[int] = set()  # changed by the last turn: thick
+        self.recalled_edges: set[int] = set()  # read by it: in the accent colour
         self.note = ""
 
     # -- drawing --------------------------------------------------------------------------
@@ -100,8 +101,9 @@ class NeighbourhoodView(QGraphicsView):
             self.neighbours[edge["source_id"]].add(edge["target_id"])
             self.neighbours[edge["target_id"]].add(edge["source_id"])
             hot = edge["id"] in self.highlighted_edges
+            read = hot or edge["id"] in self.recalled_edges
             line = QGraphicsLineItem(a.x(), a.y(), b.x(), b.y())
-            line.setPen(QPen(look.accent if hot else look.muted, 2.5 if hot else 1.0))
+            line.setPen(QPen(look.accent if read else look.muted, 3.0 if hot else 1.0))
             line.setZValue(-2)
             scene.addItem(line)
             if a != b:  # nearer the outer end, where the ring leaves room

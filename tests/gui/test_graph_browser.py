@@ -199,6 +199,9 @@ def test_a_turn_highlights_what_it_recalled_and_changed(qtbot, open_window, seed
     highlighted = {browser.model.index(r, 0).data() for r in range(browser.model.rowCount())
                    if browser.model.index(r, 0).data(NodeIdRole) in browser.model.highlighted}
     assert {"Anna", "jazz", "the violin"} <= highlighted
+    changed = {browser.model.index(r, 0).data() for r in range(browser.model.rowCount())
+               if browser.model.index(r, 0).data(NodeIdRole) in browser.model.changed}
+    assert changed == {"Anna", "jazz"}  # the commit; the recall only read
 
 
 def test_go_to_message_jumps_to_the_chat(qtbot, open_window, seeded, llm):
