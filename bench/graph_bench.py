@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QElapsedTimer, QTimer
 from PySide6.QtWidgets import QApplication
+from qt_probe import GapProbe, open_ready, wait
 
 from app import gui
 from core.exchange import export_graphml, export_json, import_json
@@ -65,44 +65,8 @@ def build_store(path: Path, nodes: int, edges: int) -> None:
     store.close()
 
 
-class GapProbe:
-    def __init__(self) -> None:
-        self.clock = QElapsedTimer()
-        self.timer = QTimer()
-        self.timer.timeout.connect(self._tick)
-        self.longest = 0.0
-
-    def start(self) -> None:
-        self.clock.start()
-        self.last = self.clock.nsecsElapsed()
-        self.timer.start(5)
-
-    def _tick(self) -> None:
-        now = self.clock.nsecsElapsed()
-        self.longest = max(self.longest, (now - self.last) / 1e6)
-        self.last = now
-
-    def stop(self) -> float:
-        self.timer.stop()
-        return self.longest
-
-
-def wait(app: QApplication, condition, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError("the browser did not get there in time")
-        app.processEvents()
-        time.sleep(0.0005)
-
-
 def browse(app: QApplication, home: Path) -> dict[str, float]:
-    window = gui.open_window(home)
-    ready: list[bool] = []
-    window.usable.connect(lambda: ready.append(True))
-    window.resize(1400, 900)
-    window.show()
-    wait(app, lambda: bool(ready) and not window.host.busy)
+    window = open_ready(app, home, (1400, 900))
     browser = window.browser
     model = browser.model
     figures = {}

@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QElapsedTimer, QTimer
 from PySide6.QtWidgets import QApplication
+from qt_probe import GapProbe, open_ready, wait
 
 from app import gui
 from core.config import Config, save_config
@@ -28,50 +28,6 @@ from core.loopback_llm import ScriptedOpenAIServer
 from core.store import GraphStore
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-class GapProbe:
-    """A 5 ms timer; the longest time between two of its ticks is the longest stall."""
-
-    def __init__(self) -> None:
-        self.clock = QElapsedTimer()
-        self.timer = QTimer()
-        self.timer.timeout.connect(self._tick)
-        self.gaps: list[float] = []
-
-    def start(self) -> None:
-        self.gaps = []
-        self.clock.start()
-        self._last = self.clock.nsecsElapsed()
-        self.timer.start(5)
-
-    def _tick(self) -> None:
-        now = self.clock.nsecsElapsed()
-        self.gaps.append((now - self._last) / 1e6)
-        self._last = now
-
-    def stop(self) -> float:
-        self.timer.stop()
-        return max(self.gaps, default=0.0)
-
-
-def wait(app: QApplication, condition, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError("the window did not get there in time")
-        app.processEvents()
-        time.sleep(0.001)
-
-
-def open_ready(app: QApplication, home: Path):
-    window = gui.open_window(home)
-    ready = []
-    window.usable.connect(lambda: ready.append(True))
-    window.resize(1100, 800)
-    window.show()
-    wait(app, lambda: bool(ready) and not window.host.busy)
-    return window
 
 
 def streamed_turn_gap(app: QApplication, folder: Path) -> tuple[float, int, float]:

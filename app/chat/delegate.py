@@ -144,10 +144,14 @@ class MessageDelegate(QStyledItemDelegate):
     # -- Qt delegate interface ------------------------------------------------------------
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
-        message: ChatMessage = index.data(MessageRole)
+        """Called for every row on each relayout, so the known case is one lookup; the
+        caches are cleared when the model resets or the font changes."""
+        rows = getattr(index.model(), "messages", None)
+        message: ChatMessage = rows[index.row()] if rows is not None \
+            else index.data(MessageRole)
         width = self.view.viewport().width()
         key = (id(message), message.version, width, message.reasoning_open,
-               message is self.retry_message, option.font.key())
+               message is self.retry_message)
         height = self._heights.get(key)
         if height is None:
             option = QStyleOptionViewItem(option)

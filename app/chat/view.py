@@ -108,6 +108,11 @@ class ChatView(QListView):
             if message is not None and message in self.chat.messages:
                 self.chat.change(self.chat.messages.index(message))  # repaint
 
+    def changeEvent(self, event) -> None:
+        if event.type() == event.Type.FontChange:
+            self.delegate.clear_caches()
+        super().changeEvent(event)
+
     def keyPressEvent(self, event) -> None:
         row = self.selected_row()
         if event.key() == Qt.Key.Key_Space and row is not None:
