@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -64,11 +65,16 @@ def flipped_lightness(palette: QPalette) -> QPalette:
 
 
 def open_window(home: Path) -> MainWindow:
-    """The window with its backend thread started; the caller shows it."""
+    """The window with its backend thread started; the caller shows it.
+
+    Once the history is on screen, everything alive so far (Qt wrappers, a long history's
+    messages) is moved out of the garbage collector's reach with `gc.freeze()`: a full
+    collection over them took 60 ms, a visible stall, and none of it is garbage."""
     home.mkdir(parents=True, exist_ok=True)
     host = BackendHost(home)
     window = MainWindow(host, home)
     host.setParent(window)
+    window.usable.connect(gc.freeze)
     host.start()
     return window
 

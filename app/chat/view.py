@@ -34,12 +34,13 @@ class ChatView(QListView):
         self.setFrameShape(QListView.Shape.NoFrame)
         self.setMouseTracking(True)
         self._follow = True
+        self._loading_older = False
+        self._restore_from_bottom: int | None = None  # set while older rows come in
         self.verticalScrollBar().valueChanged.connect(self._note_position)
         self.verticalScrollBar().rangeChanged.connect(self._keep_following)
         model.rowsInserted.connect(self._on_rows_inserted)
         model.modelReset.connect(self.delegate.clear_caches)
         model.modelReset.connect(lambda: self._set_follow(True))
-        self._loading_older = False
 
         copy = QAction("Copy message", self)
         copy.setShortcut(QKeySequence.StandardKey.Copy)
@@ -63,16 +64,19 @@ class ChatView(QListView):
             QTimer.singleShot(0, self._load_older)
 
     def _load_older(self) -> None:
-        """Prepend a page of older messages and keep the same message under the eye."""
+        """Prepend a page of older messages. The view lays the rows out once, later; when
+        the scroll range then grows, the same message is put back under the eye."""
         bar = self.verticalScrollBar()
-        from_bottom = bar.maximum() - bar.value()
-        if self.chat.load_older(OLDER_PAGE):
-            self.doItemsLayout()
-            bar.setValue(bar.maximum() - from_bottom)
+        self._restore_from_bottom = bar.maximum() - bar.value()
+        if not self.chat.load_older(OLDER_PAGE):
+            self._restore_from_bottom = None
         self._loading_older = False
 
     def _keep_following(self, _minimum: int, maximum: int) -> None:
-        if self._follow:
+        if self._restore_from_bottom is not None:
+            from_bottom, self._restore_from_bottom = self._restore_from_bottom, None
+            self.verticalScrollBar().setValue(maximum - from_bottom)
+        elif self._follow:
             self.verticalScrollBar().setValue(maximum)
 
     def _on_rows_inserted(self, _parent: QModelIndex, _first: int, _last: int) -> None:
