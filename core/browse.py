@@ -7,13 +7,12 @@ it is about to show. Every function is read-only.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from core.store import GraphStore
 from core.store.graph import Row, decode_ops
-from core.store.search import EDGE_SELECT, fts_candidates
+from core.store.search import EDGE_SELECT, fts_candidates, marks
 
 KINDS = {"persona": ("persona",), "task": ("task",), "memory": ("entity", "state")}
 STATUSES = ("any", "active", "archived", "deleted")
@@ -28,10 +27,6 @@ NODE_FIELDS = ("id, name, kind, type, mention_count, created_at, updated_at, des
 
 class BrowseError(ValueError):
     """A request the browser should not have made; the message says which part."""
-
-
-def _in(values: Sequence[Any]) -> str:
-    return ", ".join("?" for _ in values)
 
 
 def _status_clause(status: str) -> str:
@@ -64,7 +59,7 @@ def list_node_ids(store: GraphStore, *, query: str = "", kinds: Sequence[str] = 
     where, params = [_status_clause(status)], []
     node_kinds = [k for group in kinds for k in KINDS[group]]
     if node_kinds:
-        where.append(f"n.kind IN ({_in(node_kinds)})")
+        where.append(f"n.kind IN ({marks(node_kinds)})")
         params += node_kinds
     if query.strip():
         ranked = [rowid for rowid, _ in fts_candidates(store, "node_fts", query, SEARCH_LIMIT)]
@@ -72,13 +67,13 @@ def list_node_ids(store: GraphStore, *, query: str = "", kinds: Sequence[str] = 
         if not ranked:
             return []
         rows = store.conn.execute(
-            f"SELECT n.id FROM nodes n WHERE n.id IN ({_in(ranked)}) AND {' AND '.join(where)}",
+            f"SELECT n.id FROM nodes n WHERE n.id IN ({marks(ranked)}) AND {' AND '.join(where)}",
             [*ranked, *params]).fetchall()
         matching = {r[0] for r in rows}
         if sort == "relevance":
             return [i for i in ranked if i in matching]
         ids = list(matching)
-        where.append(f"n.id IN ({_in(ids)})")
+        where.append(f"n.id IN ({marks(ids)})")
         params += ids
     elif sort == "relevance":
         sort = "updated"
@@ -95,7 +90,7 @@ def _nodes_by_edge_text(store: GraphStore, query: str, exclude: set[int]) -> lis
         return []
     found: list[int] = []
     for source, target in store.conn.execute(
-            f"SELECT source_id, target_id FROM edges WHERE id IN ({_in(hits)})", hits):
+            f"SELECT source_id, target_id FROM edges WHERE id IN ({marks(hits)})", hits):
         for node in (source, target):
             if node not in exclude:
                 exclude.add(node)
@@ -104,14 +99,14 @@ def _nodes_by_edge_text(store: GraphStore, query: str, exclude: set[int]) -> lis
 
 
 def node_rows(store: GraphStore, ids: Sequence[int]) -> list[Row]:
-    """The rows for `ids`, in the same order, each with its count of active edges."""
+    """The rows for `ids`, in the same order."""
     if len(ids) > MAX_PAGE:
         raise BrowseError(f"ask for at most {MAX_PAGE} rows at a time")
     if not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
         raise BrowseError("ids must be whole numbers")
     if not ids:
         return []
-    rows = store.query(f"SELECT {NODE_FIELDS} FROM nodes WHERE id IN ({_in(ids)})", list(ids))
+    rows = store.query(f"SELECT {NODE_FIELDS} FROM nodes WHERE id IN ({marks(ids)})", list(ids))
     by_id = {r["id"]: r for r in rows}
     return [by_id[i] for i in ids if i in by_id]
 
@@ -161,7 +156,7 @@ def subgraph(store: GraphStore, node_id: Any, depth: int = 1,
 
 def _edges_of(store: GraphStore, node_id: int, statuses: Sequence[str]) -> list[Row]:
     order = " ORDER BY e.mention_count DESC, e.updated_at DESC LIMIT 400"
-    status = f"e.status IN ({_in(statuses)})"
+    status = f"e.status IN ({marks(statuses)})"
     return (store.query(f"{EDGE_SELECT} WHERE e.source_id = ? AND {status}{order}",
                         [node_id, *statuses])
             + store.query(f"{EDGE_SELECT} WHERE e.target_id = ? AND {status}"
@@ -176,15 +171,17 @@ def node_details(store: GraphStore, node_id: Any, history_limit: int = 100) -> d
         f"{EDGE_SELECT} WHERE e.source_id = ? OR e.target_id = ?"
         " ORDER BY e.status = 'active' DESC, e.updated_at DESC LIMIT 2000",
         (node["id"], node["id"]))
+    messages = _messages_of(store, {e["source_message"] for e in edges if e["source_message"]})
     for edge in edges:
         edge["direction"] = "out" if edge["source_id"] == node["id"] else "in"
+        edge["message"] = messages.get(edge["source_message"])
     edge_ids = [e["id"] for e in edges]
     history = store.query(
         "SELECT c.id, c.created_at, c.tool, c.actor, c.turn_id, c.summary, c.undo_of,"
         " c.undone_by FROM change_log c WHERE c.id IN ("
         " SELECT change_id FROM change_rows WHERE tbl = 'nodes' AND row_id = ?"
         f" UNION SELECT change_id FROM change_rows WHERE tbl = 'edges' AND row_id IN"
-        f" ({_in(edge_ids) or 'NULL'})) ORDER BY c.id DESC LIMIT ?",
+        f" ({marks(edge_ids) or 'NULL'})) ORDER BY c.id DESC LIMIT ?",
         [node["id"], *edge_ids, history_limit])
     return {"node": node, "edges": edges, "history": history}
 
@@ -224,16 +221,17 @@ def _ends(store: GraphStore, edge_ids: list[int]) -> dict[int, tuple[int, int]]:
     if not edge_ids:
         return {}
     return {r[0]: (r[1], r[2]) for r in store.conn.execute(
-        f"SELECT id, source_id, target_id FROM edges WHERE id IN ({_in(edge_ids)})", edge_ids)}
+        f"SELECT id, source_id, target_id FROM edges WHERE id IN ({marks(edge_ids)})", edge_ids)}
 
 
-def message_for(store: GraphStore, turn_id: str | None) -> Row | None:
-    """The person's message of the turn that wrote something: where a fact came from."""
-    if not turn_id:
-        return None
-    return store.query_one("SELECT id, content, created_at FROM messages WHERE turn_id = ?"
-                           " AND role = 'user' ORDER BY id LIMIT 1", (turn_id,))
-
-
-def describe(row: Row) -> str:
-    return json.dumps(row, ensure_ascii=False, sort_keys=True)
+def _messages_of(store: GraphStore, turn_ids: set[str]) -> dict[str, Row]:
+    """The person's message of each turn that wrote something: where a fact came from."""
+    if not turn_ids:
+        return {}
+    ids = sorted(turn_ids)
+    found: dict[str, Row] = {}
+    for row in store.query(f"SELECT turn_id, id, content, created_at FROM messages WHERE"
+                           f" role = 'user' AND turn_id IN ({marks(ids)}) ORDER BY id",
+                           ids):
+        found.setdefault(row.pop("turn_id"), row)
+    return found

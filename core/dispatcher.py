@@ -212,12 +212,7 @@ class Dispatcher:
                                depth=body.get("depth", 1), limit=limit)
 
     def _on_get_node(self, body: dict[str, Any]) -> dict[str, Any]:
-        store = self._need_store()
-        details = browse.node_details(store, body.get("node_id"))
-        for edge in details["edges"]:
-            message = browse.message_for(store, edge.get("source_message"))
-            edge["message"] = message
-        return details
+        return browse.node_details(self._need_store(), body.get("node_id"))
 
     def _on_list_changes(self, body: dict[str, Any]) -> dict[str, Any]:
         limit = body.get("limit", 50)

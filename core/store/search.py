@@ -23,7 +23,8 @@ COMMON_TERM_ROWS = 1000
 DAY = 86400.0
 
 
-def _in(values: Sequence) -> str:
+def marks(values: Sequence) -> str:
+    """`?, ?, ?` for an SQL `IN (...)` over `values`."""
     return ", ".join("?" for _ in values)
 
 
@@ -32,7 +33,7 @@ def _filters(categories: Sequence[str] | None, since: float | None) -> tuple[str
     indexes, so SQLite looks rows up by id or by node, which is always the cheaper way."""
     sql, params = "", []
     if categories:
-        sql += f" AND +e.category IN ({_in(categories)})"
+        sql += f" AND +e.category IN ({marks(categories)})"
         params += list(categories)
     if since is not None:
         sql += " AND +e.updated_at >= ?"
@@ -95,7 +96,7 @@ def search_edges(store: GraphStore, text: str, *, statuses: Sequence[str] = ("ac
     if not candidates:
         return []
     ids = list(candidates)
-    sql = EDGE_SELECT + f" WHERE e.id IN ({_in(ids)}) AND +e.status IN ({_in(statuses)})"
+    sql = EDGE_SELECT + f" WHERE e.id IN ({marks(ids)}) AND +e.status IN ({marks(statuses)})"
     extra, extra_params = _filters(categories, since)
     rows = store.query(sql + extra, [*ids, *statuses, *extra_params])
     now = store.clock()
@@ -112,7 +113,7 @@ def search_nodes(store: GraphStore, text: str, limit: int = 20) -> list[Row]:
     if not candidates:
         return []
     order = {rowid: i for i, (rowid, _) in enumerate(candidates)}
-    rows = store.query(f"SELECT * FROM nodes WHERE id IN ({_in(order)})", list(order))
+    rows = store.query(f"SELECT * FROM nodes WHERE id IN ({marks(order)})", list(order))
     return sorted(rows, key=lambda r: order[r["id"]])
 
 
@@ -121,7 +122,7 @@ def nodes_named(store: GraphStore, names: Iterable[str]) -> list[Row]:
     keys = list(dict.fromkeys(normalize_name(n) for n in names if n.strip()))
     if not keys:
         return []
-    return store.query(f"SELECT * FROM nodes WHERE norm_name IN ({_in(keys)})", keys)
+    return store.query(f"SELECT * FROM nodes WHERE norm_name IN ({marks(keys)})", keys)
 
 
 def edges_around(store: GraphStore, node_id: int, *, categories: Sequence[str] | None = None,
