@@ -43,9 +43,10 @@ def apply_color_scheme(app: QApplication, scheme: Qt.ColorScheme) -> None:
 
 def flipped_lightness(palette: QPalette) -> QPalette:
     """The same hues with light and dark swapped: a dark palette made from a light one.
-    Accent roles keep a readable lightness instead of being inverted."""
+    Accent roles keep a readable lightness instead of being inverted, and text drawn on
+    the highlight keeps its own."""
     accents = {QPalette.ColorRole.Highlight, QPalette.ColorRole.Link,
-               QPalette.ColorRole.LinkVisited, QPalette.ColorRole.HighlightedText}
+               QPalette.ColorRole.LinkVisited}
     dark = QPalette(palette)
     for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive,
                   QPalette.ColorGroup.Disabled):
@@ -55,9 +56,8 @@ def flipped_lightness(palette: QPalette) -> QPalette:
             color = palette.color(group, role)
             hue, saturation, lightness, alpha = color.getHslF()
             if role in accents:
-                lightness = max(lightness, 0.6) if role != QPalette.ColorRole.HighlightedText \
-                    else lightness
-            else:
+                lightness = max(lightness, 0.6)
+            elif role != QPalette.ColorRole.HighlightedText:
                 lightness = 0.08 + 0.84 * (1 - lightness)
             dark.setColor(group, role, QColor.fromHslF(max(hue, 0), saturation, lightness,
                                                        alpha))

@@ -108,7 +108,7 @@ class MainWindow(QMainWindow):
         bind("app.settings", self.open_settings)
         bind("app.limits", self.open_limits)
         bind("app.quit", self.close)
-        bind("chat.send", self.pane._send_clicked)
+        bind("chat.send", self.pane.send_typed)
         bind("chat.stop", self.stop)
         bind("chat.retry", self.retry)
         bind("chat.copy_reply", self.copy_last_reply)

@@ -45,7 +45,7 @@ def streamed_turn_gap(app: QApplication, folder: Path) -> tuple[float, int, floa
     probe.start()
     started = time.perf_counter()
     window.pane.input.setPlainText("Please remember the teas I like and tell me a story")
-    window.pane._send_clicked()
+    window.pane.send_typed()
     wait(app, lambda: not window.turn_running)
     seconds = time.perf_counter() - started
     gap = probe.stop()

@@ -109,6 +109,3 @@ class ChatModel(QAbstractListModel):
     def last_reply(self) -> ChatMessage | None:
         return next((m for m in reversed(self.messages)
                      if m.role == "assistant" and m.content), None)
-
-    def last_user_text(self) -> str | None:
-        return next((m.content for m in reversed(self.messages) if m.role == "user"), None)

@@ -65,7 +65,7 @@ class ChatPane(QWidget):
         self.stop_button = QPushButton("Stop")
         self.stop_button.setAccessibleName("Stop the reply")
         self.stop_button.hide()
-        self.send_button.clicked.connect(self._send_clicked)
+        self.send_button.clicked.connect(self.send_typed)
         self.input.submitted.connect(self.send_requested)
 
         buttons = QVBoxLayout()
@@ -86,7 +86,8 @@ class ChatPane(QWidget):
         model.rowsInserted.connect(self._show_empty_hint)
         self._show_empty_hint()
 
-    def _send_clicked(self) -> None:
+    def send_typed(self) -> None:
+        """Send what is in the message box (the Send button, Ctrl+Return)."""
         text = self.input.toPlainText().strip()
         if text:
             self.send_requested.emit(text)

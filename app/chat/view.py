@@ -47,7 +47,6 @@ class ChatView(QListView):
         copy.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         copy.triggered.connect(self.copy_selected)
         self.addAction(copy)
-        self.copy_action = copy
 
     # -- following the newest message ------------------------------------------------------
 

@@ -163,7 +163,6 @@ class GraphBrowser(QWidget):
         splitter.addWidget(left)
         splitter.addWidget(right)
         splitter.setSizes([45 * line, 75 * line])
-        self.splitters = (splitter, right)
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
 
