@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from core.loopback_llm import ScriptedOpenAIServer
 from core.store import GraphStore
 from core.tools import ToolExecutor
 
@@ -28,6 +29,14 @@ class Clock:
 
     def advance(self, days: float) -> None:
         self.now += days * DAY
+
+
+@pytest.fixture
+def llm():
+    """The scripted OpenAI-compatible server on 127.0.0.1 that stands in for the model."""
+    server = ScriptedOpenAIServer()
+    yield server
+    server.close()
 
 
 @pytest.fixture

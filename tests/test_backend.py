@@ -7,23 +7,15 @@ import time
 import pytest
 
 from core import BackendClient, BackendServer, Packet, PacketType
-from core.loopback_llm import ScriptedOpenAIServer
 
 
 @pytest.fixture
-def fake():
-    server = ScriptedOpenAIServer()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def backend(tmp_path, fake):
+def backend(tmp_path, llm):
     servers = []
 
     def start(api_key="sk-test-key-000000", **options):
         server = BackendServer(home=tmp_path / "home")
-        server.start(api_key=api_key, base_url=fake.base_url, model="test-model", **options)
+        server.start(api_key=api_key, base_url=llm.base_url, model="test-model", **options)
         servers.append(server)
         return server, BackendClient(server)
 
@@ -37,8 +29,8 @@ def commit_call(subject, relation, obj):
         "triplets": [{"subject": subject, "relation": relation, "object": obj}]}}
 
 
-def test_a_fact_committed_in_one_turn_comes_back_after_a_restart(backend, fake):
-    fake.play({"tool_calls": [commit_call("user", "name is", "Xiao Ming")]},
+def test_a_fact_committed_in_one_turn_comes_back_after_a_restart(backend, llm):
+    llm.play({"tool_calls": [commit_call("user", "name is", "Xiao Ming")]},
               {"text": "Nice to meet you, Xiao Ming!"})
     _server, client = backend()
     result = client.process_message("Hello, please remember my name is Xiao Ming")
@@ -47,41 +39,41 @@ def test_a_fact_committed_in_one_turn_comes_back_after_a_restart(backend, fake):
     assert result["tool_calls"][0]["name"] == "memory_commit"
     assert "1 new" in result["tool_calls"][0]["result"]
     assert result["round_trips"] == 2 and result["usage"]["total_tokens"] == 240
-    first = fake.requests[0]
+    first = llm.requests[0]
     assert first["stream"] is True and first["model"] == "test-model"
     assert {t["function"]["name"] for t in first["tools"]} >= {"memory_recall", "task_query"}
     # the tool reply went back to the model, paired with its call
-    second = fake.requests[1]["messages"]
+    second = llm.requests[1]["messages"]
     assert second[-2]["tool_calls"][0]["id"] == second[-1]["tool_call_id"]
     client.shutdown()
 
-    fake.play({"text": "You are Xiao Ming."})
+    llm.play({"text": "You are Xiao Ming."})
     _, client = backend()
     assert client.process_message("What is my name?")["content"] == "You are Xiao Ming."
-    system = fake.requests[-1]["messages"][0]["content"]
+    system = llm.requests[-1]["messages"][0]["content"]
     assert "user -name is-> Xiao Ming" in system
     history = client.get_history()["history"]
     assert [m["role"] for m in history] == ["user", "assistant", "user", "assistant"]
     assert history[1]["tool_calls"][0]["name"] == "memory_commit"
 
 
-def test_limits_reject_extra_persona_updates_and_list_them(backend, fake):
+def test_limits_reject_extra_persona_updates_and_list_them(backend, llm):
     update = {"name": "persona_update",
               "arguments": {"attributes": [{"attribute": "role", "value": "tutor"}]}}
-    fake.play({"tool_calls": [update, update, update]}, {"text": "Done."})
+    llm.play({"tool_calls": [update, update, update]}, {"text": "Done."})
     _, client = backend()
     result = client.process_message("be my tutor")
     assert len(result["tool_calls"]) == 1
     assert [name for name, _ in result["rejected_tools"]] == ["persona_update"] * 2
     assert result["rejected_tools"][0][1].startswith("Tool call rejected")
-    replies = [m for m in fake.requests[1]["messages"] if m["role"] == "tool"]
+    replies = [m for m in llm.requests[1]["messages"] if m["role"] == "tool"]
     assert sum("Tool call rejected" in m["content"] for m in replies) == 2
 
 
-def test_execute_tool_is_never_limited_and_never_resets_the_counters(backend, fake):
+def test_execute_tool_is_never_limited_and_never_resets_the_counters(backend, llm):
     update = {"name": "persona_update",
               "arguments": {"attributes": [{"attribute": "role", "value": "tutor"}]}}
-    fake.play({"tool_calls": [update]}, {"text": "ok"})
+    llm.play({"tool_calls": [update]}, {"text": "ok"})
     server, client = backend()
     assert client.process_message("be a tutor")["success"]
     for i in range(3):
@@ -93,11 +85,11 @@ def test_execute_tool_is_never_limited_and_never_resets_the_counters(backend, fa
         "query_intent": "role", "scope": "persona"})["result"]
 
 
-def test_without_a_key_no_request_is_made(backend, fake):
+def test_without_a_key_no_request_is_made(backend, llm):
     _, client = backend(api_key=None)
     result = client.process_message("hello")
     assert result == {**result, "success": False, "error": "API Key not configured"}
-    assert fake.requests == []
+    assert llm.requests == []
     assert client.get_history()["history"][0]["content"] == "hello"
 
 
@@ -106,8 +98,8 @@ def test_without_a_key_no_request_is_made(backend, fake):
     ({"status": 404}, "404"),
     ({"garbage": True}, "JSON"),
 ])
-def test_api_faults_give_a_clear_error_and_the_next_message_works(backend, fake, step, needle):
-    fake.play(step, {"text": "fine now"})
+def test_api_faults_give_a_clear_error_and_the_next_message_works(backend, llm, step, needle):
+    llm.play(step, {"text": "fine now"})
     _, client = backend("sk-secret-abcdef123456")
     result = client.process_message("hi")
     assert not result["success"] and needle in result["error"]
@@ -116,14 +108,14 @@ def test_api_faults_give_a_clear_error_and_the_next_message_works(backend, fake,
     assert client.get_history()["history"][0]["content"] == "hi"
 
 
-def test_server_errors_are_retried(backend, fake):
-    fake.play({"status": 503}, {"text": "recovered"})
+def test_server_errors_are_retried(backend, llm):
+    llm.play({"status": 503}, {"text": "recovered"})
     _, client = backend()
     assert client.process_message("hi")["content"] == "recovered"
 
 
-def test_a_cut_stream_keeps_the_partial_reply_marked(backend, fake):
-    fake.play({"text": "This reply will be cut somewhere in the middle", "cut": True})
+def test_a_cut_stream_keeps_the_partial_reply_marked(backend, llm):
+    llm.play({"text": "This reply will be cut somewhere in the middle", "cut": True})
     _, client = backend()
     result = client.process_message("hi")
     assert not result["success"] and "broke off" in result["error"]
@@ -131,8 +123,8 @@ def test_a_cut_stream_keeps_the_partial_reply_marked(backend, fake):
     assert last["partial"] and last["content"]
 
 
-def test_malformed_tool_arguments_get_an_error_reply_and_write_nothing(backend, fake):
-    fake.play({"tool_calls": [{"name": "memory_commit", "arguments": '{"triplets": [}'}]},
+def test_malformed_tool_arguments_get_an_error_reply_and_write_nothing(backend, llm):
+    llm.play({"tool_calls": [{"name": "memory_commit", "arguments": '{"triplets": [}'}]},
               {"text": "sorry"})
     _, client = backend()
     result = client.process_message("hi")
@@ -140,8 +132,8 @@ def test_malformed_tool_arguments_get_an_error_reply_and_write_nothing(backend, 
     assert "Edges: none" in client.execute_tool("memory_introspect")["result"]
 
 
-def test_cancel_stops_a_streaming_turn_quickly(backend, fake):
-    fake.play({"text": "x" * 400, "chunk_delay": 0.05})
+def test_cancel_stops_a_streaming_turn_quickly(backend, llm):
+    llm.play({"text": "x" * 400, "chunk_delay": 0.05})
     _server, client = backend()
     answers = []
     worker = threading.Thread(target=lambda: answers.append(client.process_message("long")))
@@ -158,41 +150,41 @@ def test_cancel_stops_a_streaming_turn_quickly(backend, fake):
     assert last["partial"] and last["content"] == answers[0]["content"]
 
 
-def test_round_trip_cap_ends_the_turn_with_a_note(backend, fake):
-    fake.play(*[{"tool_calls": [{"name": "task_query", "arguments": {}}]}] * 3)
+def test_round_trip_cap_ends_the_turn_with_a_note(backend, llm):
+    llm.play(*[{"tool_calls": [{"name": "task_query", "arguments": {}}]}] * 3)
     _, client = backend()
     client.update_config(None, max_round_trips=3)
     result = client.process_message("loop")
     assert result["round_trips"] == 3 and "round trips" in result["content"]
 
 
-def test_context_rewrite_keeps_every_tool_call_paired(backend, fake):
-    fake.play({"tool_calls": [{"name": "task_query", "arguments": {}}]},
+def test_context_rewrite_keeps_every_tool_call_paired(backend, llm):
+    llm.play({"tool_calls": [{"name": "task_query", "arguments": {}}]},
               {"tool_calls": [{"name": "context_rewrite", "arguments": {"summary": "no tasks"}}]},
               {"text": "ok"})
     _, client = backend()
     assert client.process_message("hi")["success"]
-    messages = fake.requests[-1]["messages"]
+    messages = llm.requests[-1]["messages"]
     calls = [c["id"] for m in messages for c in m.get("tool_calls") or []]
     replies = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
     assert calls == replies == ["call_0"]
     assert any("no tasks" in (m.get("content") or "") for m in messages)
 
 
-def test_reasoning_is_streamed_and_sent_back_with_tool_calls(backend, fake):
+def test_reasoning_is_streamed_and_sent_back_with_tool_calls(backend, llm):
     events = []
-    fake.play({"reasoning": "thinking hard", "tool_calls": [{"name": "task_query",
+    llm.play({"reasoning": "thinking hard", "tool_calls": [{"name": "task_query",
                                                              "arguments": {}}]},
               {"text": "done"})
     server, client = backend()
     server.progress = lambda event, data: events.append(event)
     assert client.process_message("hi")["content"] == "done"
     assert "reasoning" in events and "tool_finished" in events and "text" in events
-    assistant = fake.requests[1]["messages"][-2]
+    assistant = llm.requests[1]["messages"][-2]
     assert assistant["reasoning_content"] == "thinking hard"
 
 
-def test_config_and_limits_packets(backend, fake, tmp_path):
+def test_config_and_limits_packets(backend, llm, tmp_path):
     _, client = backend()
     assert client.get_config()["model"] == "test-model"
     assert client.update_config("sk-new-key-123456789", model="other")["status"] == \
@@ -207,7 +199,7 @@ def test_config_and_limits_packets(backend, fake, tmp_path):
     assert "sk-new-key" not in str(status)
 
 
-def test_save_history_replaces_the_display_history_only(backend, fake):
+def test_save_history_replaces_the_display_history_only(backend, llm):
     _, client = backend()
     client.execute_tool("memory_commit", {"triplets": [
         {"subject": "a", "relation": "b", "object": "c"}]})
@@ -219,7 +211,7 @@ def test_save_history_replaces_the_display_history_only(backend, fake):
     assert not client.save_history([{"role": "robot"}])["success"]
 
 
-def test_packets_from_four_threads_are_all_answered(backend, fake):
+def test_packets_from_four_threads_are_all_answered(backend, llm):
     server, _ = backend()
     answers: dict[str, str] = {}
 
@@ -250,12 +242,12 @@ def test_bad_packets_and_a_missing_embedded_store_are_refused(tmp_path):
         server.shutdown()
 
 
-def test_rate_limits_are_retried_then_reported(backend, fake):
-    fake.play({"status": 429}, {"status": 429}, {"status": 429}, {"text": "later"})
+def test_rate_limits_are_retried_then_reported(backend, llm):
+    llm.play({"status": 429}, {"status": 429}, {"status": 429}, {"text": "later"})
     _, client = backend()
     result = client.process_message("hi")
     assert not result["success"] and "429" in result["error"]
-    assert len(fake.requests) == 3  # the first try and two retries
+    assert len(llm.requests) == 3  # the first try and two retries
     assert client.process_message("again")["content"] == "later"
 
 
@@ -274,8 +266,8 @@ def test_a_refused_connection_is_reported_with_the_address(tmp_path):
         server.shutdown()
 
 
-def test_a_request_that_takes_too_long_times_out_with_a_clear_error(backend, fake):
-    fake.play(*[{"text": "late", "delay": 1.5}] * 3, {"text": "on time"})
+def test_a_request_that_takes_too_long_times_out_with_a_clear_error(backend, llm):
+    llm.play(*[{"text": "late", "delay": 1.5}] * 3, {"text": "on time"})
     _, client = backend()
     assert client.update_config(None, request_timeout=0.3)["success"]
     result = client.process_message("hi")
@@ -283,8 +275,8 @@ def test_a_request_that_takes_too_long_times_out_with_a_clear_error(backend, fak
     assert client.process_message("again")["content"] == "on time"
 
 
-def test_a_turn_past_its_timeout_is_stopped_not_left_running(backend, fake):
-    fake.play({"text": "y" * 500, "chunk_delay": 0.05}, {"text": "next"})
+def test_a_turn_past_its_timeout_is_stopped_not_left_running(backend, llm):
+    llm.play({"text": "y" * 500, "chunk_delay": 0.05}, {"text": "next"})
     _, client = backend()
     started = time.perf_counter()
     result = client.process_message("slow", timeout=0.5)
@@ -295,9 +287,9 @@ def test_a_turn_past_its_timeout_is_stopped_not_left_running(backend, fake):
     assert client.process_message("again")["content"] == "next"
 
 
-def test_test_connection_checks_unsaved_settings_without_saving_them(backend, fake):
+def test_test_connection_checks_unsaved_settings_without_saving_them(backend, llm):
     _, client = backend()
-    answer = client.test_connection(base_url=fake.base_url, model="test-model",
+    answer = client.test_connection(base_url=llm.base_url, model="test-model",
                                     api_key="sk-other-000000")
     assert answer["success"] and answer["model_found"], answer
     assert "is available" in answer["message"]
@@ -307,19 +299,19 @@ def test_test_connection_checks_unsaved_settings_without_saving_them(backend, fa
     assert client.get_config()["api_key"] == "sk-test-key-000000"
     dead = client.test_connection(base_url="http://127.0.0.1:9/v1")
     assert not dead["success"] and "cannot reach" in dead["error"]
-    assert fake.requests == []  # listing models spends no tokens
+    assert llm.requests == []  # listing models spends no tokens
 
 
-def test_reasoning_and_round_trips_are_kept_in_the_history(backend, fake):
-    fake.play({"reasoning": "think first", "text": "answer"})
+def test_reasoning_and_round_trips_are_kept_in_the_history(backend, llm):
+    llm.play({"reasoning": "think first", "text": "answer"})
     _, client = backend()
     client.process_message("q")
     last = client.get_history()["history"][-1]
     assert last["reasoning"] == "think first" and last["round_trips"] == 1
 
 
-def test_browser_packets_read_correct_undo_export_and_import(backend, fake, tmp_path):
-    fake.play({"tool_calls": [commit_call("Anna", "lives in", "Berlin")]}, {"text": "ok"})
+def test_browser_packets_read_correct_undo_export_and_import(backend, llm, tmp_path):
+    llm.play({"tool_calls": [commit_call("Anna", "lives in", "Berlin")]}, {"text": "ok"})
     _, client = backend()
     turn = client.process_message("Anna lives in Berlin")
     touched = turn["touched"]

@@ -8,19 +8,9 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
-from core.loopback_llm import ScriptedOpenAIServer
 from core.store import GraphStore
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def llm():
-    server = ScriptedOpenAIServer()
-    yield server
-    server.close()
 
 
 def cli(home, llm, **options):

@@ -9,7 +9,6 @@ from PySide6.QtWidgets import QApplication
 from app import gui
 from app.backend_host import BackendHost
 from core.config import Config, save_config
-from core.loopback_llm import ScriptedOpenAIServer
 
 
 @pytest.fixture(autouse=True)
@@ -20,13 +19,6 @@ def no_backend_thread_left_running():
     for host in running:
         host.shutdown()
     assert not running, "a test left a backend thread running"
-
-
-@pytest.fixture
-def llm():
-    server = ScriptedOpenAIServer()
-    yield server
-    server.close()
 
 
 @pytest.fixture
