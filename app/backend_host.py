@@ -15,9 +15,9 @@ from typing import Any, ClassVar
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from core.dispatcher import Dispatcher
-from core.packets import Packet, PacketResponse, PacketType
 from core.paths import config_path, database_path
+from core.protocol.dispatcher import Dispatcher
+from core.protocol.packets import Packet, PacketResponse, PacketType
 
 Answer = Callable[[dict[str, Any]], None]
 

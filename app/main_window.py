@@ -28,8 +28,8 @@ from app.dialogs.shortcuts import ShortcutList
 from app.graph.browser import GraphBrowser
 from app.trace.dock import TraceDock
 from app.trace.model import TraceModel
-from core.dispatcher import NO_KEY
-from core.packets import PacketType
+from core.protocol.dispatcher import NO_KEY
+from core.protocol.packets import PacketType
 
 STATE_VERSION = 1
 

@@ -77,8 +77,8 @@ def _play_one_turn(home: Path) -> list[str]:
 
     from app import gui  # noqa: PLC0415  (Qt loads after the platform is chosen)
     from core.config import Config, save_config  # noqa: PLC0415
-    from core.loopback_llm import ScriptedOpenAIServer  # noqa: PLC0415
     from core.store import GraphStore  # noqa: PLC0415
+    from core.testing.loopback_llm import ScriptedOpenAIServer  # noqa: PLC0415
 
     print(f"smoke test: {_check_tls()}")
     llm = ScriptedOpenAIServer()

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from core import BackendClient, BackendServer
-from core.loopback_llm import ScriptedOpenAIServer
+from core.testing.loopback_llm import ScriptedOpenAIServer
 
 
 def percentile(values: list[float], share: float) -> float:

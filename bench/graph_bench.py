@@ -21,9 +21,9 @@ from PySide6.QtWidgets import QApplication
 from qt_probe import GapProbe, open_ready, wait
 
 from app import gui
-from core.exchange import export_graphml, export_json, import_json
-from core.packets import PacketType
+from core.protocol.packets import PacketType
 from core.store import GraphStore
+from core.store.exchange import export_graphml, export_json, import_json
 from core.store.text import normalize_name
 
 ZH = list("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗")

@@ -23,9 +23,9 @@ from qt_probe import GapProbe, open_ready, wait
 
 from app import gui
 from core.config import Config, save_config
-from core.history import History
-from core.loopback_llm import ScriptedOpenAIServer
 from core.store import GraphStore
+from core.testing.loopback_llm import ScriptedOpenAIServer
+from core.turn.history import History
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from core.client import BackendClient
-from core.server import BackendServer
+from core.protocol.client import BackendClient
+from core.protocol.server import BackendServer
 
 HELP = """Commands:
   /help                 this list

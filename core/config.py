@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from core.limits import DEFAULT_LIMITS, validate_limits
+from core.tools.limits import DEFAULT_LIMITS, validate_limits
 
 CONFIG_VERSION = 1
 DEFAULT_BASE_URL = "https://api.deepseek.com"

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from core.loopback_llm import ScriptedOpenAIServer
 from core.store import GraphStore
+from core.testing.loopback_llm import ScriptedOpenAIServer
 from core.tools import ToolExecutor
 
 DAY = 86400.0

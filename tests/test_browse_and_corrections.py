@@ -3,9 +3,9 @@ undo."""
 
 import pytest
 
-from core import browse
-from core.corrections import CorrectionError, correct
+from core.store import browse
 from core.tools import ToolExecutor
+from core.tools.corrections import CorrectionError, correct
 from tests.conftest import commit
 
 

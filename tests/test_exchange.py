@@ -6,9 +6,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from core.corrections import correct
-from core.exchange import ExchangeError, export_graphml, export_json, import_json
 from core.store import GraphStore
+from core.store.exchange import ExchangeError, export_graphml, export_json, import_json
+from core.tools.corrections import correct
 from tests.conftest import commit
 
 

@@ -2,14 +2,14 @@
 
 import pytest
 
-from core.limits import (
+from core.tools import TOOL_NAMES
+from core.tools.limits import (
     DEFAULT_LIMITS,
     RECALL_SCOPE_CATEGORY,
     TOOL_CATEGORY,
     ToolLimiter,
     category_of,
 )
-from core.tools import TOOL_NAMES
 
 
 def test_defaults_match_the_design():

@@ -3,9 +3,9 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.limits import ToolLimiter
 from core.store import GraphStore
 from core.tools import TOOL_NAMES, ToolExecutor
+from core.tools.limits import ToolLimiter
 from core.tools.schemas import PARAMETERS
 
 BATCHES, CALLS_PER_BATCH = 500, 20

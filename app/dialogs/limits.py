@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
-from core.limits import DEFAULT_LIMITS
-from core.packets import PacketType
+from core.protocol.packets import PacketType
+from core.tools.limits import DEFAULT_LIMITS
 
 LABELS = {
     "persona_query_max": "Persona queries",

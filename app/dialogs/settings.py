@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
-from core.packets import PacketType
+from core.protocol.packets import PacketType
 
 LOCAL_KEY = "not-needed"  # local servers ignore the key, but the protocol needs one
 

@@ -31,7 +31,7 @@ from app.backend_host import BackendHost
 from app.graph.details import DetailsPanel
 from app.graph.node_model import NodeIdRole, NodeListModel
 from app.graph.view import NeighbourhoodView
-from core.packets import PacketType
+from core.protocol.packets import PacketType
 
 KIND_FILTERS = (("All kinds", []), ("General memories", ["memory"]), ("Persona", ["persona"]),
                 ("Tasks", ["task"]))

@@ -12,10 +12,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from core.limits import ToolLimiter
 from core.store import GraphStore, StoreError, describe_sqlite_error
 from core.tools import memory, persona, tasks
 from core.tools.base import Outcome, ToolError
+from core.tools.limits import ToolLimiter
 from core.tools.validation import ArgumentError, parse_arguments
 
 log = logging.getLogger(__name__)

@@ -13,8 +13,8 @@ from app.chat.model import ChatMessage, ChatModel, MessageRole
 from app.dialogs.palette import CommandPalette
 from app.dialogs.shortcuts import ShortcutList
 from app.trace.model import TraceModel
-from core.history import History
 from core.store import GraphStore
+from core.turn.history import History
 
 
 def test_chat_model_passes_the_model_tester(qtmodeltester):

@@ -10,9 +10,9 @@ from PySide6.QtWidgets import QApplication, QLineEdit
 from app.chat.model import MessageRole
 from app.dialogs.limits import LimitsDialog
 from app.dialogs.settings import SettingsDialog
-from core.limits import DEFAULT_LIMITS
-from core.packets import PacketType
+from core.protocol.packets import PacketType
 from core.store import GraphStore
+from core.tools.limits import DEFAULT_LIMITS
 from tests.gui.conftest import wait_turn
 
 COMMIT = {"name": "memory_commit", "arguments": {"triplets": [

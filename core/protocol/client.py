@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.packets import Packet, PacketType
-from core.server import BackendServer
+from core.protocol.packets import Packet, PacketType
+from core.protocol.server import BackendServer
 
 
 class BackendClient:

@@ -7,9 +7,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from core.dispatcher import Dispatcher, Progress
-from core.packets import Packet, PacketResponse, PacketType
 from core.paths import config_path, data_home, database_path
+from core.protocol.dispatcher import Dispatcher, Progress
+from core.protocol.packets import Packet, PacketResponse, PacketType
 
 DEFAULT_TIMEOUT = 30.0
 

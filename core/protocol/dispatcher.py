@@ -1,6 +1,6 @@
 """Handles one packet at a time; owns the store, the limits, the config and the LLM session.
 
-It knows nothing about threads: `core.server` hosts it on a Python thread for headless
+It knows nothing about threads: `core.protocol.server` hosts it on a Python thread for headless
 use, and the GUI hosts it on a QThread. Whoever hosts it calls `handle()` from one thread;
 only `cancel()` may come from another.
 """
@@ -17,16 +17,15 @@ from typing import Any
 
 import openai
 
-from core import browse, corrections, exchange
 from core.config import Config, ConfigError, load_config, save_config, updated
-from core.history import History
-from core.limits import ToolLimiter
-from core.llm import ChatSession, describe_api_error
-from core.packets import Packet, PacketResponse, PacketType
-from core.prompts import system_prompt
-from core.snapshot import memory_snapshot
-from core.store import GraphStore, StoreError, describe_sqlite_error
-from core.tools import ToolExecutor, openai_tools
+from core.protocol.packets import Packet, PacketResponse, PacketType
+from core.store import GraphStore, StoreError, browse, describe_sqlite_error, exchange
+from core.tools import ToolExecutor, corrections, openai_tools
+from core.tools.limits import ToolLimiter
+from core.turn.history import History
+from core.turn.llm import ChatSession, describe_api_error
+from core.turn.prompts import system_prompt
+from core.turn.snapshot import memory_snapshot
 
 log = logging.getLogger(__name__)
 

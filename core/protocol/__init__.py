@@ -1,0 +1,1 @@
+"""The seed's packet protocol: packets, the dispatcher that routes them, server and client."""

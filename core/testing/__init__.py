@@ -1,0 +1,1 @@
+"""Test support that ships with the app: the loopback OpenAI-compatible server."""
