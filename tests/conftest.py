@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
-
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
+import shutil
+import tempfile
 import time
 from typing import Any
 
@@ -14,6 +13,17 @@ import pytest
 from core.store import GraphStore
 from core.testing.loopback_llm import ScriptedOpenAIServer
 from core.tools import ToolExecutor
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# No test may touch the person's real data: HOME, the data folder and Qt's settings folders
+# point into one temporary folder for the whole session, set before anything reads them.
+REAL_HOME = os.path.expanduser("~")
+GUARD_HOME = tempfile.mkdtemp(prefix="trulymem-test-home-")
+for _name in ("HOME", "TRULYMEM_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+    os.environ[_name] = os.path.join(GUARD_HOME, _name.lower())
+    os.makedirs(os.environ[_name], exist_ok=True)
+
 
 DAY = 86400.0
 
@@ -29,6 +39,13 @@ class Clock:
 
     def advance(self, days: float) -> None:
         self.now += days * DAY
+
+
+@pytest.fixture(scope="session", autouse=True)
+def guarded_home():
+    """The session's stand-in for HOME; removed when the session ends."""
+    yield GUARD_HOME
+    shutil.rmtree(GUARD_HOME, ignore_errors=True)
 
 
 @pytest.fixture

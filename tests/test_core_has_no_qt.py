@@ -37,3 +37,21 @@ def test_importing_every_core_module_loads_no_qt():
                           check=False)
     assert done.returncode == 0, done.stderr
     assert len(modules) > 10
+
+
+def test_plain_modules_import_without_the_llm_client():
+    """A process that only reads or writes the store (the crash test's writer, a backup)
+    must not pay for `openai`: on a slow machine that import alone takes a second."""
+    plain = ["core", "core.store", "core.tools", "core.config", "core.paths",
+             "core.store.browse", "core.store.exchange", "core.tools.corrections",
+             "core.turn.history", "core.turn.snapshot"]
+    code = (
+        "import importlib, sys\n"
+        f"for name in {plain!r}: importlib.import_module(name)\n"
+        "assert 'openai' not in sys.modules, 'openai was imported'\n"
+        "from core import BackendServer, BackendClient, Packet, PacketType, PacketResponse\n"
+        "assert 'openai' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr

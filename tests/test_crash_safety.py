@@ -14,6 +14,7 @@ from core.store import GraphStore
 from core.tools import ToolExecutor
 run, path = sys.argv[1], sys.argv[2]
 executor = ToolExecutor(GraphStore(path))
+print("ready", flush=True)
 for i in range(100000):
     result = executor.execute("memory_commit", {"triplets": [
         {"subject": f"run {run}", "relation": "wrote", "object": f"item {i}"},
@@ -24,6 +25,24 @@ for i in range(100000):
 KILLS = 20
 
 
+def _kill_at_random_moment(child: subprocess.Popen, rng: random.Random, run: int) -> list[str]:
+    """Kill the writer at a random moment after it is ready; returns the lines it printed.
+
+    Interpreter start-up takes from 0.1 s to well over a second depending on the machine,
+    so moments are counted from handshakes, not from the start: even runs wait for the
+    first acknowledged commit, so at least half of the kills land among acknowledged
+    commits; odd runs may land before the first commit, in the middle of it or later.
+    """
+    lines = [child.stdout.readline().strip()]
+    assert lines == ["ready"], lines
+    if run % 2 == 0:
+        lines.append(child.stdout.readline().strip())
+    time.sleep(rng.uniform(0.0, 0.25))
+    child.send_signal(signal.SIGKILL)
+    output, _ = child.communicate()
+    return lines + output.split()
+
+
 def test_sigkill_loses_no_acknowledged_commit(tmp_path):
     path = tmp_path / "crash.db"
     rng = random.Random(20261130)
@@ -31,13 +50,10 @@ def test_sigkill_loses_no_acknowledged_commit(tmp_path):
     for run in range(KILLS):
         child = subprocess.Popen([sys.executable, "-c", WRITER, str(run), str(path)],
                                  stdout=subprocess.PIPE, text=True)
-        # Some kills land while the file is opened or migrated, most in the middle of writes.
-        time.sleep(rng.uniform(0.0, 0.3) if run % 4 == 0 else rng.uniform(0.3, 1.0))
-        child.send_signal(signal.SIGKILL)
-        output, _ = child.communicate()
+        lines = _kill_at_random_moment(child, rng, run)
         assert child.returncode == -signal.SIGKILL
-        lines = output.split()
-        acknowledged[run] = int(lines[-1]) if lines else -1
+        numbers = [int(line) for line in lines if line.isdigit()]
+        acknowledged[run] = numbers[-1] if numbers else -1
 
     store = GraphStore(path)
     try:
