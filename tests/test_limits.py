@@ -2,26 +2,32 @@
 
 import pytest
 
-from core.tools import TOOL_NAMES
-from core.tools.limits import (
-    DEFAULT_LIMITS,
-    RECALL_SCOPE_CATEGORY,
-    TOOL_CATEGORY,
-    ToolLimiter,
-    category_of,
-)
+from core.tools import REGISTRY, TOOL_NAMES
+from core.tools.limits import CALL_LIMITS, DEFAULT_LIMITS, ToolLimiter, category_of
+from core.tools.schemas import PARAMETERS, openai_tools
 
 
 def test_defaults_match_the_design():
     assert DEFAULT_LIMITS == {"persona_query_max": 1, "persona_update_max": 1,
                               "task_query_max": 4, "task_update_max": 2,
-                              "memory_query_max": 20, "memory_update_max": 10}
+                              "memory_query_max": 20, "memory_update_max": 10,
+                              "destroyed_rows_max": 20}
 
 
-def test_every_tool_has_exactly_one_category():
-    assert set(TOOL_CATEGORY) == set(TOOL_NAMES)
-    categories = set(TOOL_CATEGORY.values()) | set(RECALL_SCOPE_CATEGORY.values())
-    assert categories == {k.removesuffix("_max") for k in DEFAULT_LIMITS}
+def test_every_tool_is_declared_once_and_everything_reads_that_declaration():
+    assert len(TOOL_NAMES) == 17 == len(REGISTRY)
+    assert set(PARAMETERS) == set(TOOL_NAMES)
+    assert [t["function"]["name"] for t in openai_tools()] == list(TOOL_NAMES)
+    categories = {spec.category_for({}) for spec in REGISTRY.values()}
+    categories |= {category_of("memory_recall", {"scope": s}) for s in ("persona", "tasks")}
+    assert categories == {k.removesuffix("_max") for k in CALL_LIMITS}
+    for name, spec in REGISTRY.items():
+        assert spec.handler.__name__ == name
+        assert not (spec.destroys and not spec.writes), name
+    destructive = {n for n, s in REGISTRY.items() if s.destroys}
+    assert destructive == {"memory_purge", "memory_archive", "memory_cleanup",
+                           "persona_update", "persona_remove", "persona_clear",
+                           "task_delete", "task_archive"}
 
 
 def test_recall_is_counted_by_scope():

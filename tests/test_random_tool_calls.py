@@ -67,7 +67,7 @@ def test_random_tool_calls_never_escape_or_corrupt(tmp_path):
         for tool, arguments, by_model in calls:
             result = executor.execute(tool, arguments, limiter=limiter if by_model else None,
                                       turn_id="fuzz", actor="model" if by_model else "user")
-            assert set(result) <= {"success", "data", "error", "rejected"}
+            assert set(result) <= {"success", "data", "error", "rejected", "over_budget"}
             if result["success"]:
                 assert isinstance(result["data"]["result"], str)
                 outcomes["ok"] += 1
@@ -80,6 +80,8 @@ def test_random_tool_calls_never_escape_or_corrupt(tmp_path):
 
     batch()
     assert outcomes["ok"] + outcomes["error"] == BATCHES * CALLS_PER_BATCH
-    assert outcomes["ok"] > 500  # enough calls were valid to exercise the handlers
+    # Enough calls were valid to exercise the handlers (the destroyed-rows budget refuses
+    # some of the model's large purges and archives that would otherwise succeed).
+    assert outcomes["ok"] > 400
     assert store.integrity_problems() == []
     store.close()

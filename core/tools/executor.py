@@ -2,6 +2,9 @@
 
 Whatever happens, the caller gets `{"success": True, "data": {...}}` or
 `{"success": False, "error": "..."}`; nothing raises and a failed call writes nothing.
+A model's call that would destroy more rows than the turn's budget has left is rolled
+back whole and refused with `over_budget` (what it would have taken away), so that only
+the person can allow it.
 """
 
 from __future__ import annotations
@@ -9,46 +12,25 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Collection
 from typing import Any
 
 from core.store import GraphStore, StoreError, describe_sqlite_error
-from core.tools import memory, persona, tasks
 from core.tools.base import Outcome, ToolError
+from core.tools.budget import OverBudget, destroyed_rows, preview_lines, summarize
 from core.tools.limits import ToolLimiter
+from core.tools.registry import REGISTRY
 from core.tools.validation import ArgumentError, parse_arguments
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[GraphStore, dict[str, Any]], Outcome]
-
-HANDLERS: dict[str, Handler] = {
-    "memory_recall": memory.memory_recall,
-    "memory_commit": memory.memory_commit,
-    "memory_purge": memory.memory_purge,
-    "memory_introspect": memory.memory_introspect,
-    "memory_archive": memory.memory_archive,
-    "memory_cleanup": memory.memory_cleanup,
-    "memory_query_archived": memory.memory_query_archived,
-    "context_rewrite": memory.context_rewrite,
-    "persona_update": persona.persona_update,
-    "persona_remove": persona.persona_remove,
-    "persona_clear": persona.persona_clear,
-    "task_create": tasks.task_create,
-    "task_set_state": tasks.task_set_state,
-    "task_delete": tasks.task_delete,
-    "task_link_info": tasks.task_link_info,
-    "task_archive": tasks.task_archive,
-    "task_query": tasks.task_query,
-}
-
-# Tools that only read: run without taking the write lock.
-READ_ONLY = frozenset({"memory_recall", "memory_introspect", "memory_query_archived",
-                       "context_rewrite", "task_query"})
-
 
 def failure(error: str, **extra: Any) -> dict[str, Any]:
     return {"success": False, "error": error, **extra}
+
+
+class ApprovalMismatch(ToolError):
+    """An approved call would now take away other rows than the person saw."""
 
 
 class ToolExecutor:
@@ -58,8 +40,13 @@ class ToolExecutor:
         self.store = store
 
     def execute(self, tool: str, arguments: Any = None, *, turn_id: str | None = None,
-                actor: str = "user", limiter: ToolLimiter | None = None) -> dict[str, Any]:
-        """Run `tool`. With a `limiter` (the model's calls) the turn's caps apply."""
+                actor: str = "user", limiter: ToolLimiter | None = None,
+                approved_rows: Collection[tuple[str, int]] | None = None) -> dict[str, Any]:
+        """Run `tool`. With a `limiter` (the model's calls) the turn's caps and budget apply.
+
+        `approved_rows` runs a call the person allowed: it must take away exactly those
+        rows, or nothing is written.
+        """
         started = time.perf_counter()
         try:
             args = parse_arguments(tool, arguments)
@@ -71,7 +58,10 @@ class ToolExecutor:
                 return failure(refusal, rejected=True)
             limiter.count(tool, args)
         try:
-            outcome = self._run(tool, args, turn_id, actor)
+            outcome = self._run(tool, args, turn_id, actor, limiter=limiter,
+                                approved_rows=approved_rows)
+        except OverBudget as over:
+            return self._over_budget(tool, args, over, limiter)
         except (ToolError, StoreError) as error:
             return failure(f"{tool}: {error}")
         except sqlite3.Error as error:
@@ -84,15 +74,45 @@ class ToolExecutor:
                 "duration_ms": round((time.perf_counter() - started) * 1000, 3)}
         return {"success": True, "data": data}
 
-    def _run(self, tool: str, args: dict[str, Any], turn_id: str | None, actor: str) -> Outcome:
-        handler = HANDLERS[tool]
-        if tool in READ_ONLY:
-            return handler(self.store, args)
+    def _run(self, tool: str, args: dict[str, Any], turn_id: str | None, actor: str, *,
+             limiter: ToolLimiter | None,
+             approved_rows: Collection[tuple[str, int]] | None) -> Outcome:
+        spec = REGISTRY[tool]
+        if not spec.writes:
+            return spec.handler(self.store, args)
+        spent = 0
         with self.store.write(tool, args, turn_id, actor) as change:
-            outcome = handler(self.store, args)
+            outcome = spec.handler(self.store, args)
+            if spec.destroys:
+                rows = destroyed_rows(change.ops)
+                spent = len(rows)
+                if approved_rows is not None and \
+                        {(r.table, r.id) for r in rows} != {tuple(r) for r in approved_rows}:
+                    raise ApprovalMismatch(
+                        "the memory changed since the person was asked: the call would now "
+                        f"{summarize(rows)}, not what was approved. Nothing was changed.")
+                if limiter is not None and spent > limiter.budget_left():
+                    raise OverBudget(rows, preview_lines(self.store, rows),
+                                     limiter.budget_left())
             change.summary = outcome.summary or outcome.text.splitlines()[0][:200]
+        if limiter is not None:
+            limiter.spend(spent)
         outcome.data["change_id"] = change.id
+        if spent:
+            outcome.data["destroyed"] = spent
         return outcome
+
+    @staticmethod
+    def _over_budget(tool: str, args: dict[str, Any], over: OverBudget,
+                     limiter: ToolLimiter) -> dict[str, Any]:
+        limit = limiter.limits["destroyed_rows_max"]
+        reason = (f"Tool call rejected: {tool} would {summarize(over.rows)}, more than this "
+                  f"turn may take away ({over.left} of {limit} rows left). Nothing was "
+                  "changed; only the person can allow this")
+        request = {"tool": tool, "arguments": args, "count": len(over.rows),
+                   "summary": summarize(over.rows), "preview": over.preview,
+                   "rows": [[r.table, r.id] for r in over.rows]}
+        return failure(reason, rejected=True, over_budget=request)
 
     def undo(self, change_id: int, turn_id: str | None = None) -> dict[str, Any]:
         """Undo one logged change; refused, with the reason, if a later change is in the way."""

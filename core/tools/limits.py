@@ -1,13 +1,17 @@
-"""Per-turn caps on the memory tools the model may call.
+"""Per-turn caps on the memory tools the model may call, and on the rows it may destroy.
 
 Only calls the model makes in a turn are counted; the person's calls (EXECUTE_TOOL, the
-GUI) are never limited and never reset the counters.
+GUI) are never limited and never reset the counters. The six call limits count calls per
+category; `destroyed_rows_max` counts the rows the model's calls delete, supersede,
+archive or remove in one turn, however few calls that takes.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import Any
+
+from core.tools.registry import REGISTRY
 
 DEFAULT_LIMITS: dict[str, int] = {
     "persona_query_max": 1,
@@ -16,37 +20,15 @@ DEFAULT_LIMITS: dict[str, int] = {
     "task_update_max": 2,
     "memory_query_max": 20,
     "memory_update_max": 10,
+    "destroyed_rows_max": 20,
 }
-
-# The one table that maps each tool to its category (`memory_recall` also by scope below).
-TOOL_CATEGORY: dict[str, str] = {
-    "memory_recall": "memory_query",
-    "memory_introspect": "memory_query",
-    "memory_query_archived": "memory_query",
-    "context_rewrite": "memory_query",
-    "memory_commit": "memory_update",
-    "memory_purge": "memory_update",
-    "memory_archive": "memory_update",
-    "memory_cleanup": "memory_update",
-    "persona_update": "persona_update",
-    "persona_remove": "persona_update",
-    "persona_clear": "persona_update",
-    "task_create": "task_update",
-    "task_set_state": "task_update",
-    "task_delete": "task_update",
-    "task_link_info": "task_update",
-    "task_archive": "task_update",
-    "task_query": "task_query",
-}
-RECALL_SCOPE_CATEGORY = {"persona": "persona_query", "tasks": "task_query"}
-
+BUDGET_KEY = "destroyed_rows_max"
+CALL_LIMITS = tuple(k for k in DEFAULT_LIMITS if k != BUDGET_KEY)
 
 def category_of(tool: str, arguments: dict[str, Any] | None = None) -> str:
-    if tool == "memory_recall" and arguments:
-        scope = arguments.get("scope")
-        if isinstance(scope, str) and scope in RECALL_SCOPE_CATEGORY:
-            return RECALL_SCOPE_CATEGORY[scope]
-    return TOOL_CATEGORY.get(tool, "memory_query")
+    """The limit a call counts against, as its declaration in the registry says."""
+    spec = REGISTRY.get(tool)
+    return spec.category_for(arguments) if spec else "memory_query"
 
 
 def validate_limits(values: dict[str, Any], base: dict[str, int] | None = None) -> dict[str, int]:
@@ -70,6 +52,7 @@ class ToolLimiter:
     def __init__(self, limits: dict[str, int] | None = None) -> None:
         self.limits = validate_limits(limits or {})
         self.used: Counter[str] = Counter()
+        self.destroyed = 0
 
     def set_limits(self, values: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -81,6 +64,14 @@ class ToolLimiter:
     def reset(self) -> None:
         """Start a new turn."""
         self.used.clear()
+        self.destroyed = 0
+
+    def budget_left(self) -> int:
+        """Rows the model may still delete, supersede, archive or remove in this turn."""
+        return max(0, self.limits[BUDGET_KEY] - self.destroyed)
+
+    def spend(self, rows: int) -> None:
+        self.destroyed += rows
 
     def refusal(self, tool: str, arguments: dict[str, Any] | None = None) -> str | None:
         """Why this call may not run now, or None when it may."""

@@ -9,6 +9,8 @@ from core.store import GraphStore, Row
 from core.store.search import EDGE_SELECT, edges_around, nodes_named, search_edges, search_nodes
 from core.store.text import normalize_name
 from core.tools.base import DAY, MAX_ROWS, Outcome, ToolError, bounded, edge_line
+from core.tools.registry import tool
+from core.tools.schema_parts import DAYS, NAME, NAMES, STR, obj
 
 PURGE_CONFIRM_ABOVE = 20
 RECALL_HIT_ROWS = 24  # room left for linked rows within MAX_ROWS
@@ -16,8 +18,34 @@ EXPANSION_PER_NODE = (10, 5, 3)  # edges followed per node at hop 1, 2, 3
 SCOPE_CATEGORIES: dict[str, list[str] | None] = {
     "all": None, "persona": ["persona"], "tasks": ["task"],
 }
+RECALL_SCOPE_CATEGORY = {"persona": "persona_query", "tasks": "task_query"}
 
 
+def _recall_category(arguments: dict[str, Any]) -> str:
+    """A recall of the persona or the tasks counts against that query limit."""
+    scope = arguments.get("scope")
+    return RECALL_SCOPE_CATEGORY.get(scope, "memory_query") if isinstance(scope, str) \
+        else "memory_query"
+
+
+TRIPLET = obj({
+    "subject": NAME, "relation": NAME, "object": NAME,
+    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+    "subject_type": STR, "object_type": STR,
+}, ("subject", "relation", "object"))
+
+
+@tool("memory_recall",
+      "Search memory by meaning words, then follow links. Use when the snapshot lacks "
+      "what you need.",
+      obj({
+          "query_intent": NAME,
+          "seed_entities": NAMES,
+          "depth": {"type": "integer", "minimum": 1, "maximum": 3},
+          "time_range": obj({"days": {"type": "integer", "minimum": 1}}, ("days",)),
+          "scope": {"type": "string", "enum": ["all", "persona", "tasks"]},
+      }, ("query_intent",)),
+      category=_recall_category, writes=False)
 def memory_recall(store: GraphStore, args: dict[str, Any]) -> Outcome:
     query = args["query_intent"]
     depth = args.get("depth", 2)
@@ -73,6 +101,15 @@ def _edge(store: GraphStore, edge_id: int) -> Row:
     return store.query(EDGE_SELECT + " WHERE e.id = ?", (edge_id,))[0]
 
 
+@tool("memory_commit",
+      "Store facts the user stated as subject-relation-object triplets. Repeating a "
+      "fact reinforces it.",
+      obj({
+          "triplets": {"type": "array", "items": TRIPLET, "minItems": 1, "maxItems": 50},
+          "entity_types": {"type": "object", "additionalProperties": STR},
+          "temporal_tag": STR,
+      }, ("triplets",)),
+      category="memory_update")
 def memory_commit(store: GraphStore, args: dict[str, Any]) -> Outcome:
     types = args.get("entity_types", {})
     typed = {normalize_name(k): v for k, v in types.items()}
@@ -128,6 +165,22 @@ def purge_matches(store: GraphStore, criteria: dict[str, Any]) -> list[Row]:
     return store.query(EDGE_SELECT + " WHERE " + " AND ".join(where) + " ORDER BY e.id", params)
 
 
+@tool("memory_purge",
+      "Delete (soft) or supersede exactly the memories matching all criteria given. "
+      "Over 20 matches needs confirm=true.",
+      obj({
+          "criteria": {**obj({
+              "subject": NAME, "subject_contains": NAME, "relation_type": NAME,
+              "target": NAME, "target_contains": NAME, "source_type": NAME,
+              "target_type": NAME,
+              "time_before": {"type": "string", "minLength": 1,
+                              "description": "ISO date; only memories created before it"},
+          }), "minProperties": 1},
+          "mode": {"type": "string", "enum": ["soft", "supersede"]},
+          "new_relation": {**obj({"relation": NAME, "target": NAME}), "minProperties": 1},
+          "confirm": {"type": "boolean"},
+      }, ("criteria",)),
+      category="memory_update", destroys="delete or supersede")
 def memory_purge(store: GraphStore, args: dict[str, Any]) -> Outcome:
     mode = args.get("mode", "soft")
     replacement = args.get("new_relation")
@@ -161,6 +214,8 @@ def memory_purge(store: GraphStore, args: dict[str, Any]) -> Outcome:
                    f"{verb} {len(matches)} memories")
 
 
+@tool("memory_introspect", "Counts, size and most-mentioned entities of the memory.",
+      obj({}), category="memory_query", writes=False)
 def memory_introspect(store: GraphStore, _args: dict[str, Any]) -> Outcome:
     nodes = store.query("SELECT kind, count(*) AS n FROM nodes GROUP BY kind ORDER BY kind")
     edges = store.query("SELECT category, status, count(*) AS n FROM edges"
@@ -187,6 +242,8 @@ def memory_introspect(store: GraphStore, _args: dict[str, Any]) -> Outcome:
     return Outcome("\n".join(lines), data)
 
 
+@tool("memory_archive", "Archive general memories untouched for `days` (default 30).",
+      obj({"days": DAYS}), category="memory_update", destroys="archive")
 def memory_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
     days = args.get("days", 30)
     now = store.clock()
@@ -199,6 +256,11 @@ def memory_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
     return Outcome(summary[0].upper() + summary[1:] + ".", {"archived": len(stale)}, summary)
 
 
+@tool("memory_cleanup",
+      "Permanently remove deleted memories older than `older_than_days` (default 90). "
+      "dry_run (default true) only counts.",
+      obj({"dry_run": {"type": "boolean"}, "older_than_days": DAYS}),
+      category="memory_update", destroys="remove for good")
 def memory_cleanup(store: GraphStore, args: dict[str, Any]) -> Outcome:
     days = args.get("older_than_days", 90)
     old = store.query("SELECT id FROM edges WHERE status = 'deleted' AND updated_at < ?",
@@ -213,6 +275,11 @@ def memory_cleanup(store: GraphStore, args: dict[str, Any]) -> Outcome:
     return Outcome(summary[0].upper() + summary[1:] + ".", {"removed": len(old)}, summary)
 
 
+@tool("memory_query_archived",
+      "Search archived memories by keyword; `days` limits to those archived recently.",
+      obj({"keyword": STR, "days": {"type": "integer", "minimum": 1},
+           "limit": {"type": "integer", "minimum": 1, "maximum": 100}}),
+      category="memory_query", writes=False)
 def memory_query_archived(store: GraphStore, args: dict[str, Any]) -> Outcome:
     limit = args.get("limit", 20)
     keyword = args.get("keyword", "").strip()
@@ -230,6 +297,9 @@ def memory_query_archived(store: GraphStore, args: dict[str, Any]) -> Outcome:
     return Outcome(text, {"edge_ids": [r["id"] for r in rows]})
 
 
+@tool("context_rewrite",
+      "Replace this turn's earlier tool exchanges with your summary to save context.",
+      obj({"summary": NAME}, ("summary",)), category="memory_query", writes=False)
 def context_rewrite(_store: GraphStore, args: dict[str, Any]) -> Outcome:
     """The chat loop does the rewrite; the tool only accepts and hands over the summary."""
     return Outcome("Context rewrite accepted: this turn's earlier tool exchanges will be "

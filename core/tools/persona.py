@@ -8,6 +8,8 @@ from core.store import GraphStore, Row
 from core.store.search import EDGE_SELECT
 from core.store.text import normalize_name
 from core.tools.base import Outcome, ToolError, edge_line
+from core.tools.registry import tool
+from core.tools.schema_parts import NAME, obj
 
 
 def persona_edges(store: GraphStore) -> list[Row]:
@@ -23,6 +25,15 @@ def persona_text(store: GraphStore) -> str:
     return "Persona: " + "; ".join(f"{e['relation']}: {e['target_name']}" for e in edges)
 
 
+@tool("persona_update",
+      "Set your own persona attributes (role, speaking_style, personality, catchphrase, "
+      "background...). mode replace clears the others first.",
+      obj({
+          "attributes": {"type": "array", "minItems": 1, "maxItems": 20, "items": obj(
+              {"attribute": NAME, "value": NAME}, ("attribute", "value"))},
+          "mode": {"type": "string", "enum": ["merge", "replace"]},
+      }, ("attributes",)),
+      category="persona_update", destroys="replace")
 def persona_update(store: GraphStore, args: dict[str, Any]) -> Outcome:
     ai = store.persona_node()
     wanted = {normalize_name(a["attribute"]): a for a in args["attributes"]}
@@ -45,6 +56,8 @@ def persona_update(store: GraphStore, args: dict[str, Any]) -> Outcome:
                    summary)
 
 
+@tool("persona_remove", "Remove one persona attribute.", obj({"attribute": NAME}, ("attribute",)),
+      category="persona_update", destroys="delete")
 def persona_remove(store: GraphStore, args: dict[str, Any]) -> Outcome:
     key = normalize_name(args["attribute"])
     edges = [e for e in persona_edges(store) if e["norm_relation"] == key]
@@ -58,6 +71,9 @@ def persona_remove(store: GraphStore, args: dict[str, Any]) -> Outcome:
                    {"removed": len(edges)}, f"persona attribute {args['attribute']} removed")
 
 
+@tool("persona_clear", "Clear the whole persona; needs confirm=true.",
+      obj({"confirm": {"type": "boolean"}}, ("confirm",)),
+      category="persona_update", destroys="delete")
 def persona_clear(store: GraphStore, args: dict[str, Any]) -> Outcome:
     if not args["confirm"]:
         raise ToolError("persona_clear needs confirm=true; nothing was changed")

@@ -7,7 +7,8 @@ from typing import Any
 from core.store import GraphStore, Row
 from core.store.text import normalize_name
 from core.tools.base import Outcome, ToolError, bounded
-from core.tools.schemas import TASK_STATES
+from core.tools.registry import tool
+from core.tools.schema_parts import NAME, NAMES, STR, TASK_STATES, obj
 
 NEXT = "NEXT_TASK"
 CONTAINS = "CONTAINS_INFO"
@@ -49,6 +50,10 @@ def _link(store: GraphStore, task: Row, names: list[str]) -> int:
     return len(names)
 
 
+@tool("task_create", "Start a task (state in_progress), chained after the last task.",
+      obj({"task_id": NAME, "description": NAME, "info_nodes": NAMES},
+          ("task_id", "description")),
+      category="task_update")
 def task_create(store: GraphStore, args: dict[str, Any]) -> Outcome:
     name = args["task_id"]
     existing = store.find_node(name)
@@ -71,6 +76,10 @@ def task_create(store: GraphStore, args: dict[str, Any]) -> Outcome:
                    f"task {task['name']} created")
 
 
+@tool("task_set_state", "Change a task's state.",
+      obj({"task_id": NAME, "state": {"type": "string", "enum": list(TASK_STATES)}},
+          ("task_id", "state")),
+      category="task_update")
 def task_set_state(store: GraphStore, args: dict[str, Any]) -> Outcome:
     task = _task(store, args["task_id"])
     state = TASK_STATES[args["state"]]
@@ -81,6 +90,9 @@ def task_set_state(store: GraphStore, args: dict[str, Any]) -> Outcome:
                    f"task {task['name']} set to {state}")
 
 
+@tool("task_delete", "Delete a task; its info nodes too unless something else uses them.",
+      obj({"task_id": NAME, "delete_info_nodes": {"type": "boolean"}}, ("task_id",)),
+      category="task_update", destroys="delete")
 def task_delete(store: GraphStore, args: dict[str, Any]) -> Outcome:
     task = _task(store, args["task_id"])
     edges = store.query("SELECT * FROM edges WHERE source_id = ? OR target_id = ?",
@@ -111,6 +123,10 @@ def task_delete(store: GraphStore, args: dict[str, Any]) -> Outcome:
                    f"task {task['name']} deleted")
 
 
+@tool("task_link_info", "Link memories (node names) to a task.",
+      obj({"task_id": NAME, "info_node_names": {**NAMES, "minItems": 1}},
+          ("task_id", "info_node_names")),
+      category="task_update")
 def task_link_info(store: GraphStore, args: dict[str, Any]) -> Outcome:
     task = _task(store, args["task_id"])
     count = _link(store, task, args["info_node_names"])
@@ -119,6 +135,9 @@ def task_link_info(store: GraphStore, args: dict[str, Any]) -> Outcome:
                    f"{count} memories linked to task {task['name']}")
 
 
+@tool("task_archive", "Archive a finished task with a summary.",
+      obj({"task_id": NAME, "summary": STR}, ("task_id",)),
+      category="task_update", destroys="archive")
 def task_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
     task = _task(store, args["task_id"])
     now = store.clock()
@@ -135,6 +154,10 @@ def task_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
                    {"archived_links": len(links)}, f"task {task['name']} archived")
 
 
+@tool("task_query", "List tasks, newest first.",
+      obj({"limit": {"type": "integer", "minimum": 1, "maximum": 100},
+           "state_filter": {"type": "string", "enum": [*TASK_STATES, "archived"]}}),
+      category="task_query", writes=False)
 def task_query(store: GraphStore, args: dict[str, Any]) -> Outcome:
     limit = args.get("limit", 10)
     state = args.get("state_filter")

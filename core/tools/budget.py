@@ -1,0 +1,100 @@
+"""What a write takes away: the rows it deletes, supersedes, archives or removes.
+
+The model's destructive power in one turn is a budget of rows, not of calls: a single
+obedient `memory_purge` can match every fact. The executor runs a destructive call inside
+its transaction, reads from the change's row images what it took away, and rolls the
+whole call back when that is more than the turn has left. Counting from the row images
+needs no per-tool prediction and cannot disagree with what the call really did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from core.store import GraphStore
+from core.store.search import marks
+
+PREVIEW_ROWS = 500  # lines kept for the approval card; the count is always exact
+
+
+@dataclass(frozen=True)
+class Destroyed:
+    table: str  # "edges" or "nodes"
+    id: int
+    verb: str  # deleted, superseded, archived, removed for good
+
+
+def destroyed_rows(ops: list[dict[str, Any]]) -> list[Destroyed]:
+    """Rows the ops took away, each once, in the order they were touched.
+
+    An edge counts when it stops being active or is removed for good; a node when it is
+    soft-deleted or removed. Restoring or reinforcing takes nothing away.
+    """
+    found: dict[tuple[str, int], Destroyed] = {}
+    for op in ops:
+        before, after, key = op["before"], op["after"], (op["table"], op["id"])
+        if before is None:
+            continue
+        verb = None
+        if after is None:
+            verb = "removed for good"
+        elif op["table"] == "edges":
+            if before["status"] == "active" and after["status"] != "active":
+                verb = after["status"]
+        elif before.get("deleted_at") is None and after.get("deleted_at") is not None:
+            verb = "deleted"
+        if verb:
+            found[key] = Destroyed(op["table"], op["id"], verb)
+        elif key in found and after is not None and _alive(op["table"], after):
+            del found[key]  # taken away and put back within the same call
+    return list(found.values())
+
+
+def _alive(table: str, row: dict[str, Any]) -> bool:
+    return row["status"] == "active" if table == "edges" else row.get("deleted_at") is None
+
+
+class OverBudget(Exception):
+    """A call would take away more rows than the turn has left; it was rolled back."""
+
+    def __init__(self, rows: list[Destroyed], preview: list[str], left: int) -> None:
+        super().__init__(f"{len(rows)} rows over a budget with {left} left")
+        self.rows = rows
+        self.preview = preview
+        self.left = left
+
+
+def preview_lines(store: GraphStore, rows: list[Destroyed]) -> list[str]:
+    """One line per row for the person to judge, read inside the call's transaction."""
+    edge_ids = [r.id for r in rows if r.table == "edges"][:PREVIEW_ROWS]
+    node_ids = [r.id for r in rows if r.table == "nodes"][:PREVIEW_ROWS]
+    names: dict[int, str] = {}
+    texts: dict[int, str] = {}
+    if edge_ids:
+        for row in store.query(
+                "SELECT e.id, s.name AS source, e.relation, t.name AS target FROM edges e"
+                " JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id"
+                f" WHERE e.id IN ({marks(edge_ids)})", edge_ids):
+            texts[row["id"]] = f"{row['source']} -{row['relation']}-> {row['target']}"
+    if node_ids:
+        for row in store.query(f"SELECT id, name, kind FROM nodes WHERE id IN"
+                               f" ({marks(node_ids)})", node_ids):
+            names[row["id"]] = f"{row['name']} ({row['kind']})"
+    lines = []
+    for row in rows[:PREVIEW_ROWS]:
+        what = texts.get(row.id) if row.table == "edges" else names.get(row.id)
+        lines.append(f"{row.verb}: {what or f'{row.table[:-1]} {row.id}'}")
+    return lines
+
+
+def summarize(rows: list[Destroyed]) -> str:
+    """"delete 300 memories and supersede 12": how the approval card names the request."""
+    verbs: dict[str, int] = {}
+    for row in rows:
+        verbs[row.verb] = verbs.get(row.verb, 0) + 1
+    plain = {"deleted": "delete", "superseded": "supersede", "archived": "archive",
+             "removed for good": "remove for good"}
+    parts = [f"{plain.get(v, v)} {n} {'memory' if n == 1 else 'memories'}"
+             for v, n in verbs.items()]
+    return " and ".join(parts) or "change nothing"

@@ -1,0 +1,57 @@
+"""The one registry of tools: each tool is declared once, at its handler.
+
+A declaration carries everything the rest of the program needs to know about a tool: its
+name, description and JSON schema (for the model and for validation), its limit category,
+whether it writes, whether and how it destroys rows (for the per-turn budget and the
+approval card), and who may call it. Schemas, validation, limits and the executor all
+read this table; nothing else lists the tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from core.store import GraphStore
+from core.tools.base import Outcome
+
+Handler = Callable[[GraphStore, dict[str, Any]], Outcome]
+Category = str | Callable[[dict[str, Any]], str]
+
+MODEL, PERSON = "model", "person"
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    handler: Handler
+    category: Category  # the per-turn limit it counts against, or a function of the arguments
+    writes: bool  # False: runs without taking the write lock
+    destroys: str | None  # what it does to rows it takes away ("delete or supersede"), or None
+    audience: frozenset[str]
+
+    def category_for(self, arguments: dict[str, Any] | None) -> str:
+        if callable(self.category):
+            return self.category(arguments or {})
+        return self.category
+
+
+REGISTRY: dict[str, ToolSpec] = {}
+
+
+def tool(name: str, description: str, parameters: dict[str, Any], *, category: Category,
+         writes: bool = True, destroys: str | None = None,
+         audience: tuple[str, ...] = (MODEL, PERSON)) -> Callable[[Handler], Handler]:
+    """Declare the decorated function as the handler of tool `name`."""
+
+    def register(handler: Handler) -> Handler:
+        if name in REGISTRY:
+            raise ValueError(f"tool {name} is declared twice")
+        REGISTRY[name] = ToolSpec(name, description, parameters, handler, category, writes,
+                                  destroys, frozenset(audience))
+        return handler
+
+    return register
