@@ -65,7 +65,8 @@ class BackendHost(QObject):
 
     def __init__(self, home: Path, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.dispatcher = Dispatcher(database_path(home), config_path(home))
+        self.dispatcher = Dispatcher(database_path(home), config_path(home), home=home,
+                                     can_ask_person=True)
         self.thread = QThread()
         self.thread.setObjectName("trulymem-backend")
         self.worker = BackendWorker(self.dispatcher)

@@ -9,7 +9,7 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 
 from core import cli
-from core.paths import data_home, database_path
+from core.paths import data_home, database_path, secure_home
 from core.store import GraphStore, StoreError
 from core.tools import TOOL_NAMES, ToolExecutor
 
@@ -43,6 +43,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def run_tool(home, tool: str, arguments: str) -> int:
+    secure_home(home)
     try:
         store = GraphStore(database_path(home))
     except StoreError as error:

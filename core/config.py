@@ -35,6 +35,7 @@ class Config:
     request_timeout: float = 60.0  # seconds for one model request
     turn_timeout: float = 300.0  # seconds a whole PROCESS_MESSAGE may take
     max_round_trips: int = 12  # model requests in one turn
+    trash_days: int = 30  # deleted memories stay restorable at least this many days
     tool_limits: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_LIMITS))
     shortcuts: dict[str, str] = field(default_factory=dict)
 
@@ -94,6 +95,7 @@ def _keymap(name: str, value: Any) -> dict[str, str]:
 CHECKS = {
     "version": _count, "api_key": _text, "base_url": _text, "model": _text,
     "request_timeout": _seconds, "turn_timeout": _seconds, "max_round_trips": _count,
+    "trash_days": _count,
     "tool_limits": _limits, "shortcuts": _keymap,
 }
 
@@ -152,7 +154,7 @@ def load_config(path: Path) -> tuple[Config, str | None]:
 
 def save_config(path: Path, config: Config) -> None:
     """Write atomically: a crash leaves the old file or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     data = json.dumps(asdict(config), indent=2, ensure_ascii=False) + "\n"
     # mkstemp creates the file readable and writable by its owner only (0600).
     descriptor, temporary = tempfile.mkstemp(prefix=".config-", dir=path.parent)

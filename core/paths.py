@@ -25,3 +25,41 @@ def database_path(home: Path) -> Path:
 
 def config_path(home: Path) -> Path:
     return home / CONFIG_NAME
+
+
+PRIVATE_FOLDER = 0o700
+PRIVATE_FILE = 0o600
+# Files of ours that hold the person's data; anything else in the folder is left alone.
+PRIVATE_PATTERNS = (f"{DB_NAME}*", f"{CONFIG_NAME}*", ".config-*", "window.ini", "*.db",
+                    "*.db-wal", "*.db-shm", "*.db-journal")
+
+
+def make_private_file(path: Path) -> bool:
+    """Take group and other access away from `path` if it has any; True if it changed."""
+    try:
+        mode = path.stat().st_mode & 0o777
+        if mode & 0o077:
+            path.chmod(mode & PRIVATE_FILE)
+            return True
+    except OSError:  # missing, or not ours to change: nothing to tighten
+        pass
+    return False
+
+
+def secure_home(home: Path) -> list[Path]:
+    """Create the data folder readable by its owner only (0700), and tighten the folder
+    and our files in it that older versions left readable by others. Answers what was
+    tightened. Never raises: a folder that cannot be made or changed is reported later by
+    whatever then fails to use it."""
+    tightened: list[Path] = []
+    try:
+        home.mkdir(mode=PRIVATE_FOLDER, parents=True, exist_ok=True)
+        if home.stat().st_mode & 0o077:
+            home.chmod(PRIVATE_FOLDER)
+            tightened.append(home)
+        for pattern in PRIVATE_PATTERNS:
+            tightened += [p for p in sorted(home.glob(pattern))
+                          if p.is_file() and make_private_file(p)]
+    except OSError:
+        pass
+    return list(dict.fromkeys(tightened))

@@ -51,7 +51,7 @@ def chain(store):
     return [(e["source_name"], e["target_name"]) for e in store.query(
         "SELECT s.name AS source_name, t.name AS target_name FROM edges e"
         " JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id"
-        " WHERE e.relation = 'NEXT_TASK' ORDER BY e.id")]
+        " WHERE e.relation = 'NEXT_TASK' AND e.status = 'active' ORDER BY e.id")]
 
 
 def test_tasks_chain_in_creation_order_and_link_their_memories(run, store):
@@ -92,7 +92,7 @@ def test_task_create_refuses_a_taken_name(run, fail):
     assert "already a memory" in fail("task_create", task_id="paris", description="x")
 
 
-def test_task_delete_relinks_the_chain_and_keeps_shared_info_nodes(run, store):
+def test_task_delete_relinks_the_chain_and_keeps_shared_info_nodes(run, store, fail):
     run("memory_commit", triplets=[{"subject": "Paris", "relation": "is in", "object": "France"}])
     run("task_create", task_id="t1", description="a")
     run("task_create", task_id="t2", description="b", info_nodes=["Paris", "only mine"])
@@ -100,14 +100,18 @@ def test_task_delete_relinks_the_chain_and_keeps_shared_info_nodes(run, store):
     data = run("task_delete", task_id="t2")
     assert data["removed_info_nodes"] == 1
     assert chain(store) == [("t1", "t3")]
-    assert store.find_node("t2") is None and store.find_node("only mine") is None
-    assert store.find_node("Paris") is not None
+    # In the trash, not gone: the person can still restore them.
+    assert store.find_node("t2")["deleted_at"] is not None
+    assert store.find_node("only mine")["deleted_at"] is not None
+    assert store.find_node("Paris")["deleted_at"] is None
+    assert "in the trash" in fail("task_set_state", task_id="t2", state="completed")
+    assert "t2" not in run("task_query")["tasks"]
 
 
 def test_task_delete_can_keep_info_nodes(run, store):
     run("task_create", task_id="t", description="a", info_nodes=["notes"])
     run("task_delete", task_id="t", delete_info_nodes=False)
-    assert store.find_node("notes") is not None
+    assert store.find_node("notes")["deleted_at"] is None
 
 
 def test_task_link_info_and_archive(run, store):

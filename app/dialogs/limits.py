@@ -1,4 +1,5 @@
-"""Tool limits: how many memory tools of each kind the model may call in one turn."""
+"""Tool limits: how many memory tools of each kind the model may call in one turn, and how
+many memories its calls may take away."""
 
 from __future__ import annotations
 
@@ -25,6 +26,12 @@ LABELS = {
     "task_update_max": "Task updates",
     "memory_query_max": "Memory queries",
     "memory_update_max": "Memory updates",
+    "destroyed_rows_max": "Memories it may remove",
+}
+TOOLTIPS = {
+    "destroyed_rows_max": "Facts and nodes the model may delete, supersede or archive in one "
+                          "turn, over all its calls. A call that would go past it waits for "
+                          "your Allow in the chat; the model's own confirm never lifts it.",
 }
 MAX_LIMIT = 1000
 
@@ -37,9 +44,10 @@ class LimitsDialog(QDialog):
         self.setWindowTitle("Tool limits per turn")
         self.host = host
         self.original = dict(limits)
-        intro = QLabel("The most calls of each kind the model may make in one turn. Calls "
-                       "past a limit are refused and listed in the tool trace. Your own "
-                       "corrections are never limited.")
+        intro = QLabel("The most calls of each kind the model may make in one turn, and the "
+                       "most memories those calls may remove. Calls past a limit are refused "
+                       "and listed in the tool trace; a removal past it waits for your Allow. "
+                       "Your own corrections are never limited.")
         intro.setWordWrap(True)
         form = QFormLayout()
         self.boxes: dict[str, QSpinBox] = {}
@@ -49,6 +57,7 @@ class LimitsDialog(QDialog):
             box.setRange(1, MAX_LIMIT)
             box.setValue(int(limits.get(name, DEFAULT_LIMITS[name])))
             box.setAccessibleName(label)
+            box.setToolTip(TOOLTIPS.get(name, ""))
             form.addRow(f"{label}", box)
             self.boxes[name] = box
         self.error = QLabel()

@@ -18,10 +18,11 @@ from typing import Any
 import openai
 
 from core.config import Config, ConfigError, load_config, save_config, updated
+from core.paths import secure_home
 from core.protocol.packets import Packet, PacketResponse, PacketType
-from core.store import GraphStore, StoreError, browse, describe_sqlite_error, exchange
-from core.tools import ToolExecutor, corrections, openai_tools
-from core.tools.limits import ToolLimiter
+from core.store import GraphStore, StoreError, browse, describe_sqlite_error, exchange, trash
+from core.tools import ToolExecutor, approvals, corrections, openai_tools
+from core.tools.limits import ToolLimiter, validate_limits
 from core.turn.history import History
 from core.turn.llm import ChatSession, describe_api_error
 from core.turn.prompts import system_prompt
@@ -39,12 +40,20 @@ def _no_progress(_event: str, _data: dict[str, Any]) -> None:
 
 
 class Dispatcher:
-    def __init__(self, db_path: Path, config_file: Path, use_embedded_db: bool = True) -> None:
+    def __init__(self, db_path: Path, config_file: Path, use_embedded_db: bool = True,
+                 home: Path | None = None, can_ask_person: bool = False) -> None:
+        """`home` is the data folder to keep private (0700); `can_ask_person` says that
+        a window shows approval requests, so calls over the budget wait for the person
+        instead of being refused outright."""
         self.db_path = Path(db_path)
         self.config_file = Path(config_file)
         self.use_embedded_db = use_embedded_db
+        self.home = home
+        self.can_ask_person = can_ask_person
         self.store: GraphStore | None = None
         self.config = Config()
+        self.saved_config = Config()  # what config.json holds: never the one-run overrides
+        self.overrides: dict[str, Any] = {}
         self.config_warning: str | None = None
         self.store_error: str | None = None
         self.limiter = ToolLimiter()
@@ -55,20 +64,28 @@ class Dispatcher:
 
     def open(self, api_key: str | None = None, base_url: str | None = None,
              model: str | None = None) -> None:
-        """Load the config and the store; problems are kept and reported, not raised."""
-        self.config, self.config_warning = load_config(self.config_file)
+        """Load the config and the store; problems are kept and reported, not raised.
+
+        The start options (a key from the environment, `--base-url`, `--model`) apply to
+        this run only: they are kept apart from the saved config and never written.
+        """
+        if self.home is not None:
+            secure_home(self.home)
+        self.saved_config, self.config_warning = load_config(self.config_file)
         overrides = {k: v for k, v in
                      {"api_key": api_key, "base_url": base_url, "model": model}.items() if v}
         try:
-            self.config = updated(self.config, **overrides)
+            updated(self.saved_config, **overrides)
+            self.overrides = overrides
         except ConfigError as error:
             self.config_warning = f"start options ignored: {error}"
+        self.config = updated(self.saved_config, **self.overrides)
         self.limiter = ToolLimiter(self.config.tool_limits)
         if not self.use_embedded_db:
             self.store_error = "only the embedded SQLite store exists (use_embedded_db=True)"
         else:
             try:
-                self.store = GraphStore(self.db_path)
+                self.store = GraphStore(self.db_path, trash_days=self.config.trash_days)
             except StoreError as error:
                 self.store_error = str(error)
         self._make_session()
@@ -140,18 +157,21 @@ class Dispatcher:
         self.limiter.reset()
         executor = ToolExecutor(store)
         recalled: list[int] = []
+        asked: list[dict[str, Any]] = []
 
         def run_tool(name: str, args: str) -> dict[str, Any]:
             outcome = executor.execute(name, args, turn_id=turn_id, actor="model",
                                        limiter=self.limiter)
             if outcome["success"]:
                 recalled.extend(outcome["data"].get("edge_ids") or [])
+            elif outcome.get("over_budget"):
+                outcome = self._ask_person(store, turn_id, outcome, asked, progress)
             return outcome
 
         messages = [{"role": "system", "content": system_prompt(memory_snapshot(store, text))},
                     *recent, {"role": "user", "content": text}]
         result = self.session.run(messages, run_tool, progress, self.config.max_round_trips)
-        data = {**result.data(), "turn_id": turn_id,
+        data = {**result.data(), "turn_id": turn_id, "approvals": asked,
                 "touched": browse.turn_touched(store, turn_id, recalled)}
         history.append("assistant", result.content, turn_id=turn_id,
                        tool_calls=result.tool_calls, rejected_tools=result.rejected_tools,
@@ -161,6 +181,20 @@ class Dispatcher:
         if result.error:
             raise _Refusal(result.error, data)
         return data
+
+    def _ask_person(self, store: GraphStore, turn_id: str, outcome: dict[str, Any],
+                    asked: list[dict[str, Any]], progress: Progress) -> dict[str, Any]:
+        """A call over the budget: with a window, keep it for the person to allow; either
+        way tell the model plainly that it did not run and must not be retried."""
+        if not self.can_ask_person:
+            return {**outcome, "error": outcome["error"] + ". Tell the person what you "
+                    "wanted to remove; do not retry in smaller parts."}
+        request = approvals.request(store, turn_id, outcome["over_budget"])
+        asked.append(request)
+        progress("approval_requested", request)
+        return {**outcome, "error": outcome["error"] + ", and they have been asked to allow "
+                "or deny it in the window. Tell them briefly what you asked for; do not "
+                "retry it in smaller parts."}
 
     def _on_execute_tool(self, body: dict[str, Any]) -> dict[str, Any]:
         name = body.get("tool_name")
@@ -184,6 +218,40 @@ class Dispatcher:
         if not outcome["success"]:
             raise _Refusal(outcome["error"])
         return outcome["data"]
+
+    def _on_undo_turn(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Take back every memory change one turn made (its approved calls included)."""
+        turn_id = body.get("turn_id")
+        if not isinstance(turn_id, str) or not turn_id:
+            raise _Refusal("turn_id must name a turn")
+        try:
+            change_id, undone = self._need_store().undo_turn(turn_id)
+        except StoreError as error:
+            raise _Refusal(str(error)) from None
+        return {"change_id": change_id, "undone": undone, "turn_id": turn_id}
+
+    def _on_list_approvals(self, _body: dict[str, Any]) -> dict[str, Any]:
+        return {"approvals": approvals.pending(self._need_store())}
+
+    def _on_decide_approval(self, body: dict[str, Any]) -> dict[str, Any]:
+        try:
+            decided = approvals.decide(self._need_store(), body.get("approval_id"),
+                                       body.get("allow"))
+        except approvals.ApprovalError as error:
+            raise _Refusal(str(error)) from None
+        return {"approval": decided}
+
+    def _on_trash_status(self, _body: dict[str, Any]) -> dict[str, Any]:
+        return trash.trash_status(self._need_store())
+
+    def _on_empty_trash(self, body: dict[str, Any]) -> dict[str, Any]:
+        days = body.get("older_than_days", 0)
+        if isinstance(days, bool) or not isinstance(days, (int, float)) or days < 0:
+            raise _Refusal("older_than_days must be a number of days, 0 or more")
+        try:
+            return trash.empty_trash(self._need_store(), days)
+        except StoreError as error:
+            raise _Refusal(str(error)) from None
 
     # -- the graph browser --------------------------------------------------------------
 
@@ -260,25 +328,37 @@ class Dispatcher:
                 "model": self.config.model, "request_timeout": self.config.request_timeout,
                 "turn_timeout": self.config.turn_timeout,
                 "max_round_trips": self.config.max_round_trips,
+                "trash_days": self.config.trash_days,
                 "shortcuts": dict(self.config.shortcuts)}
 
     def _on_set_config(self, body: dict[str, Any]) -> dict[str, Any]:
         settable = ("api_key", "base_url", "model", "request_timeout", "turn_timeout",
-                    "max_round_trips", "shortcuts")
+                    "max_round_trips", "shortcuts", "trash_days")
         unknown = sorted(set(body) - set(settable))
         if unknown:
             raise _Refusal(f"unknown setting(s): {', '.join(unknown)}")
-        changes = {k: v for k, v in body.items() if v is not None}
+        self._save_config({k: v for k, v in body.items() if v is not None})
+        self._make_session()
+        return {"status": "config_updated"}
+
+    def _save_config(self, changes: dict[str, Any]) -> None:
+        """Save `changes` over the saved config and only then apply them.
+
+        A one-run override stays in force for the settings the person did not just set,
+        and is never written to the file.
+        """
         try:
-            config = updated(self.config, **changes)
-            save_config(self.config_file, config)
+            saved = updated(self.saved_config, **changes)
+            save_config(self.config_file, saved)
         except ConfigError as error:
             raise _Refusal(str(error)) from None
         except OSError as error:
             raise _Refusal(f"could not save the config ({error.strerror})") from None
-        self.config = config
-        self._make_session()
-        return {"status": "config_updated"}
+        self.saved_config = saved
+        self.overrides = {k: v for k, v in self.overrides.items() if k not in changes}
+        self.config = updated(saved, **self.overrides)
+        if self.store is not None:
+            self.store.trash_days = self.config.trash_days
 
     def _on_test_connection(self, body: dict[str, Any]) -> dict[str, Any]:
         """List the endpoint's models with the given (unsaved) settings: this checks the
@@ -312,14 +392,13 @@ class Dispatcher:
         return dict(self.limiter.limits)
 
     def _on_set_tool_limits(self, body: dict[str, Any]) -> dict[str, Any]:
-        outcome = self.limiter.set_limits(body)
-        if not outcome["success"]:
-            raise _Refusal(outcome["error"])
-        self.config = updated(self.config, tool_limits=self.limiter.limits)
+        """Limits take effect only once they are saved: a refused write changes nothing."""
         try:
-            save_config(self.config_file, self.config)
-        except OSError as error:
-            raise _Refusal(f"could not save the config ({error.strerror})") from None
+            limits = validate_limits(body, self.limiter.limits)
+        except ValueError as error:
+            raise _Refusal(str(error)) from None
+        self._save_config({"tool_limits": limits})
+        self.limiter.limits = dict(limits)
         return {"status": "tool_limits_updated", "limits": dict(self.limiter.limits)}
 
     def _on_get_history(self, _body: dict[str, Any]) -> dict[str, Any]:

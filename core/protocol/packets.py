@@ -33,6 +33,12 @@ class PacketType(Enum):
     CORRECT_MEMORY = "correct_memory"
     EXPORT_MEMORY = "export_memory"
     IMPORT_MEMORY = "import_memory"
+    # beyond the seed: the person stays in charge of what the model destroys
+    UNDO_TURN = "undo_turn"
+    LIST_APPROVALS = "list_approvals"
+    DECIDE_APPROVAL = "decide_approval"
+    TRASH_STATUS = "trash_status"
+    EMPTY_TRASH = "empty_trash"
 
 
 @dataclass

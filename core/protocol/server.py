@@ -23,7 +23,8 @@ class BackendServer:
         folder = data_home(home)
         self.dispatcher = Dispatcher(Path(db_path) if db_path else database_path(folder),
                                      Path(config_file) if config_file else config_path(folder),
-                                     use_embedded_db)
+                                     use_embedded_db,
+                                     home=None if db_path and config_file else folder)
         self.progress = progress
         self._queue: queue.Queue[Packet | None] = queue.Queue()
         self._thread: threading.Thread | None = None

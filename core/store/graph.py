@@ -8,6 +8,7 @@ which tool and turn did it, and is all that `undo()` needs to put the rows back 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 import zlib
@@ -17,12 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.paths import PRIVATE_FILE, make_private_file
 from core.store.schema import migrate
 from core.store.text import display_name, normalize_name, search_text
 
 PERSONA_NODE = "AI"
 TABLES = ("nodes", "edges")
 BUSY_TIMEOUT_MS = 5000
+TRASH_DAYS = 30  # deleted rows stay restorable at least this long
+DAY_SECONDS = 86400.0
 
 Row = dict[str, Any]
 
@@ -42,6 +46,7 @@ class Change:
     ops: list[dict[str, Any]] = field(default_factory=list)
     summary: str = ""
     undo_of: int | None = None
+    undoes: list[int] = field(default_factory=list)
     id: int | None = None
 
 
@@ -68,15 +73,25 @@ def decode_ops(blob: bytes) -> list[dict[str, Any]]:
     return json.loads(zlib.decompress(blob))
 
 
+def _create_private(path: Path) -> None:
+    """Create a new database file readable by its owner only, before SQLite opens it."""
+    if not path.exists():
+        descriptor = os.open(path, os.O_CREAT | os.O_WRONLY, PRIVATE_FILE)
+        os.close(descriptor)
+
+
 class GraphStore:
     """One connection to one graph file; owned by a single thread at a time."""
 
-    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time,
+                 trash_days: int = TRASH_DAYS) -> None:
         self.path = Path(path)
         self.clock = clock
+        self.trash_days = trash_days  # no model tool removes anything deleted more recently
         self._change: Change | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            _create_private(self.path)
             self.conn = sqlite3.connect(
                 str(self.path), isolation_level=None, check_same_thread=False,
                 timeout=BUSY_TIMEOUT_MS / 1000,
@@ -94,6 +109,10 @@ class GraphStore:
         except sqlite3.Error as error:
             self.conn.close()
             raise StoreError(describe_sqlite_error(error)) from error
+        # SQLite gives its side files the database's mode; older versions left all three
+        # readable by everyone.
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            make_private_file(Path(f"{self.path}{suffix}"))
 
     def close(self) -> None:
         self.conn.close()
@@ -136,9 +155,9 @@ class GraphStore:
                 yield change
                 if change.ops:
                     change.id = self._log(change)
-                    if change.undo_of is not None:
-                        self.conn.execute("UPDATE change_log SET undone_by = ? WHERE id = ?",
-                                          (change.id, change.undo_of))
+                    self.conn.executemany(
+                        "UPDATE change_log SET undone_by = ? WHERE id = ?",
+                        [(change.id, undone) for undone in change.undoes])
                 self.conn.execute("COMMIT")
             except BaseException:
                 self.conn.execute("ROLLBACK")
@@ -280,29 +299,57 @@ class GraphStore:
         Refused when a later change touched the same rows: undoing out of order would
         silently throw that later change away.
         """
-        entry = self.change(change_id)
-        if entry is None:
-            raise StoreError(f"change {change_id} does not exist")
-        if entry["undone_by"] is not None:
-            raise StoreError(f"change {change_id} was already undone by change "
-                             f"{entry['undone_by']}")
-        ops = decode_ops(entry["ops"])
-        if not ops:
-            raise StoreError(f"change {change_id} changed nothing")
+        return self.undo_changes([change_id], "undo", {"change_id": change_id}, turn_id, actor)
+
+    def undo_turn(self, turn_id: str, actor: str = "user") -> tuple[int, list[int]]:
+        """Take back every change one turn made, newest first, as one change.
+
+        Answers the undo's change id and the ids it undid; all or nothing.
+        """
+        rows = self.query("SELECT id FROM change_log WHERE turn_id = ? AND undo_of IS NULL"
+                          " AND undone_by IS NULL AND tool NOT IN ('undo', 'undo_turn')"
+                          " ORDER BY id", (turn_id,))
+        ids = [r["id"] for r in rows]
+        if not ids:
+            raise StoreError("this turn changed nothing that is not undone already")
+        undo_id = self.undo_changes(ids, "undo_turn", {"turn_id": turn_id, "change_ids": ids},
+                                    None, actor)
+        return undo_id, ids
+
+    def undo_changes(self, change_ids: list[int], tool: str, arguments: Any,
+                     turn_id: str | None = None, actor: str = "user") -> int:
+        """Undo `change_ids` (newest first) in one transaction; see `undo`."""
+        entries = []
+        for change_id in sorted(change_ids, reverse=True):
+            entry = self.change(change_id)
+            if entry is None:
+                raise StoreError(f"change {change_id} does not exist")
+            if entry["undone_by"] is not None:
+                raise StoreError(f"change {change_id} was already undone by change "
+                                 f"{entry['undone_by']}")
+            entries.append(entry)
+        if not any(decode_ops(e["ops"]) for e in entries):
+            raise StoreError(f"change {change_ids[0]} changed nothing" if len(entries) == 1
+                             else "those changes changed nothing")
         try:
-            with self.write("undo", {"change_id": change_id}, turn_id, actor) as change:
-                for op in reversed(ops):
-                    if self.row(op["table"], op["id"]) != op["after"]:
-                        raise StoreError(
-                            f"change {change_id} cannot be undone: {op['table'][:-1]} "
-                            f"{op['id']} was changed again later; undo the later change first"
-                        )
-                    self._restore(op["table"], op["id"], op["before"])
-                change.summary = f"undid change {change_id} ({entry['tool']})"
-                change.undo_of = change_id
+            with self.write(tool, arguments, turn_id, actor) as change:
+                for entry in entries:
+                    for op in reversed(decode_ops(entry["ops"])):
+                        if self.row(op["table"], op["id"]) != op["after"]:
+                            raise StoreError(
+                                f"change {entry['id']} cannot be undone: {op['table'][:-1]} "
+                                f"{op['id']} was changed again later; undo the later change "
+                                "first")
+                        self._restore(op["table"], op["id"], op["before"])
+                names = ", ".join(f"{e['id']} ({e['tool']})" for e in entries[:5])
+                more = f" and {len(entries) - 5} more" if len(entries) > 5 else ""
+                change.summary = (f"undid change{'s' if len(entries) > 1 else ''} "
+                                  f"{names}{more}")
+                change.undo_of = entries[0]["id"]
+                change.undoes = [e["id"] for e in entries]
         except sqlite3.IntegrityError as error:
-            raise StoreError(f"change {change_id} cannot be undone: the state it would restore "
-                             f"conflicts with a later change ({error})") from error
+            raise StoreError(f"change {change_ids[0]} cannot be undone: the state it would "
+                             f"restore conflicts with a later change ({error})") from error
         return change.id
 
     def _restore(self, table: str, row_id: int, image: Row | None) -> None:

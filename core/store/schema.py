@@ -4,7 +4,7 @@ Each migration moves a file from one version to the next inside one transaction,
 file is always at a whole version. Version 1 is the first layout (nodes and edges only);
 version 2 adds the change log, edge categories, task fields and the full-text index;
 version 3 adds the chat history; 4 keeps reasoning with replies; 5 adds soft-deleted
-nodes and the index from rows to their changes.
+nodes and the index from rows to their changes; 6 the person's approvals of large deletions.
 """
 
 from __future__ import annotations
@@ -172,8 +172,30 @@ def _decode(blob: bytes) -> list[dict]:
     return json.loads(zlib.decompress(blob))
 
 
+# Calls the model asked for that would take away more than a turn may: the person allows
+# or denies each in the window. `rows` are the [table, id] pairs the person saw.
+V6 = """
+CREATE TABLE approvals (
+    id INTEGER PRIMARY KEY,
+    turn_id TEXT,
+    tool TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    rows TEXT NOT NULL,
+    preview TEXT NOT NULL,
+    state TEXT NOT NULL DEFAULT 'pending'
+        CHECK (state IN ('pending', 'allowed', 'denied', 'failed')),
+    outcome TEXT,
+    change_id INTEGER REFERENCES change_log(id),
+    created_at REAL NOT NULL,
+    decided_at REAL
+);
+CREATE INDEX approvals_state ON approvals(state, id);
+"""
+
 Migration = str | Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5]
+MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6]
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -62,7 +62,7 @@ def memory_recall(store: GraphStore, args: dict[str, Any]) -> Outcome:
     if categories == ["persona"]:
         start += nodes_named(store, ["AI"])
     elif categories == ["task"]:
-        start += store.query("SELECT * FROM nodes WHERE kind = 'task'"
+        start += store.query("SELECT * FROM nodes WHERE kind = 'task' AND deleted_at IS NULL"
                              " ORDER BY created_at DESC LIMIT 5")
     frontier = list(dict.fromkeys(
         [n["id"] for n in start]
@@ -262,17 +262,23 @@ def memory_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
       obj({"dry_run": {"type": "boolean"}, "older_than_days": DAYS}),
       category="memory_update", destroys="remove for good")
 def memory_cleanup(store: GraphStore, args: dict[str, Any]) -> Outcome:
-    days = args.get("older_than_days", 90)
+    """Deleted memories sit in the trash for at least `store.trash_days`: a smaller
+    `older_than_days` is raised to it, so no turn can make a fresh deletion permanent."""
+    asked = args.get("older_than_days", 90)
+    days = max(asked, store.trash_days)
+    floor = (f" (deleted memories stay in the trash for {store.trash_days} days, so "
+             f"{asked} was raised to {days})") if days != asked else ""
     old = store.query("SELECT id FROM edges WHERE status = 'deleted' AND updated_at < ?",
                       (store.clock() - days * DAY,))
     if args.get("dry_run", True):
         return Outcome(f"Dry run: {len(old)} deleted memories older than {days} days would be "
-                       "removed for good. Call with dry_run=false to remove them.",
+                       f"removed for good{floor}. Call with dry_run=false to remove them.",
                        {"removable": len(old)})
     for edge in old:
         store.hard_delete_edge(edge["id"])
     summary = f"removed {len(old)} deleted memories older than {days} days"
-    return Outcome(summary[0].upper() + summary[1:] + ".", {"removed": len(old)}, summary)
+    return Outcome(summary[0].upper() + summary[1:] + floor + ".", {"removed": len(old)},
+                   summary)
 
 
 @tool("memory_query_archived",

@@ -14,10 +14,16 @@ NEXT = "NEXT_TASK"
 CONTAINS = "CONTAINS_INFO"
 
 
+LIVE_TASKS = "SELECT * FROM nodes WHERE kind = 'task' AND deleted_at IS NULL"
+
+
 def _task(store: GraphStore, task_id: str) -> Row:
     node = store.find_node(task_id)
+    if node is not None and node["kind"] == "task" and node["deleted_at"] is not None:
+        raise ToolError(f"the task {node['name']!r} was deleted and is in the trash; only "
+                        "the person can restore it")
     if node is None or node["kind"] != "task":
-        recent = store.query("SELECT name FROM nodes WHERE kind = 'task'"
+        recent = store.query("SELECT name FROM nodes WHERE kind = 'task' AND deleted_at IS NULL"
                              " ORDER BY created_at DESC, id DESC LIMIT 8")
         names = ", ".join(r["name"] for r in recent) or "none yet"
         raise ToolError(f"there is no task {task_id!r} (recent tasks: {names})")
@@ -59,9 +65,10 @@ def task_create(store: GraphStore, args: dict[str, Any]) -> Outcome:
     existing = store.find_node(name)
     if existing is not None:
         what = f"task (state {existing['state']})" if existing["kind"] == "task" else "memory"
+        if existing["deleted_at"] is not None:
+            what = "deleted task or memory in the trash"
         raise ToolError(f"{name!r} is already a {what}; choose another task_id")
-    last = store.query_one("SELECT * FROM nodes WHERE kind = 'task'"
-                           " ORDER BY created_at DESC, id DESC LIMIT 1")
+    last = store.query_one(LIVE_TASKS + " ORDER BY created_at DESC, id DESC LIMIT 1")
     now = store.clock()
     task_id = store.insert("nodes", {
         "name": " ".join(name.split()), "norm_name": normalize_name(name), "kind": "task",
@@ -94,9 +101,12 @@ def task_set_state(store: GraphStore, args: dict[str, Any]) -> Outcome:
       obj({"task_id": NAME, "delete_info_nodes": {"type": "boolean"}}, ("task_id",)),
       category="task_update", destroys="delete")
 def task_delete(store: GraphStore, args: dict[str, Any]) -> Outcome:
+    """Move the task to the trash: the node is marked deleted and its links with it, so the
+    person can restore it (Memory tab or undo) until the trash is emptied."""
     task = _task(store, args["task_id"])
-    edges = store.query("SELECT * FROM edges WHERE source_id = ? OR target_id = ?",
-                        (task["id"], task["id"]))
+    now = store.clock()
+    edges = store.query("SELECT * FROM edges WHERE (source_id = ? OR target_id = ?)"
+                        " AND status = 'active'", (task["id"], task["id"]))
     next_key = normalize_name(NEXT)
     before = [e["source_id"] for e in edges
               if e["target_id"] == task["id"] and e["norm_relation"] == next_key]
@@ -105,22 +115,23 @@ def task_delete(store: GraphStore, args: dict[str, Any]) -> Outcome:
     info = [e["target_id"] for e in edges
             if e["source_id"] == task["id"] and e["norm_relation"] == normalize_name(CONTAINS)]
     for edge in edges:
-        store.hard_delete_edge(edge["id"])
+        store.set_edge_status(edge, "deleted", valid_to=now)
     if before and after:
         store.add_edge(before[0], NEXT, after[0], category="task")
-    store.delete("nodes", task["id"])
+    store.update("nodes", task["id"], {"deleted_at": now, "updated_at": now})
     removed = 0
     if args.get("delete_info_nodes", True):
         for node_id in dict.fromkeys(info):
             node = store.row("nodes", node_id)
-            used = store.query_one("SELECT 1 AS used FROM edges WHERE source_id = ?"
-                                   " OR target_id = ? LIMIT 1", (node_id, node_id))
-            if node and node["kind"] == "entity" and not used:
-                store.delete("nodes", node_id)
+            used = store.query_one("SELECT 1 AS used FROM edges WHERE (source_id = ?"
+                                   " OR target_id = ?) AND status = 'active' LIMIT 1",
+                                   (node_id, node_id))
+            if node and node["kind"] == "entity" and node["deleted_at"] is None and not used:
+                store.update("nodes", node_id, {"deleted_at": now, "updated_at": now})
                 removed += 1
-    return Outcome(f"Task {task['name']} deleted; {removed} info node(s) no longer used by "
-                   "anything were removed too.", {"removed_info_nodes": removed},
-                   f"task {task['name']} deleted")
+    return Outcome(f"Task {task['name']} deleted (in the trash, restorable); {removed} info "
+                   "node(s) no longer used by anything went with it.",
+                   {"removed_info_nodes": removed}, f"task {task['name']} deleted")
 
 
 @tool("task_link_info", "Link memories (node names) to a task.",
@@ -161,7 +172,7 @@ def task_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
 def task_query(store: GraphStore, args: dict[str, Any]) -> Outcome:
     limit = args.get("limit", 10)
     state = args.get("state_filter")
-    sql, params = "SELECT * FROM nodes WHERE kind = 'task'", []
+    sql, params = LIVE_TASKS, []
     if state:
         sql += " AND state = ?"
         params.append(TASK_STATES.get(state, state))

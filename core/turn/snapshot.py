@@ -15,12 +15,18 @@ SNAPSHOT_TASKS = 5
 def memory_snapshot(store: GraphStore, message: str) -> str:
     """Persona, active tasks and the memories most relevant to `message`, bounded."""
     lines = [persona_text(store)]
-    tasks = store.query("SELECT * FROM nodes WHERE kind = 'task' AND state IN"
-                        " ('in_progress', 'paused') ORDER BY created_at DESC LIMIT ?",
+    tasks = store.query("SELECT * FROM nodes WHERE kind = 'task' AND deleted_at IS NULL"
+                        " AND state IN ('in_progress', 'paused') ORDER BY created_at DESC LIMIT ?",
                         (SNAPSHOT_TASKS,))
     lines.append("Active tasks:" + (" none" if not tasks else ""))
     lines += [f"  {task_line(store, t)}" for t in tasks]
     relevant = search_edges(store, message, categories=["general"], limit=SNAPSHOT_MEMORIES)
     lines.append("Relevant memories:" + (" none found" if not relevant else ""))
     lines += [f"  {edge_line(e)}" for e in relevant]
-    return "\n".join(lines)
+    return quoted("\n".join(lines))
+
+
+def quoted(text: str) -> str:
+    """Stored text cannot close the snapshot's tags and pose as the prompt around it."""
+    return text.replace("<memory_snapshot", "‹memory_snapshot").replace(
+        "</memory_snapshot", "‹/memory_snapshot")

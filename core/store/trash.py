@@ -1,0 +1,49 @@
+"""The trash: deleted facts and nodes, restorable until the person empties it.
+
+Nothing the model can call removes a row for good sooner than the store's grace period
+(`GraphStore.trash_days`); emptying the trash is the person's act alone, logged as one
+change like any other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.store.graph import DAY_SECONDS, GraphStore
+
+TRASHED_EDGES = "SELECT id FROM edges WHERE status = 'deleted' AND updated_at <= ?"
+TRASHED_NODES = "SELECT id FROM nodes WHERE deleted_at IS NOT NULL AND deleted_at <= ?"
+
+
+def trash_status(store: GraphStore) -> dict[str, Any]:
+    """What the trash holds: counts, the oldest deletion and the grace period."""
+    edges = store.query_one("SELECT count(*) AS n, min(updated_at) AS oldest FROM edges"
+                            " WHERE status = 'deleted'")
+    nodes = store.query_one("SELECT count(*) AS n, min(deleted_at) AS oldest FROM nodes"
+                            " WHERE deleted_at IS NOT NULL")
+    oldest = [t for t in (edges["oldest"], nodes["oldest"]) if t is not None]
+    return {"edges": edges["n"], "nodes": nodes["n"], "oldest": min(oldest, default=None),
+            "trash_days": store.trash_days}
+
+
+def empty_trash(store: GraphStore, older_than_days: float = 0) -> dict[str, Any]:
+    """Remove for good what was deleted more than `older_than_days` ago (0: everything).
+
+    A deleted node goes with every edge that still names it, whatever that edge's state,
+    since an edge cannot point at nothing.
+    """
+    cutoff = store.clock() - older_than_days * DAY_SECONDS
+    with store.write("empty_trash", {"older_than_days": older_than_days},
+                     actor="user") as change:
+        edges = [r["id"] for r in store.query(TRASHED_EDGES, (cutoff,))]
+        nodes = [r["id"] for r in store.query(TRASHED_NODES, (cutoff,))]
+        for edge_id in edges:
+            store.hard_delete_edge(edge_id)
+        for node_id in nodes:
+            for edge in store.query("SELECT id FROM edges WHERE source_id = ? OR target_id = ?",
+                                    (node_id, node_id)):
+                store.hard_delete_edge(edge["id"])
+            store.delete("nodes", node_id)
+        change.summary = f"emptied the trash: {len(edges)} facts and {len(nodes)} nodes"
+    return {"removed_edges": len(edges), "removed_nodes": len(nodes),
+            "change_id": change.id, "summary": change.summary}

@@ -1,0 +1,80 @@
+"""Calls over the destroyed-rows budget wait for the person: Allow runs them, Deny drops them.
+
+The model's own `confirm` never lifts the budget. A refused call is kept here with exactly
+the rows it would have taken away; allowing it runs the same call, as the model's change
+in its turn (so "Undo this turn" still takes it back), only if it would take away exactly
+those rows. If the memory changed in between, nothing is written and the person is told.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from core.store import GraphStore, Row
+from core.tools.executor import ToolExecutor
+
+FIELDS = ("id, turn_id, tool, arguments, summary, count, preview, state, outcome, change_id,"
+          " created_at, decided_at")
+
+
+class ApprovalError(ValueError):
+    """The approval asked for does not exist or was decided already."""
+
+
+def request(store: GraphStore, turn_id: str | None, over_budget: dict[str, Any]) -> Row:
+    """Keep a refused call for the person to decide; answers it as `approval()` does."""
+    # One statement, committed on its own: a request is not a change to the memory.
+    cursor = store.conn.execute(
+        "INSERT INTO approvals (turn_id, tool, arguments, summary, count, rows, preview,"
+        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (turn_id, over_budget["tool"], json.dumps(over_budget["arguments"], ensure_ascii=False),
+         over_budget["summary"], over_budget["count"], json.dumps(over_budget["rows"]),
+         json.dumps(over_budget["preview"], ensure_ascii=False), store.clock()))
+    return approval(store, cursor.lastrowid)
+
+
+def _shape(row: Row) -> Row:
+    row["arguments"] = json.loads(row["arguments"])
+    row["preview"] = json.loads(row["preview"])
+    return row
+
+
+def approval(store: GraphStore, approval_id: Any) -> Row:
+    if isinstance(approval_id, bool) or not isinstance(approval_id, int):
+        raise ApprovalError("approval_id must be a whole number")
+    row = store.query_one(f"SELECT {FIELDS} FROM approvals WHERE id = ?", (approval_id,))
+    if row is None:
+        raise ApprovalError(f"there is no approval {approval_id}")
+    return _shape(row)
+
+
+def pending(store: GraphStore) -> list[Row]:
+    """Requests still waiting for the person, oldest first."""
+    return [_shape(r) for r in store.query(
+        f"SELECT {FIELDS} FROM approvals WHERE state = 'pending' ORDER BY id")]
+
+
+def decide(store: GraphStore, approval_id: Any, allow: Any) -> Row:
+    """Allow (run the call) or deny one pending request; answers the request as it ends."""
+    if not isinstance(allow, bool):
+        raise ApprovalError("allow must be true or false")
+    asked = approval(store, approval_id)
+    if asked["state"] != "pending":
+        raise ApprovalError(f"approval {approval_id} was already decided ({asked['state']})")
+    state, outcome, change_id = "denied", "denied by the person; nothing was changed", None
+    if allow:
+        rows = json.loads(store.query_one("SELECT rows FROM approvals WHERE id = ?",
+                                          (approval_id,))["rows"])
+        result = ToolExecutor(store).execute(
+            asked["tool"], asked["arguments"], turn_id=asked["turn_id"], actor="model",
+            approved_rows=[tuple(r) for r in rows])
+        if result["success"]:
+            state, change_id = "allowed", result["data"].get("change_id")
+            outcome = result["data"]["result"].splitlines()[0]
+        else:
+            state, outcome = "failed", result["error"]
+    store.conn.execute("UPDATE approvals SET state = ?, outcome = ?, change_id = ?,"
+                       " decided_at = ? WHERE id = ?",
+                       (state, outcome, change_id, store.clock(), approval_id))
+    return approval(store, approval_id)
