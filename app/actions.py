@@ -48,6 +48,11 @@ SPECS: tuple[ActionSpec, ...] = (
                "Browse what the assistant remembers"),
     ActionSpec("memory.undo", "Undo last memory change", "Ctrl+Z", "Memory",
                "Take back the newest change to the memory, the assistant's or yours"),
+    ActionSpec("memory.undo_turn", "Undo this turn's memory changes", "Ctrl+Shift+Z", "Memory",
+               "Take back every change one turn made to the memory: the selected message's "
+               "turn, or the last one"),
+    ActionSpec("memory.empty_trash", "Empty trash…", "", "Memory",
+               "Remove deleted memories for good; until then they can be restored"),
     ActionSpec("memory.search", "Search the memory", "Ctrl+F", "Memory"),
     ActionSpec("memory.refresh", "Refresh memory", "F5", "Memory"),
     ActionSpec("help.shortcuts", "Keyboard shortcuts", "F1", "Help"),

@@ -28,6 +28,7 @@ from app.dialogs.shortcuts import ShortcutList
 from app.graph.browser import GraphBrowser
 from app.trace.dock import TraceDock
 from app.trace.model import TraceModel
+from core.paths import make_private_file
 from core.protocol.dispatcher import NO_KEY
 from core.protocol.packets import PacketType
 
@@ -76,6 +77,10 @@ class MainWindow(QMainWindow):
         self.pane.stop_button.clicked.connect(self.stop)
         self.pane.view.retry_requested.connect(self.retry)
         self.pane.notice.button.clicked.connect(self.open_settings)
+        self.pane.approvals.decided.connect(self.decide_approval)
+        self.pane.view.undo_turn_requested.connect(self.undo_turn)
+        self.trace_dock.undo_turn_requested.connect(self.undo_turn)
+        self.browser.empty_trash_requested.connect(self.empty_trash)
         self.trace_dock.visibilityChanged.connect(self._trace_visibility)
         self.browser.status_message.connect(lambda text: self.statusBar().showMessage(text,
                                                                                       8000))
@@ -119,6 +124,8 @@ class MainWindow(QMainWindow):
         bind("view.graph", self.open_graph)
         bind("memory.refresh", self.refresh_memory)
         bind("memory.undo", self.browser.undo)
+        bind("memory.undo_turn", self.undo_turn)
+        bind("memory.empty_trash", self.empty_trash)
         bind("memory.search", self.search_memory)
         bind("memory.export_json", lambda: self.choose_export("json"))
         bind("memory.export_graphml", lambda: self.choose_export("graphml"))
@@ -146,6 +153,7 @@ class MainWindow(QMainWindow):
         self.host.send(PacketType.GET_HISTORY, None, self._history_loaded)
         self.host.send(PacketType.GET_CONFIG, None, self._config_loaded)
         self.host.send(PacketType.GET_TOOL_LIMITS, None, self._limits_loaded)
+        self.host.send(PacketType.LIST_APPROVALS, None, self._approvals_loaded)
         self.refresh_memory_counts()
         self._set_state("Ready")
 
@@ -230,6 +238,8 @@ class MainWindow(QMainWindow):
             self.trace.call_rejected(data["name"], data["reason"])
         elif event == "usage":
             self.trace.set_usage(data)
+        elif event == "approval_requested":
+            self.pane.approvals.add(data)
 
     def _turn_ended(self, text: str, answer: dict[str, Any]) -> None:
         self.turn_running = False
@@ -248,6 +258,8 @@ class MainWindow(QMainWindow):
                 message.turn_id = answer["turn_id"]
         if answer.get("touched"):
             self.browser.highlight(answer["touched"])
+        for request in answer.get("approvals") or []:
+            self.pane.approvals.add(request)
         usage = answer.get("usage") or {}
         self.last_tokens = int(usage.get("total_tokens") or 0)
         self.session_tokens += self.last_tokens
@@ -283,6 +295,79 @@ class MainWindow(QMainWindow):
 
     def _set_state(self, text: str) -> None:
         self.state_label.setText(text)
+
+    # -- the person in charge of what is removed -----------------------------------------
+
+    def _approvals_loaded(self, answer: dict[str, Any]) -> None:
+        if answer["success"]:
+            self.pane.approvals.set_pending(answer["approvals"])
+
+    def decide_approval(self, approval_id: int, allow: bool) -> None:
+        self.host.send(PacketType.DECIDE_APPROVAL, {"approval_id": approval_id, "allow": allow},
+                       lambda answer: self._approval_decided(approval_id, answer))
+
+    def _approval_decided(self, approval_id: int, answer: dict[str, Any]) -> None:
+        self.pane.approvals.remove(approval_id)
+        if not answer["success"]:
+            QMessageBox.warning(self, "Not changed", answer["error"])
+            return
+        decided = answer["approval"]
+        if decided["state"] == "allowed":
+            self.statusBar().showMessage(f"Allowed: {decided['outcome']} Undo this turn "
+                                         "takes it back.", 10000)
+            self.refresh_memory()
+        elif decided["state"] == "denied":
+            self.statusBar().showMessage("Denied: nothing was removed.", 8000)
+        else:
+            QMessageBox.information(self, "Nothing removed", decided["outcome"])
+
+    def undo_turn(self, turn_id: str | None = None) -> None:
+        """Take back every memory change of a turn: the one asked for, else the selected
+        message's or trace row's, else the newest turn."""
+        turn_id = turn_id or self.pane.view.selected_turn() or (
+            self.trace_dock.selected_turn() if self.trace_dock.isVisible() else None) or next(
+            (m.turn_id for m in reversed(self.chat.messages) if m.turn_id), None)
+        if not turn_id:
+            self.statusBar().showMessage("No turn to undo yet.", 5000)
+            return
+        self.host.send(PacketType.UNDO_TURN, {"turn_id": turn_id}, self._turn_undone)
+
+    def _turn_undone(self, answer: dict[str, Any]) -> None:
+        if not answer["success"]:
+            QMessageBox.information(self, "Undo this turn", answer["error"])
+            return
+        count = len(answer["undone"])
+        self.statusBar().showMessage(
+            f"Took back {_count(count, 'memory change')} of that turn.", 10000)
+        self.refresh_memory()
+
+    def empty_trash(self) -> None:
+        self.host.send(PacketType.TRASH_STATUS, None, self._confirm_empty_trash)
+
+    def _confirm_empty_trash(self, answer: dict[str, Any]) -> None:
+        if not answer["success"]:
+            QMessageBox.warning(self, "Empty trash", answer["error"])
+            return
+        facts, nodes = answer["edges"], answer["nodes"]
+        if not facts and not nodes:
+            self.statusBar().showMessage("The trash is empty.", 5000)
+            return
+        sure = QMessageBox.question(
+            self, "Empty trash",
+            f"Remove {_count(facts, 'deleted fact')} and {_count(nodes, 'deleted node')} for "
+            f"good? Deleted memories otherwise stay restorable for {answer['trash_days']} "
+            "days at least. The assistant can never do this.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel)
+        if sure == QMessageBox.StandardButton.Yes:
+            self.host.send(PacketType.EMPTY_TRASH, {}, self._trash_emptied)
+
+    def _trash_emptied(self, answer: dict[str, Any]) -> None:
+        if not answer["success"]:
+            QMessageBox.warning(self, "Empty trash", answer["error"])
+            return
+        self.statusBar().showMessage(answer["summary"].capitalize() + ".", 8000)
+        self.refresh_memory()
 
     # -- memory counts --------------------------------------------------------------------
 
@@ -454,6 +539,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState(STATE_VERSION))
         self.settings.sync()
+        make_private_file(Path(self.settings.fileName()))
         self.host.shutdown()
         event.accept()
 

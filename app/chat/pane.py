@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.chat.approval import ApprovalCard
 from app.chat.input_box import InputBox
 from app.chat.model import ChatModel
 from app.chat.view import ChatView
@@ -52,6 +53,7 @@ class ChatPane(QWidget):
     def __init__(self, model: ChatModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.notice = Notice()
+        self.approvals = ApprovalCard()
         self.view = ChatView(model)
         self.empty = QLabel("Say hello. What you tell the assistant that matters, it keeps "
                             "in its memory graph; open the tool trace (Ctrl+T) to watch.")
@@ -81,6 +83,7 @@ class ChatPane(QWidget):
         layout.addWidget(self.notice)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.empty, 1)
+        layout.addWidget(self.approvals)
         layout.addLayout(bottom)
         model.modelReset.connect(self._show_empty_hint)
         model.rowsInserted.connect(self._show_empty_hint)

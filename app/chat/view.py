@@ -14,6 +14,7 @@ OLDER_PAGE = 100  # older messages brought in per scroll to the top
 
 class ChatView(QListView):
     retry_requested = Signal()
+    undo_turn_requested = Signal(str)  # a turn id
 
     def __init__(self, model: ChatModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -93,6 +94,10 @@ class ChatView(QListView):
         rows = self.selectionModel().selectedRows()
         return rows[0].row() if rows else None
 
+    def selected_turn(self) -> str | None:
+        row = self.selected_row()
+        return self.chat.messages[row].turn_id if row is not None else None
+
     def copy_selected(self) -> None:
         row = self.selected_row()
         if row is not None:
@@ -136,4 +141,7 @@ class ChatView(QListView):
                            lambda: self.toggle_reasoning(index.row()))
         if message is self.delegate.retry_message:
             menu.addAction("Retry", self.retry_requested.emit)
+        if message.turn_id:
+            menu.addAction("Undo this turn's memory changes",
+                           lambda: self.undo_turn_requested.emit(message.turn_id))
         menu.exec(event.globalPos())

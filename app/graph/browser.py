@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
+    QPushButton,
     QSpinBox,
     QSplitter,
     QTableView,
@@ -67,6 +68,7 @@ class GraphBrowser(QWidget):
     message_requested = Signal(str)  # a turn id: show the message a fact came from
     status_message = Signal(str)
     memory_changed = Signal()
+    empty_trash_requested = Signal()
 
     def __init__(self, host: BackendHost, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -110,6 +112,14 @@ class GraphBrowser(QWidget):
         self.search.returnPressed.connect(self._focus_list)
         self.kind.currentIndexChanged.connect(self.reload)
         self.status.currentIndexChanged.connect(self.reload)
+        self.status.currentIndexChanged.connect(self._show_trash_bar)
+        self.trash_note = QLabel("Deleted facts and nodes stay in the trash, restorable "
+                                 "(Restore, or Undo), until you empty it. The assistant "
+                                 "cannot empty it.")
+        self.trash_note.setWordWrap(True)
+        self.trash_button = QPushButton("Empty trash…")
+        self.trash_button.setObjectName("emptyTrash")
+        self.trash_button.clicked.connect(self.empty_trash_requested)
         self.depth.valueChanged.connect(lambda _v: self.show_node(self.current))
 
     def _make_list(self) -> None:
@@ -149,6 +159,13 @@ class GraphBrowser(QWidget):
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.search)
         left_layout.addLayout(bar)
+        self.trash_bar = QWidget()
+        trash_layout = QHBoxLayout(self.trash_bar)
+        trash_layout.setContentsMargins(0, 0, 0, 0)
+        trash_layout.addWidget(self.trash_note, 1)
+        trash_layout.addWidget(self.trash_button)
+        self.trash_bar.hide()
+        left_layout.addWidget(self.trash_bar)
         left_layout.addWidget(self.list)
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(self.view)
@@ -165,6 +182,9 @@ class GraphBrowser(QWidget):
         splitter.setSizes([45 * line, 75 * line])
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
+
+    def _show_trash_bar(self) -> None:
+        self.trash_bar.setVisible(STATUS_FILTERS[self.status.currentIndex()][1] == "deleted")
 
     # -- loading --------------------------------------------------------------------------
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelection, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QItemSelection, QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDockWidget,
     QHeaderView,
     QLineEdit,
+    QMenu,
     QPlainTextEdit,
     QSplitter,
     QTreeView,
@@ -20,6 +21,8 @@ from app.trace.model import DetailRole, TraceModel
 
 
 class TraceDock(QDockWidget):
+    undo_turn_requested = Signal(str)  # a turn id
+
     def __init__(self, model: TraceModel, parent: QWidget | None = None) -> None:
         super().__init__("Tool trace", parent)
         self.setObjectName("traceDock")
@@ -74,6 +77,8 @@ class TraceDock(QDockWidget):
         tree.setAlternatingRowColors(True)
         tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         tree.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        tree.customContextMenuRequested.connect(self._context_menu)
         header = tree.header()
         header.setStretchLastSection(False)
         metrics = self.fontMetrics()
@@ -83,6 +88,21 @@ class TraceDock(QDockWidget):
         header.resizeSection(3, metrics.horizontalAdvance("00000 ms") + metrics.height())
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         return tree
+
+    def selected_turn(self) -> str | None:
+        """The turn of the selected row (a turn or one of its calls), if it has an id."""
+        return self.model.turn_id_at(self.proxy.mapToSource(self.tree.currentIndex()))
+
+    def _context_menu(self, position) -> None:
+        index = self.tree.indexAt(position)
+        turn_id = self.model.turn_id_at(self.proxy.mapToSource(index))
+        if not turn_id:
+            return
+        self.tree.setCurrentIndex(index)
+        menu = QMenu(self)
+        menu.addAction("Undo this turn's memory changes",
+                       lambda: self.undo_turn_requested.emit(turn_id))
+        menu.exec(self.tree.viewport().mapToGlobal(position))
 
     def _span_turns(self, *_args: object) -> None:
         """A turn's row reads across the columns: time, message and summary."""

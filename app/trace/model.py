@@ -62,6 +62,7 @@ class TraceTurn:
     round_trips: int | None = None
     error: str | None = None
     running: bool = True
+    turn_id: str | None = None
 
     def heading(self) -> str:
         """Time and summary first, so a narrow dock still shows what matters."""
@@ -159,6 +160,13 @@ class TraceModel(QAbstractItemModel):
         took = f"{call.duration_ms:.0f} ms" if call.duration_ms is not None else ""
         return name, call.arguments_text, result, took
 
+    def turn_id_at(self, index: QModelIndex) -> str | None:
+        """The turn of a turn row or of one of its calls."""
+        if not index.isValid():
+            return None
+        row = index.row() if index.internalId() == 0 else index.internalId() - 1
+        return self.turns[row].turn_id if 0 <= row < len(self.turns) else None
+
     # -- appending ------------------------------------------------------------------------
 
     def begin_turn(self, message: str, started_at: float | None = None) -> None:
@@ -233,6 +241,7 @@ class TraceModel(QAbstractItemModel):
         turn.error = answer.get("error") if not answer.get("success") else None
         turn.round_trips = answer.get("round_trips", turn.round_trips)
         turn.usage = answer.get("usage") or turn.usage
+        turn.turn_id = answer.get("turn_id") or turn.turn_id
         for call in turn.calls:
             if call.result is None and call.rejected is None:
                 call.result = "(stopped before it finished)"
@@ -258,6 +267,7 @@ class TraceModel(QAbstractItemModel):
             pending.usage = message.get("usage") or {}
             pending.round_trips = message.get("round_trips")
             pending.error = message.get("error")
+            pending.turn_id = message.get("turn_id")
             if pending.calls or pending.usage:
                 self.turns.append(pending)
             pending = None

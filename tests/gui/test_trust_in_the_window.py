@@ -1,0 +1,153 @@
+"""The person stays in charge in the window: removals over the budget wait for Allow or
+Deny in the chat, a whole turn can be undone, the trash is emptied only by the person."""
+
+from __future__ import annotations
+
+import stat
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from core.store import GraphStore
+from core.tools import ToolExecutor
+from tests.gui.conftest import wait_turn
+
+FACTS = 30
+
+
+def seed(folder) -> None:
+    store = GraphStore(folder / "graph_memory.db")
+    try:
+        assert ToolExecutor(store).execute("memory_commit", {"triplets": [
+            {"subject": f"person {i}", "relation": "likes", "object": f"item {i}"}
+            for i in range(FACTS)]})["success"]
+    finally:
+        store.close()
+
+
+def deleted_facts(folder) -> int:
+    store = GraphStore(folder / "graph_memory.db")
+    try:
+        return store.query_one("SELECT count(*) AS n FROM edges WHERE status = 'deleted'")["n"]
+    finally:
+        store.close()
+
+
+PURGE_ALL = {"name": "memory_purge", "arguments": {"criteria": {"relation_type": "likes"},
+                                                   "confirm": True}}
+
+
+def send(qtbot, window, text):
+    box = window.pane.input
+    box.setFocus()
+    box.setPlainText(text)
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    wait_turn(qtbot, window)
+
+
+def test_a_removal_over_the_budget_waits_for_allow_in_the_chat(qtbot, open_window, home,
+                                                                 llm):
+    seed(home)
+    llm.play({"tool_calls": [PURGE_ALL]}, {"text": "I asked you to approve that."})
+    window = open_window(home)
+    send(qtbot, window, "forget who likes what")
+    card = window.pane.approvals
+    assert card.isVisible()
+    assert card.title.text() == f"The assistant wants to delete {FACTS} memories."
+    assert "deleted: person 0 -likes-> item 0" in card.rows.toPlainText()
+    assert deleted_facts(home) == 0  # nothing removed while it waits
+    assert any(c.rejected for c in window.trace.turns[-1].calls)
+
+    qtbot.mouseClick(card.allow, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not card.isVisible() and not window.host.busy, timeout=10000)
+    assert deleted_facts(home) == FACTS
+    assert "Allowed" in window.statusBar().currentMessage()
+
+
+def test_deny_removes_nothing_and_the_card_comes_back_after_a_restart(qtbot, open_window,
+                                                                       home, llm):
+    seed(home)
+    llm.play({"tool_calls": [PURGE_ALL]}, {"text": "Asked."},
+             {"tool_calls": [PURGE_ALL]}, {"text": "Asked again."})
+    window = open_window(home)
+    send(qtbot, window, "forget everything")
+    send(qtbot, window, "really, forget everything")
+    assert window.pane.approvals.position.text() == "1 of 2 requests"
+    window.close()
+
+    window = open_window(home)
+    card = window.pane.approvals
+    qtbot.waitUntil(card.isVisible, timeout=10000)
+    for left in (1, 0):
+        qtbot.mouseClick(card.deny, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda left=left: len(card.pending) == left, timeout=10000)
+    assert not card.isVisible()
+    assert deleted_facts(home) == 0
+
+
+def test_undo_this_turn_takes_back_the_turns_changes(qtbot, open_window, home, llm):
+    seed(home)
+    llm.play({"tool_calls": [
+        {"name": "memory_purge", "arguments": {"criteria": {"subject": "person 1"}}},
+        {"name": "memory_purge", "arguments": {"criteria": {"subject": "person 2"}}},
+        {"name": "memory_commit", "arguments": {"triplets": [
+            {"subject": "user", "relation": "moved to", "object": "Shanghai"}]}}]},
+        {"text": "Done."})
+    window = open_window(home)
+    send(qtbot, window, "I moved; forget persons 1 and 2")
+    assert deleted_facts(home) == 2
+    window.registry.actions["memory.undo_turn"].trigger()
+    qtbot.waitUntil(lambda: "Took back 3 memory changes" in
+                    window.statusBar().currentMessage(), timeout=10000)
+    assert deleted_facts(home) == 0
+    store = GraphStore(home / "graph_memory.db")
+    try:
+        assert store.find_node("Shanghai") is None
+    finally:
+        store.close()
+
+
+def test_only_the_person_empties_the_trash_after_saying_yes(qtbot, open_window, home):
+    seed(home)
+    store = GraphStore(home / "graph_memory.db")
+    try:
+        assert ToolExecutor(store).execute("memory_purge", {"criteria": {
+            "subject": "person 3"}})["success"]
+    finally:
+        store.close()
+    window = open_window(home)
+    window.tabs.setCurrentWidget(window.browser)
+    window.browser.status.setCurrentIndex(3)  # deleted: the trash
+    assert window.browser.trash_bar.isVisible()
+
+    timer = QTimer(window, interval=50)
+    timer.timeout.connect(lambda: _click_if_shown(QMessageBox.StandardButton.Cancel, timer))
+    timer.start()
+    qtbot.mouseClick(window.browser.trash_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not timer.isActive(), timeout=10000)
+    qtbot.waitUntil(lambda: not window.host.busy)
+    assert deleted_facts(home) == 1
+
+    timer = QTimer(window, interval=50)
+    timer.timeout.connect(lambda: _click_if_shown(QMessageBox.StandardButton.Yes, timer))
+    timer.start()
+    window.registry.actions["memory.empty_trash"].trigger()
+    qtbot.waitUntil(lambda: "Emptied the trash" in window.statusBar().currentMessage(),
+                    timeout=10000)
+    assert deleted_facts(home) == 0
+
+
+def _click_if_shown(button, timer: QTimer) -> None:
+    box = next((w for w in QApplication.topLevelWidgets()
+                if isinstance(w, QMessageBox) and w.isVisible()), None)
+    if box is not None:
+        assert "1 deleted fact" in box.text()
+        timer.stop()
+        box.button(button).click()
+
+
+def test_the_window_settings_file_is_private(qtbot, open_window, home):
+    window = open_window(home)
+    window.close()
+    mode = stat.S_IMODE((home / "window.ini").stat().st_mode)
+    assert mode == 0o600
