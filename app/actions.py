@@ -48,7 +48,7 @@ SPECS: tuple[ActionSpec, ...] = (
                "Browse what the assistant remembers"),
     ActionSpec("memory.undo", "Undo last memory change", "Ctrl+Z", "Memory",
                "Take back the newest change to the memory, the assistant's or yours"),
-    ActionSpec("memory.undo_turn", "Undo this turn's memory changes", "Ctrl+Shift+Z", "Memory",
+    ActionSpec("memory.undo_turn", "Undo this turn's memory changes", "Ctrl+Alt+Z", "Memory",
                "Take back every change one turn made to the memory: the selected message's "
                "turn, or the last one"),
     ActionSpec("memory.empty_trash", "Empty trash…", "", "Memory",

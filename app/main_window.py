@@ -313,8 +313,7 @@ class MainWindow(QMainWindow):
             return
         decided = answer["approval"]
         if decided["state"] == "allowed":
-            self.statusBar().showMessage(f"Allowed: {decided['outcome']} Undo this turn "
-                                         "takes it back.", 10000)
+            self.statusBar().showMessage(f"Allowed: {decided['outcome']}", 10000)
             self.refresh_memory()
         elif decided["state"] == "denied":
             self.statusBar().showMessage("Denied: nothing was removed.", 8000)
@@ -323,14 +322,11 @@ class MainWindow(QMainWindow):
 
     def undo_turn(self, turn_id: str | None = None) -> None:
         """Take back every memory change of a turn: the one asked for, else the selected
-        message's or trace row's, else the newest turn."""
+        message's or trace row's, else the newest turn that has changes left."""
         turn_id = turn_id or self.pane.view.selected_turn() or (
-            self.trace_dock.selected_turn() if self.trace_dock.isVisible() else None) or next(
-            (m.turn_id for m in reversed(self.chat.messages) if m.turn_id), None)
-        if not turn_id:
-            self.statusBar().showMessage("No turn to undo yet.", 5000)
-            return
-        self.host.send(PacketType.UNDO_TURN, {"turn_id": turn_id}, self._turn_undone)
+            self.trace_dock.selected_turn() if self.trace_dock.isVisible() else None)
+        self.host.send(PacketType.UNDO_TURN, {"turn_id": turn_id} if turn_id else {},
+                       self._turn_undone)
 
     def _turn_undone(self, answer: dict[str, Any]) -> None:
         if not answer["success"]:
@@ -352,11 +348,13 @@ class MainWindow(QMainWindow):
         if not facts and not nodes:
             self.statusBar().showMessage("The trash is empty.", 5000)
             return
+        what = " and ".join(_count(n, noun) for n, noun in
+                            ((facts, "deleted fact"), (nodes, "deleted node")) if n)
         sure = QMessageBox.question(
             self, "Empty trash",
-            f"Remove {_count(facts, 'deleted fact')} and {_count(nodes, 'deleted node')} for "
-            f"good? Deleted memories otherwise stay restorable for {answer['trash_days']} "
-            "days at least. The assistant can never do this.",
+            f"Empty the trash ({what})? They can no longer be restored from the trash; "
+            "Undo (Ctrl+Z) right after still brings them back. The assistant can never "
+            "empty the trash.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel)
         if sure == QMessageBox.StandardButton.Yes:

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-LIST_LINES = 6  # the list's height in lines; it scrolls for the rest
+LIST_LINES = 4  # the list's height in lines; it scrolls for the rest
 
 
 class ApprovalCard(QFrame):
@@ -98,9 +98,8 @@ class ApprovalCard(QFrame):
             return
         self.title.setText(f"The assistant wants to {request['summary']}.")
         self.note.setText(
-            f"It asked with {request['tool']}, more than one turn may remove on its own. "
-            "Nothing has been removed yet. Allow runs the call once; Deny drops it. "
-            "Either way, Undo this turn can take the turn back later.")
+            "That is more than one turn may remove on its own, so nothing has been removed "
+            f"yet. Allow runs its {request['tool']} call once; Deny drops it.")
         shown = request["preview"]
         more = request["count"] - len(shown)
         self.rows.setPlainText("\n".join(shown) + (f"\n… and {more:,} more" if more > 0 else ""))

@@ -113,9 +113,7 @@ class GraphBrowser(QWidget):
         self.kind.currentIndexChanged.connect(self.reload)
         self.status.currentIndexChanged.connect(self.reload)
         self.status.currentIndexChanged.connect(self._show_trash_bar)
-        self.trash_note = QLabel("Deleted facts and nodes stay in the trash, restorable "
-                                 "(Restore, or Undo), until you empty it. The assistant "
-                                 "cannot empty it.")
+        self.trash_note = QLabel("Deleted items stay restorable until you empty the trash.")
         self.trash_note.setWordWrap(True)
         self.trash_button = QPushButton("Empty trash…")
         self.trash_button.setObjectName("emptyTrash")

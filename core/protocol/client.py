@@ -33,9 +33,10 @@ class BackendClient:
     def undo(self, change_id: int) -> dict[str, Any]:
         return self._send(PacketType.UNDO, {"change_id": change_id})
 
-    def undo_turn(self, turn_id: str) -> dict[str, Any]:
-        """Take back every memory change of one turn (PROCESS_MESSAGE answers its turn_id)."""
-        return self._send(PacketType.UNDO_TURN, {"turn_id": turn_id})
+    def undo_turn(self, turn_id: str | None = None) -> dict[str, Any]:
+        """Take back every memory change of one turn (PROCESS_MESSAGE answers its turn_id),
+        or of the newest turn that has changes left."""
+        return self._send(PacketType.UNDO_TURN, {"turn_id": turn_id} if turn_id else {})
 
     def cancel(self) -> dict[str, Any]:
         return self._send(PacketType.CANCEL)

@@ -186,10 +186,15 @@ class Dispatcher:
                     asked: list[dict[str, Any]], progress: Progress) -> dict[str, Any]:
         """A call over the budget: with a window, keep it for the person to allow; either
         way tell the model plainly that it did not run and must not be retried."""
-        if not self.can_ask_person:
+        request = None
+        if self.can_ask_person:
+            try:
+                request = approvals.request(store, turn_id, outcome["over_budget"])
+            except sqlite3.Error as error:  # cannot keep the request: refuse it outright
+                log.warning("approval request not kept: %s", error)
+        if request is None:
             return {**outcome, "error": outcome["error"] + ". Tell the person what you "
                     "wanted to remove; do not retry in smaller parts."}
-        request = approvals.request(store, turn_id, outcome["over_budget"])
         asked.append(request)
         progress("approval_requested", request)
         return {**outcome, "error": outcome["error"] + ", and they have been asked to allow "
@@ -220,8 +225,13 @@ class Dispatcher:
         return outcome["data"]
 
     def _on_undo_turn(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Take back every memory change one turn made (its approved calls included)."""
+        """Take back every memory change one turn made (its approved calls included); without
+        a turn_id, the newest turn that still has changes to take back."""
         turn_id = body.get("turn_id")
+        if turn_id is None:
+            turn_id = browse.last_undoable_turn(self._need_store())
+            if turn_id is None:
+                raise _Refusal("no turn has memory changes left to undo")
         if not isinstance(turn_id, str) or not turn_id:
             raise _Refusal("turn_id must name a turn")
         try:

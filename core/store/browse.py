@@ -198,6 +198,14 @@ def last_undoable(store: GraphStore) -> int | None:
     return row["id"] if row else None
 
 
+def last_undoable_turn(store: GraphStore) -> str | None:
+    """The newest turn with a change not yet undone: what "Undo this turn" takes back when
+    no turn is chosen."""
+    row = store.query_one("SELECT turn_id FROM change_log WHERE turn_id IS NOT NULL AND"
+                          " undo_of IS NULL AND undone_by IS NULL ORDER BY id DESC LIMIT 1")
+    return row["turn_id"] if row else None
+
+
 def turn_touched(store: GraphStore, turn_id: str, recalled_edges: Sequence[int] = ()) -> dict:
     """Nodes and edges a turn recalled or changed (`nodes`, `edges`), and of those the ones
     it changed (`changed_nodes`, `changed_edges`), from its logged changes."""
