@@ -335,6 +335,8 @@ class MainWindow(QMainWindow):
         count = len(answer["undone"])
         self.statusBar().showMessage(
             f"Took back {_count(count, 'memory change')} of that turn.", 10000)
+        if answer.get("expired_approvals"):
+            self.host.send(PacketType.LIST_APPROVALS, None, self._approvals_loaded)
         self.refresh_memory()
 
     def empty_trash(self) -> None:

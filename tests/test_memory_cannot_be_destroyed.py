@@ -271,3 +271,85 @@ def test_denied_or_stale_requests_write_nothing(tmp_path, llm):
         assert dispatcher.store.dump() == before
     finally:
         dispatcher.close()
+
+
+def test_emptying_the_trash_never_removes_facts_that_are_not_in_it(store, run, clock):
+    run("memory_commit", triplets=[{"subject": "user", "relation": "likes",
+                                    "object": f"thing {i}"} for i in range(50)])
+    clock.advance(40)
+    run("memory_archive", days=30)  # 50 archived facts about "user"
+    limiter = ToolLimiter()
+    executor = ToolExecutor(store)
+    for tool, args in (("task_create", {"task_id": "x", "description": "x",
+                                        "info_nodes": ["user", "scratch"]}),
+                       ("task_delete", {"task_id": "x"})):
+        assert executor.execute(tool, args, actor="model", limiter=limiter)["success"]
+    assert store.find_node("user")["deleted_at"] is None  # still holds archived facts
+    assert store.find_node("scratch")["deleted_at"] is not None
+    emptied = empty_trash(store)
+    assert emptied["summary"] == "emptied the trash: 2 facts and 2 nodes"
+    assert store.query_one("SELECT count(*) AS n FROM edges WHERE status = 'archived'")["n"] == 50
+
+
+def test_a_fact_about_a_trashed_node_takes_the_node_out_of_the_trash(store, run):
+    run("task_create", task_id="x", description="x", info_nodes=["tea"])
+    run("task_delete", task_id="x")
+    assert store.find_node("tea")["deleted_at"] is not None
+    commit(run, ("user", "likes", "tea"))
+    assert store.find_node("tea")["deleted_at"] is None
+    empty_trash(store)
+    assert store.query_one("SELECT count(*) AS n FROM edges e JOIN nodes t ON"
+                           " t.id = e.target_id WHERE t.name = 'tea' AND"
+                           " e.status = 'active'")["n"] == 1
+
+
+def test_allow_never_removes_other_rows_that_took_the_same_ids(tmp_path, llm):
+    home = tmp_path / "home"
+    dispatcher = Dispatcher(home / "graph_memory.db", home / "config.json", home=home,
+                            can_ask_person=True)
+    dispatcher.open(api_key="sk-test-key-000000", base_url=llm.base_url, model="test-model")
+    try:
+        junk = {"triplets": [{"subject": "spam", "relation": "junk", "object": f"a{i}"}
+                             for i in range(30)]}
+        llm.play({"tool_calls": [{"name": "memory_commit", "arguments": junk},
+                                 {"name": "memory_purge", "arguments": {
+                                     "criteria": {"relation_type": "junk"}, "confirm": True}}]},
+                 {"text": "ok"})
+        answer = dispatcher.handle(Packet.make(PacketType.PROCESS_MESSAGE,
+                                               {"user_input": "spam"})).data
+        undone = dispatcher.handle(Packet.make(PacketType.UNDO_TURN,
+                                               {"turn_id": answer["turn_id"]}))
+        assert undone.success and undone.data["expired_approvals"] == 1
+        assert dispatcher.handle(Packet.make(PacketType.LIST_APPROVALS, {})).data[
+            "approvals"] == []
+        # The freed ids are taken by precious facts; an old request must not reach them.
+        ToolExecutor(dispatcher.store).execute("memory_commit", {"triplets": [
+            {"subject": "diary", "relation": "junk", "object": f"precious {i}"}
+            for i in range(30)]})
+        request = answer["approvals"][0]
+        dispatcher.store.conn.execute("UPDATE approvals SET state = 'pending' WHERE id = ?",
+                                      (request["id"],))  # even if it were still pending
+        decided = dispatcher.handle(Packet.make(PacketType.DECIDE_APPROVAL, {
+            "approval_id": request["id"], "allow": True})).data["approval"]
+        assert decided["state"] == "failed"
+        assert dispatcher.store.query_one(
+            "SELECT count(*) AS n FROM edges WHERE status = 'deleted'")["n"] == 0
+    finally:
+        dispatcher.close()
+
+
+@pytest.mark.parametrize(("arguments", "says"), [
+    ({"criteria": {"subject_contains": "  "}}, "visible character"),
+    ({"criteria": {"time_before": "0001-01-01"}}, "ISO date"),
+])
+def test_purge_criteria_that_would_match_everything_or_nothing_sensible_are_refused(
+        fail, run, arguments, says):
+    commit(run, ("Ann", "likes", "tea"))
+    assert says in fail("memory_purge", arguments)
+
+
+def test_ages_and_text_the_store_cannot_hold_are_refused_cleanly(fail):
+    assert "maximum of 36500" in fail("memory_archive", days=10**400)
+    assert "maximum of 36500" in fail("memory_cleanup", older_than_days=10**400)
+    assert "not valid Unicode" in fail("memory_commit", triplets=[
+        {"subject": "\ud800", "relation": "r", "object": "o"}])

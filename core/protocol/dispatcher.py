@@ -238,7 +238,9 @@ class Dispatcher:
             change_id, undone = self._need_store().undo_turn(turn_id)
         except StoreError as error:
             raise _Refusal(str(error)) from None
-        return {"change_id": change_id, "undone": undone, "turn_id": turn_id}
+        expired = approvals.expire_turn(self._need_store(), turn_id)
+        return {"change_id": change_id, "undone": undone, "turn_id": turn_id,
+                "expired_approvals": expired}
 
     def _on_list_approvals(self, _body: dict[str, Any]) -> dict[str, Any]:
         return {"approvals": approvals.pending(self._need_store())}

@@ -234,6 +234,10 @@ class GraphStore:
         changes: Row = {"mention_count": node["mention_count"] + 1, "updated_at": now}
         if type_ and type_ != node["type"]:
             changes["type"] = type_
+        if node["deleted_at"] is not None and node["kind"] in ("entity", "state"):
+            # Mentioned again: out of the trash, so a new fact never hangs on a node that
+            # emptying the trash would remove.
+            changes["deleted_at"] = None
         return self.update("nodes", node["id"], changes)
 
     def persona_node(self) -> Row:
@@ -348,8 +352,9 @@ class GraphStore:
                 change.undo_of = entries[0]["id"]
                 change.undoes = [e["id"] for e in entries]
         except sqlite3.IntegrityError as error:
-            raise StoreError(f"change {change_ids[0]} cannot be undone: the state it would "
-                             f"restore conflicts with a later change ({error})") from error
+            what = f"change {change_ids[0]}" if len(change_ids) == 1 else "those changes"
+            raise StoreError(f"{what} cannot be undone: the state it would restore conflicts "
+                             f"with a later change ({error})") from error
         return change.id
 
     def _restore(self, table: str, row_id: int, image: Row | None) -> None:

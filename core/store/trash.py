@@ -12,7 +12,11 @@ from typing import Any
 from core.store.graph import DAY_SECONDS, GraphStore
 
 TRASHED_EDGES = "SELECT id FROM edges WHERE status = 'deleted' AND updated_at <= ?"
-TRASHED_NODES = "SELECT id FROM nodes WHERE deleted_at IS NOT NULL AND deleted_at <= ?"
+# Run after the trashed edges are gone: a node goes only when no edge names it any more,
+# so an active, archived or superseded fact is never removed because its node was.
+TRASHED_NODES = ("SELECT n.id FROM nodes n WHERE n.deleted_at IS NOT NULL AND n.deleted_at <= ?"
+                 " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.source_id = n.id)"
+                 " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.target_id = n.id)")
 
 
 def trash_status(store: GraphStore) -> dict[str, Any]:
@@ -29,21 +33,19 @@ def trash_status(store: GraphStore) -> dict[str, Any]:
 def empty_trash(store: GraphStore, older_than_days: float = 0) -> dict[str, Any]:
     """Remove for good what was deleted more than `older_than_days` ago (0: everything).
 
-    A deleted node goes with every edge that still names it, whatever that edge's state,
-    since an edge cannot point at nothing.
+    A deleted node goes only once no edge names it any more; a node still holding other
+    facts stays in the trash, restorable.
     """
     cutoff = store.clock() - older_than_days * DAY_SECONDS
     with store.write("empty_trash", {"older_than_days": older_than_days},
                      actor="user") as change:
         edges = [r["id"] for r in store.query(TRASHED_EDGES, (cutoff,))]
-        nodes = [r["id"] for r in store.query(TRASHED_NODES, (cutoff,))]
         for edge_id in edges:
             store.hard_delete_edge(edge_id)
+        nodes = [r["id"] for r in store.query(TRASHED_NODES, (cutoff,))]
         for node_id in nodes:
-            for edge in store.query("SELECT id FROM edges WHERE source_id = ? OR target_id = ?",
-                                    (node_id, node_id)):
-                store.hard_delete_edge(edge["id"])
             store.delete("nodes", node_id)
-        change.summary = f"emptied the trash: {len(edges)} facts and {len(nodes)} nodes"
+        change.summary = (f"emptied the trash: {len(edges)} fact{'s' * (len(edges) != 1)} and "
+                          f"{len(nodes)} node{'s' * (len(nodes) != 1)}")
     return {"removed_edges": len(edges), "removed_nodes": len(nodes),
             "change_id": change.id, "summary": change.summary}

@@ -55,6 +55,15 @@ def pending(store: GraphStore) -> list[Row]:
         f"SELECT {FIELDS} FROM approvals WHERE state = 'pending' ORDER BY id")]
 
 
+def expire_turn(store: GraphStore, turn_id: str) -> int:
+    """The turn was undone: its pending requests no longer stand. Answers how many."""
+    cursor = store.conn.execute(
+        "UPDATE approvals SET state = 'failed', outcome = 'its turn was undone; nothing was"
+        " changed', decided_at = ? WHERE turn_id = ? AND state = 'pending'",
+        (store.clock(), turn_id))
+    return cursor.rowcount
+
+
 def decide(store: GraphStore, approval_id: Any, allow: Any) -> Row:
     """Allow (run the call) or deny one pending request; answers the request as it ends."""
     if not isinstance(allow, bool):

@@ -9,6 +9,8 @@ needs no per-tool prediction and cannot disagree with what the call really did.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +25,14 @@ class Destroyed:
     table: str  # "edges" or "nodes"
     id: int
     verb: str  # deleted, superseded, archived, removed for good
+    fingerprint: str  # of the row as it was: SQLite reuses ids, so an id alone can mislead
+
+    def key(self) -> tuple[str, int, str]:
+        return self.table, self.id, self.fingerprint
+
+
+def fingerprint(row: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(row, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def destroyed_rows(ops: list[dict[str, Any]]) -> list[Destroyed]:
@@ -45,7 +55,9 @@ def destroyed_rows(ops: list[dict[str, Any]]) -> list[Destroyed]:
         elif before.get("deleted_at") is None and after.get("deleted_at") is not None:
             verb = "deleted"
         if verb:
-            found[key] = Destroyed(op["table"], op["id"], verb)
+            first = found.get(key)
+            found[key] = Destroyed(op["table"], op["id"], verb,
+                                   first.fingerprint if first else fingerprint(before))
         elif key in found and after is not None and _alive(op["table"], after):
             del found[key]  # taken away and put back within the same call
     return list(found.values())

@@ -41,11 +41,11 @@ class ToolExecutor:
 
     def execute(self, tool: str, arguments: Any = None, *, turn_id: str | None = None,
                 actor: str = "user", limiter: ToolLimiter | None = None,
-                approved_rows: Collection[tuple[str, int]] | None = None) -> dict[str, Any]:
+                approved_rows: Collection[tuple[str, int, str]] | None = None) -> dict[str, Any]:
         """Run `tool`. With a `limiter` (the model's calls) the turn's caps and budget apply.
 
         `approved_rows` runs a call the person allowed: it must take away exactly those
-        rows, or nothing is written.
+        rows ((table, id, fingerprint of the row as it was)), or nothing is written.
         """
         started = time.perf_counter()
         try:
@@ -76,7 +76,7 @@ class ToolExecutor:
 
     def _run(self, tool: str, args: dict[str, Any], turn_id: str | None, actor: str, *,
              limiter: ToolLimiter | None,
-             approved_rows: Collection[tuple[str, int]] | None) -> Outcome:
+             approved_rows: Collection[tuple[str, int, str]] | None) -> Outcome:
         spec = REGISTRY[tool]
         if not spec.writes:
             return spec.handler(self.store, args)
@@ -87,7 +87,7 @@ class ToolExecutor:
                 rows = destroyed_rows(change.ops)
                 spent = len(rows)
                 if approved_rows is not None and \
-                        {(r.table, r.id) for r in rows} != {tuple(r) for r in approved_rows}:
+                        {r.key() for r in rows} != {tuple(r) for r in approved_rows}:
                     raise ApprovalMismatch(
                         "the memory changed since the person was asked: the call would now "
                         f"{summarize(rows)}, not what was approved. Nothing was changed.")
@@ -111,7 +111,7 @@ class ToolExecutor:
                   "changed; only the person can allow this")
         request = {"tool": tool, "arguments": args, "count": len(over.rows),
                    "summary": summarize(over.rows), "preview": over.preview,
-                   "rows": [[r.table, r.id] for r in over.rows]}
+                   "rows": [list(r.key()) for r in over.rows]}
         return failure(reason, rejected=True, over_budget=request)
 
     def undo(self, change_id: int, turn_id: str | None = None) -> dict[str, Any]:

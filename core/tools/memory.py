@@ -10,7 +10,7 @@ from core.store.search import EDGE_SELECT, edges_around, nodes_named, search_edg
 from core.store.text import normalize_name
 from core.tools.base import DAY, MAX_ROWS, Outcome, ToolError, bounded, edge_line
 from core.tools.registry import tool
-from core.tools.schema_parts import DAYS, NAME, NAMES, STR, obj
+from core.tools.schema_parts import DAYS, NAME, NAMES, POSITIVE_DAYS, STR, obj
 
 PURGE_CONFIRM_ABOVE = 20
 RECALL_HIT_ROWS = 24  # room left for linked rows within MAX_ROWS
@@ -42,7 +42,7 @@ TRIPLET = obj({
           "query_intent": NAME,
           "seed_entities": NAMES,
           "depth": {"type": "integer", "minimum": 1, "maximum": 3},
-          "time_range": obj({"days": {"type": "integer", "minimum": 1}}, ("days",)),
+          "time_range": obj({"days": POSITIVE_DAYS}, ("days",)),
           "scope": {"type": "string", "enum": ["all", "persona", "tasks"]},
       }, ("query_intent",)),
       category=_recall_category, writes=False)
@@ -134,11 +134,10 @@ def memory_commit(store: GraphStore, args: dict[str, Any]) -> Outcome:
 
 def _parse_time(text: str) -> float:
     try:
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
+        return datetime.fromisoformat(text.strip().replace("Z", "+00:00")).timestamp()
+    except (ValueError, OverflowError, OSError):
         raise ToolError(f"criteria.time_before: {text!r} is not an ISO date such as "
-                        "2026-01-31 or 2026-01-31T12:00") from None
-    return moment.timestamp()
+                        "2026-01-31 or 2026-01-31T12:00 within this clock's range") from None
 
 
 def purge_matches(store: GraphStore, criteria: dict[str, Any]) -> list[Row]:
@@ -154,6 +153,9 @@ def purge_matches(store: GraphStore, criteria: dict[str, Any]) -> list[Row]:
             where.append(f"{exact[key]} = ?")
             params.append(normalize_name(value))
         elif key in contains:
+            if not normalize_name(value):
+                raise ToolError(f"criteria.{key} must contain a visible character; blank "
+                                "text would match every memory")
             where.append(f"instr({contains[key]}, ?) > 0")
             params.append(normalize_name(value))
         elif key in types:
@@ -283,7 +285,7 @@ def memory_cleanup(store: GraphStore, args: dict[str, Any]) -> Outcome:
 
 @tool("memory_query_archived",
       "Search archived memories by keyword; `days` limits to those archived recently.",
-      obj({"keyword": STR, "days": {"type": "integer", "minimum": 1},
+      obj({"keyword": STR, "days": POSITIVE_DAYS,
            "limit": {"type": "integer", "minimum": 1, "maximum": 100}}),
       category="memory_query", writes=False)
 def memory_query_archived(store: GraphStore, args: dict[str, Any]) -> Outcome:

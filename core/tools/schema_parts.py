@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 MAX_STRING = 10_000
+MAX_NAMES = 50  # names in one list argument
+MAX_DAYS = 36_500  # a century: larger ages only overflow the clock
 
 TASK_STATES = {
     "in_progress": "in_progress", "completed": "completed", "paused": "paused",
@@ -19,8 +21,9 @@ TASK_STATES = {
 
 STR: dict[str, Any] = {"type": "string"}
 NAME: dict[str, Any] = {"type": "string", "minLength": 1}
-NAMES: dict[str, Any] = {"type": "array", "items": NAME}
-DAYS: dict[str, Any] = {"type": "integer", "minimum": 0}
+NAMES: dict[str, Any] = {"type": "array", "items": NAME, "maxItems": MAX_NAMES}
+DAYS: dict[str, Any] = {"type": "integer", "minimum": 0, "maximum": MAX_DAYS}
+POSITIVE_DAYS: dict[str, Any] = {"type": "integer", "minimum": 1, "maximum": MAX_DAYS}
 
 
 def obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -123,9 +123,11 @@ def task_delete(store: GraphStore, args: dict[str, Any]) -> Outcome:
     if args.get("delete_info_nodes", True):
         for node_id in dict.fromkeys(info):
             node = store.row("nodes", node_id)
+            # Any other edge, whatever its state (archived, superseded), keeps the node.
             used = store.query_one("SELECT 1 AS used FROM edges WHERE (source_id = ?"
-                                   " OR target_id = ?) AND status = 'active' LIMIT 1",
-                                   (node_id, node_id))
+                                   " OR target_id = ?) AND NOT (source_id = ? AND"
+                                   " status = 'deleted' AND norm_relation = ?) LIMIT 1",
+                                   (node_id, node_id, task["id"], normalize_name(CONTAINS)))
             if node and node["kind"] == "entity" and node["deleted_at"] is None and not used:
                 store.update("nodes", node_id, {"deleted_at": now, "updated_at": now})
                 removed += 1

@@ -25,7 +25,30 @@ def _where(error: ValidationError) -> str:
 
 
 def _shorten(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """Keep both ends: the reason ("is greater than the maximum of 36500") comes last."""
+    if len(text) <= limit:
+        return text
+    return text[: limit // 3] + " … " + text[-(limit - limit // 3 - 3):]
+
+
+def _unencodable(value: Any, where: str = "arguments", depth: int = 0) -> str | None:
+    """Where a string that SQLite cannot store (invalid UTF-8) hides, or None."""
+    if depth > 64:
+        return None  # the schema check reports nesting this deep
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where
+        return None
+    items = value.items() if isinstance(value, dict) else enumerate(value) \
+        if isinstance(value, list) else ()
+    for key, item in items:
+        found = _unencodable(key, where, depth + 1) if isinstance(key, str) else None
+        found = found or _unencodable(item, f"{where}.{key}", depth + 1)
+        if found:
+            return found
+    return None
 
 
 def parse_arguments(tool: str, raw: Any) -> dict[str, Any]:
@@ -43,6 +66,10 @@ def parse_arguments(tool: str, raw: Any) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise ArgumentError(f"arguments of {tool} must be a JSON object, "
                             f"not {type(raw).__name__}")
+    bad_text = _unencodable(raw)
+    if bad_text:
+        raise ArgumentError(f"invalid arguments for {tool}: {bad_text}: text is not valid "
+                            "Unicode (a lone surrogate)")
     try:
         errors = sorted(_VALIDATORS[tool].iter_errors(raw), key=lambda e: list(e.path))
     except RecursionError:
