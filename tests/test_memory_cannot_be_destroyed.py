@@ -163,6 +163,17 @@ def headless(tmp_path, llm):
     server.shutdown()
 
 
+@pytest.fixture
+def dispatcher(tmp_path, llm):
+    """The dispatcher as the window hosts it: requests over the budget wait for the person."""
+    home = tmp_path / "home"
+    hosted = Dispatcher(home / "graph_memory.db", home / "config.json", home=home,
+                        can_ask_person=True)
+    hosted.open(api_key="sk-test-key-000000", base_url=llm.base_url, model="test-model")
+    yield hosted
+    hosted.close()
+
+
 def obedient_turn(llm) -> None:
     """What the model did when the injected fact came back in its snapshot."""
     purge_one = [{"name": "memory_purge", "arguments": {"criteria": {"subject": f"person {i}"}}}
@@ -205,72 +216,58 @@ def test_an_obedient_model_destroys_at_most_the_budget_and_one_undo_brings_it_ba
         store.close()
 
 
-def test_in_the_window_a_call_over_the_budget_waits_for_the_persons_allow(tmp_path, llm):
-    home = tmp_path / "home"
-    dispatcher = Dispatcher(home / "graph_memory.db", home / "config.json", home=home,
-                            can_ask_person=True)
-    dispatcher.open(api_key="sk-test-key-000000", base_url=llm.base_url, model="test-model")
-    try:
-        fill(dispatcher.store, 40)
+def test_in_the_window_a_call_over_the_budget_waits_for_the_persons_allow(dispatcher, llm):
+    fill(dispatcher.store, 40)
+    llm.play({"tool_calls": [{"name": "memory_purge", "arguments": {
+        "criteria": {"relation_type": "likes"}, "confirm": True}}]},
+        {"text": "I asked you to approve it."})
+    events = []
+    answer = dispatcher.handle(Packet.make(PacketType.PROCESS_MESSAGE,
+                                          {"user_input": "forget who likes what"}),
+                               lambda kind, data: events.append(kind))
+    assert answer.success
+    asked = answer.data["approvals"]
+    assert len(asked) == 1 and asked[0]["count"] == 40 and "approval_requested" in events
+    assert "asked to allow or deny it in the window" in answer.data["rejected_tools"][0][1]
+    listed = dispatcher.handle(Packet.make(PacketType.LIST_APPROVALS, {})).data["approvals"]
+    assert [a["id"] for a in listed] == [asked[0]["id"]]
+    assert dispatcher.store.query_one(
+        "SELECT count(*) AS n FROM edges WHERE status = 'deleted'")["n"] == 0
+
+    allowed = dispatcher.handle(Packet.make(PacketType.DECIDE_APPROVAL, {
+        "approval_id": asked[0]["id"], "allow": True}))
+    assert allowed.success and allowed.data["approval"]["state"] == "allowed"
+    assert dispatcher.store.query_one(
+        "SELECT count(*) AS n FROM edges WHERE status = 'deleted'")["n"] == 40
+    again = dispatcher.handle(Packet.make(PacketType.DECIDE_APPROVAL, {
+        "approval_id": asked[0]["id"], "allow": True}))
+    assert not again.success and "already decided" in again.error
+    # The approved call belongs to its turn: undoing the turn takes it back.
+    assert dispatcher.handle(Packet.make(PacketType.UNDO_TURN, {
+        "turn_id": answer.data["turn_id"]})).success
+    assert dispatcher.store.query_one(
+        "SELECT count(*) AS n FROM edges WHERE status = 'deleted'")["n"] == 0
+
+
+def test_denied_or_stale_requests_write_nothing(dispatcher, llm):
+    fill(dispatcher.store, 30)
+    for _ in range(2):
         llm.play({"tool_calls": [{"name": "memory_purge", "arguments": {
-            "criteria": {"relation_type": "likes"}, "confirm": True}}]},
-            {"text": "I asked you to approve it."})
-        events = []
-        answer = dispatcher.handle(Packet.make(PacketType.PROCESS_MESSAGE,
-                                              {"user_input": "forget who likes what"}),
-                                   lambda kind, data: events.append(kind))
-        assert answer.success
-        asked = answer.data["approvals"]
-        assert len(asked) == 1 and asked[0]["count"] == 40 and "approval_requested" in events
-        assert "asked to allow or deny it in the window" in answer.data["rejected_tools"][0][1]
-        listed = dispatcher.handle(Packet.make(PacketType.LIST_APPROVALS, {})).data["approvals"]
-        assert [a["id"] for a in listed] == [asked[0]["id"]]
-        assert dispatcher.store.query_one(
-            "SELECT count(*) AS n FROM edges WHERE status = 'deleted'")["n"] == 0
-
-        allowed = dispatcher.handle(Packet.make(PacketType.DECIDE_APPROVAL, {
-            "approval_id": asked[0]["id"], "allow": True}))
-        assert allowed.success and allowed.data["approval"]["state"] == "allowed"
-        assert dispatcher.store.query_one(
-            "SELECT count(*) AS n FROM edges WHERE status = 'deleted'")["n"] == 40
-        again = dispatcher.handle(Packet.make(PacketType.DECIDE_APPROVAL, {
-            "approval_id": asked[0]["id"], "allow": True}))
-        assert not again.success and "already decided" in again.error
-        # The approved call belongs to its turn: undoing the turn takes it back.
-        assert dispatcher.handle(Packet.make(PacketType.UNDO_TURN, {
-            "turn_id": answer.data["turn_id"]})).success
-        assert dispatcher.store.query_one(
-            "SELECT count(*) AS n FROM edges WHERE status = 'deleted'")["n"] == 0
-    finally:
-        dispatcher.close()
-
-
-def test_denied_or_stale_requests_write_nothing(tmp_path, llm):
-    home = tmp_path / "home"
-    dispatcher = Dispatcher(home / "graph_memory.db", home / "config.json", home=home,
-                            can_ask_person=True)
-    dispatcher.open(api_key="sk-test-key-000000", base_url=llm.base_url, model="test-model")
-    try:
-        fill(dispatcher.store, 30)
-        for _ in range(2):
-            llm.play({"tool_calls": [{"name": "memory_purge", "arguments": {
-                "criteria": {"relation_type": "likes"}, "confirm": True}}]}, {"text": "ok"})
-        first, second = (dispatcher.handle(Packet.make(PacketType.PROCESS_MESSAGE, {
-            "user_input": "forget"})).data["approvals"][0] for _ in range(2))
-        before = dispatcher.store.dump()
-        denied = dispatcher.handle(Packet.make(PacketType.DECIDE_APPROVAL, {
-            "approval_id": first["id"], "allow": False})).data["approval"]
-        assert denied["state"] == "denied" and dispatcher.store.dump() == before
-        # The memory changes before the person answers: the request no longer matches.
-        ToolExecutor(dispatcher.store).execute("memory_commit", {"triplets": [
-            {"subject": "new", "relation": "likes", "object": "tea"}]})
-        before = dispatcher.store.dump()
-        stale = dispatcher.handle(Packet.make(PacketType.DECIDE_APPROVAL, {
-            "approval_id": second["id"], "allow": True})).data["approval"]
-        assert stale["state"] == "failed" and "changed since" in stale["outcome"]
-        assert dispatcher.store.dump() == before
-    finally:
-        dispatcher.close()
+            "criteria": {"relation_type": "likes"}, "confirm": True}}]}, {"text": "ok"})
+    first, second = (dispatcher.handle(Packet.make(PacketType.PROCESS_MESSAGE, {
+        "user_input": "forget"})).data["approvals"][0] for _ in range(2))
+    before = dispatcher.store.dump()
+    denied = dispatcher.handle(Packet.make(PacketType.DECIDE_APPROVAL, {
+        "approval_id": first["id"], "allow": False})).data["approval"]
+    assert denied["state"] == "denied" and dispatcher.store.dump() == before
+    # The memory changes before the person answers: the request no longer matches.
+    ToolExecutor(dispatcher.store).execute("memory_commit", {"triplets": [
+        {"subject": "new", "relation": "likes", "object": "tea"}]})
+    before = dispatcher.store.dump()
+    stale = dispatcher.handle(Packet.make(PacketType.DECIDE_APPROVAL, {
+        "approval_id": second["id"], "allow": True})).data["approval"]
+    assert stale["state"] == "failed" and "changed since" in stale["outcome"]
+    assert dispatcher.store.dump() == before
 
 
 def test_emptying_the_trash_never_removes_facts_that_are_not_in_it(store, run, clock):
@@ -303,39 +300,32 @@ def test_a_fact_about_a_trashed_node_takes_the_node_out_of_the_trash(store, run)
                            " e.status = 'active'")["n"] == 1
 
 
-def test_allow_never_removes_other_rows_that_took_the_same_ids(tmp_path, llm):
-    home = tmp_path / "home"
-    dispatcher = Dispatcher(home / "graph_memory.db", home / "config.json", home=home,
-                            can_ask_person=True)
-    dispatcher.open(api_key="sk-test-key-000000", base_url=llm.base_url, model="test-model")
-    try:
-        junk = {"triplets": [{"subject": "spam", "relation": "junk", "object": f"a{i}"}
-                             for i in range(30)]}
-        llm.play({"tool_calls": [{"name": "memory_commit", "arguments": junk},
-                                 {"name": "memory_purge", "arguments": {
-                                     "criteria": {"relation_type": "junk"}, "confirm": True}}]},
-                 {"text": "ok"})
-        answer = dispatcher.handle(Packet.make(PacketType.PROCESS_MESSAGE,
-                                               {"user_input": "spam"})).data
-        undone = dispatcher.handle(Packet.make(PacketType.UNDO_TURN,
-                                               {"turn_id": answer["turn_id"]}))
-        assert undone.success and undone.data["expired_approvals"] == 1
-        assert dispatcher.handle(Packet.make(PacketType.LIST_APPROVALS, {})).data[
-            "approvals"] == []
-        # The freed ids are taken by precious facts; an old request must not reach them.
-        ToolExecutor(dispatcher.store).execute("memory_commit", {"triplets": [
-            {"subject": "diary", "relation": "junk", "object": f"precious {i}"}
-            for i in range(30)]})
-        request = answer["approvals"][0]
-        dispatcher.store.conn.execute("UPDATE approvals SET state = 'pending' WHERE id = ?",
-                                      (request["id"],))  # even if it were still pending
-        decided = dispatcher.handle(Packet.make(PacketType.DECIDE_APPROVAL, {
-            "approval_id": request["id"], "allow": True})).data["approval"]
-        assert decided["state"] == "failed"
-        assert dispatcher.store.query_one(
-            "SELECT count(*) AS n FROM edges WHERE status = 'deleted'")["n"] == 0
-    finally:
-        dispatcher.close()
+def test_allow_never_removes_other_rows_that_took_the_same_ids(dispatcher, llm):
+    junk = {"triplets": [{"subject": "spam", "relation": "junk", "object": f"a{i}"}
+                         for i in range(30)]}
+    llm.play({"tool_calls": [{"name": "memory_commit", "arguments": junk},
+                             {"name": "memory_purge", "arguments": {
+                                 "criteria": {"relation_type": "junk"}, "confirm": True}}]},
+             {"text": "ok"})
+    answer = dispatcher.handle(Packet.make(PacketType.PROCESS_MESSAGE,
+                                           {"user_input": "spam"})).data
+    undone = dispatcher.handle(Packet.make(PacketType.UNDO_TURN,
+                                           {"turn_id": answer["turn_id"]}))
+    assert undone.success and undone.data["expired_approvals"] == 1
+    assert dispatcher.handle(Packet.make(PacketType.LIST_APPROVALS, {})).data[
+        "approvals"] == []
+    # The freed ids are taken by precious facts; an old request must not reach them.
+    ToolExecutor(dispatcher.store).execute("memory_commit", {"triplets": [
+        {"subject": "diary", "relation": "junk", "object": f"precious {i}"}
+        for i in range(30)]})
+    request = answer["approvals"][0]
+    dispatcher.store.conn.execute("UPDATE approvals SET state = 'pending' WHERE id = ?",
+                                  (request["id"],))  # even if it were still pending
+    decided = dispatcher.handle(Packet.make(PacketType.DECIDE_APPROVAL, {
+        "approval_id": request["id"], "allow": True})).data["approval"]
+    assert decided["state"] == "failed"
+    assert dispatcher.store.query_one(
+        "SELECT count(*) AS n FROM edges WHERE status = 'deleted'")["n"] == 0
 
 
 @pytest.mark.parametrize(("arguments", "says"), [
