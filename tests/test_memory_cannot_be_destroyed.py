@@ -343,3 +343,12 @@ def test_ages_and_text_the_store_cannot_hold_are_refused_cleanly(fail):
     assert "maximum of 36500" in fail("memory_cleanup", older_than_days=10**400)
     assert "not valid Unicode" in fail("memory_commit", triplets=[
         {"subject": "\ud800", "relation": "r", "object": "o"}])
+
+
+def test_the_trash_period_is_a_setting_of_at_least_one_day(dispatcher):
+    assert dispatcher.store.trash_days == 30
+    refused = dispatcher.handle(Packet.make(PacketType.SET_CONFIG, {"trash_days": 0}))
+    assert not refused.success and "at least 1" in refused.error
+    assert dispatcher.handle(Packet.make(PacketType.SET_CONFIG, {"trash_days": 7})).success
+    assert dispatcher.store.trash_days == 7
+    assert dispatcher.handle(Packet.make(PacketType.GET_CONFIG, {})).data["trash_days"] == 7

@@ -89,6 +89,13 @@ class SettingsDialog(QDialog):
         self.round_trips.setRange(1, 100)
         self.round_trips.setValue(int(config.get("max_round_trips", 12)))
         self.round_trips.setAccessibleName("Model requests per turn")
+        self.trash_days = QSpinBox()
+        self.trash_days.setRange(1, 3650)
+        self.trash_days.setSuffix(" days")
+        self.trash_days.setValue(int(config.get("trash_days", 30)))
+        self.trash_days.setAccessibleName("Days deleted memories stay in the trash at least")
+        self.trash_days.setToolTip("The assistant can never remove anything deleted more "
+                                   "recently than this; only you empty the trash.")
         self.test_button = QPushButton("&Test connection")
         self.test_button.clicked.connect(self.test_connection)
         self.result = QLabel()
@@ -114,6 +121,7 @@ class SettingsDialog(QDialog):
         form.addRow("&Request timeout", self.request_timeout)
         form.addRow("&Turn timeout", self.turn_timeout)
         form.addRow("Model requests per t&urn", self.round_trips)
+        form.addRow("Keep deleted memories", self.trash_days)
 
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
@@ -152,7 +160,8 @@ class SettingsDialog(QDialog):
                 "model": self.model.text().strip(),
                 "request_timeout": self.request_timeout.value(),
                 "turn_timeout": self.turn_timeout.value(),
-                "max_round_trips": self.round_trips.value()}
+                "max_round_trips": self.round_trips.value(),
+                "trash_days": self.trash_days.value()}
 
     def test_connection(self) -> None:
         self.test_button.setEnabled(False)

@@ -203,10 +203,13 @@ def test_settings_dialog_cancel_reverts_ok_saves_and_tests_the_connection(qtbot,
     dialog.base_url.setText(llm.base_url)
     dialog.model.setText("deepseek-chat")
     dialog.round_trips.setValue(7)
+    assert dialog.trash_days.value() == 30
+    dialog.trash_days.setValue(45)
     with qtbot.waitSignal(dialog.accepted, timeout=5000):
         dialog.save()
     saved = read_config(home)
     assert saved["model"] == "deepseek-chat" and saved["max_round_trips"] == 7
+    assert saved["trash_days"] == 45
     assert saved["api_key"] == "sk-gui-test-000000"
 
     dialog = SettingsDialog(window.host, config, window)
