@@ -34,6 +34,8 @@ SPECS: tuple[ActionSpec, ...] = (
                "For Gephi or yEd"),
     ActionSpec("memory.import", "Import memory…", "", "File",
                "Merge a JSON export into this memory"),
+    ActionSpec("memory.restore_backup", "Restore from backup…", "", "File",
+               "Put an automatic backup in place of the memory"),
     ActionSpec("app.quit", "Quit", "Ctrl+Q", "File"),
     ActionSpec("chat.send", "Send message", "Ctrl+Return", "Chat"),
     ActionSpec("chat.stop", "Stop reply", "Esc", "Chat", "Stop the running turn"),

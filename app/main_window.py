@@ -21,6 +21,7 @@ from app.actions import ActionRegistry
 from app.backend_host import BackendHost
 from app.chat.model import ChatMessage, ChatModel
 from app.chat.pane import ChatPane
+from app.dialogs.backups import BackupsDialog
 from app.dialogs.limits import LimitsDialog
 from app.dialogs.palette import CommandPalette
 from app.dialogs.settings import SettingsDialog
@@ -76,7 +77,8 @@ class MainWindow(QMainWindow):
         self.pane.input.stop_requested.connect(self.stop)
         self.pane.stop_button.clicked.connect(self.stop)
         self.pane.view.retry_requested.connect(self.retry)
-        self.pane.notice.button.clicked.connect(self.open_settings)
+        self.notice_action = self.open_settings
+        self.pane.notice.button.clicked.connect(self._notice_clicked)
         self.pane.approvals.decided.connect(self.decide_approval)
         self.pane.view.undo_turn_requested.connect(self.undo_turn)
         self.trace_dock.undo_turn_requested.connect(self.undo_turn)
@@ -126,6 +128,7 @@ class MainWindow(QMainWindow):
         bind("memory.undo", self.browser.undo)
         bind("memory.undo_turn", self.undo_turn)
         bind("memory.empty_trash", self.empty_trash)
+        bind("memory.restore_backup", self.open_backups)
         bind("memory.search", self.search_memory)
         bind("memory.export_json", lambda: self.choose_export("json"))
         bind("memory.export_graphml", lambda: self.choose_export("graphml"))
@@ -164,10 +167,16 @@ class MainWindow(QMainWindow):
                                     f"{config.get('model', '')}")
         self.endpoint_label.setToolTip(config.get("base_url", ""))
         problems = [p for p in (self.status_data.get("store_error"),
-                                self.status_data.get("config_warning")) if p]
-        if self.status_data.get("store_error"):
+                                self.status_data.get("store_warning"),
+                                self.status_data.get("config_warning"),
+                                self.status_data.get("backup_warning")) if p]
+        self.notice_action = self.open_settings
+        if self.status_data.get("store_error") or self.status_data.get("store_warning"):
+            self.notice_action = self.open_backups
+            opened = "could not be opened" if self.status_data.get("store_error") else \
+                "has a problem"
             self.pane.notice.show_message(
-                "The memory store could not be opened: " + "; ".join(problems), None)
+                f"The memory store {opened}: " + "; ".join(problems), "Restore from backup…")
         elif not self.status_data.get("client_initialized"):
             self.pane.notice.show_message(
                 "No API key yet. Add the key of DeepSeek, OpenAI or another OpenAI-compatible "
@@ -178,6 +187,10 @@ class MainWindow(QMainWindow):
             self.pane.notice.show_message(problems[0], "Open settings…")
         else:
             self.pane.notice.hide()
+
+    def _notice_clicked(self) -> None:
+        """The notice's one button does what its message asks for (settings or restore)."""
+        self.notice_action()
 
     def _history_loaded(self, answer: dict[str, Any]) -> None:
         if not answer["success"]:
@@ -337,6 +350,27 @@ class MainWindow(QMainWindow):
             f"Took back {_count(count, 'memory change')} of that turn.", 10000)
         if answer.get("expired_approvals"):
             self.host.send(PacketType.LIST_APPROVALS, None, self._approvals_loaded)
+        self.refresh_memory()
+
+    def open_backups(self) -> None:
+        self.host.send(PacketType.LIST_BACKUPS, None, self._show_backups)
+
+    def _show_backups(self, answer: dict[str, Any]) -> None:
+        if not answer["success"]:
+            QMessageBox.warning(self, "Restore from backup", answer["error"])
+            return
+        dialog = BackupsDialog(self.host, answer["data"], self)
+        dialog.restored.connect(self._backup_restored)
+        dialog.exec()
+
+    def _backup_restored(self, answer: dict[str, Any]) -> None:
+        self.statusBar().showMessage(
+            f"Restored {answer['restored']} ({answer['facts'] or 0:,} facts). The memory "
+            f"you had is kept as {answer['kept_aside']}.", 15000)
+        self.host.send(PacketType.GET_STATUS, None,
+                       lambda status: self._show_status(status["data"]))
+        self.host.send(PacketType.GET_HISTORY, None, self._history_loaded)
+        self.host.send(PacketType.LIST_APPROVALS, None, self._approvals_loaded)
         self.refresh_memory()
 
     def empty_trash(self) -> None:

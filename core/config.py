@@ -36,6 +36,9 @@ class Config:
     turn_timeout: float = 300.0  # seconds a whole PROCESS_MESSAGE may take
     max_round_trips: int = 12  # model requests in one turn
     trash_days: int = 30  # deleted memories stay restorable at least this many days
+    backup_every_hours: float = 1.0  # at most one backup per this much time (and at exit)
+    backups_kept: int = 7  # the newest backups kept…
+    weekly_backups_kept: int = 4  # …plus the newest of each of this many past weeks
     tool_limits: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_LIMITS))
     shortcuts: dict[str, str] = field(default_factory=dict)
 
@@ -69,6 +72,12 @@ def _seconds(name: str, value: Any) -> float:
     return float(value)
 
 
+def _hours(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ConfigError(f"{name} must be a positive number of hours")
+    return float(value)
+
+
 def _count(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"{name} must be a whole number of at least 1")
@@ -95,7 +104,8 @@ def _keymap(name: str, value: Any) -> dict[str, str]:
 CHECKS = {
     "version": _count, "api_key": _text, "base_url": _text, "model": _text,
     "request_timeout": _seconds, "turn_timeout": _seconds, "max_round_trips": _count,
-    "trash_days": _count,
+    "trash_days": _count, "backup_every_hours": _hours, "backups_kept": _count,
+    "weekly_backups_kept": _count,
     "tool_limits": _limits, "shortcuts": _keymap,
 }
 

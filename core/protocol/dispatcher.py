@@ -20,7 +20,15 @@ import openai
 from core.config import Config, ConfigError, load_config, save_config, updated
 from core.paths import secure_home
 from core.protocol.packets import Packet, PacketResponse, PacketType
-from core.store import GraphStore, StoreError, browse, describe_sqlite_error, exchange, trash
+from core.store import (
+    GraphStore,
+    StoreError,
+    backups,
+    browse,
+    describe_sqlite_error,
+    exchange,
+    trash,
+)
 from core.tools import ToolExecutor, approvals, corrections, openai_tools
 from core.tools.limits import ToolLimiter, validate_limits
 from core.turn.history import History
@@ -59,6 +67,9 @@ class Dispatcher:
         self.limiter = ToolLimiter()
         self.session: ChatSession | None = None
         self.running = False
+        self.store_warning: str | None = None  # opened, but read-only: why
+        self.backup_warning: str | None = None
+        self._backed_up: tuple[int, int] | None = None  # the state the last backup holds
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -84,17 +95,89 @@ class Dispatcher:
         if not self.use_embedded_db:
             self.store_error = "only the embedded SQLite store exists (use_embedded_db=True)"
         else:
-            try:
-                self.store = GraphStore(self.db_path, trash_days=self.config.trash_days)
-            except StoreError as error:
-                self.store_error = str(error)
+            self._open_store()
         self._make_session()
         self.running = True
+
+    def _open_store(self) -> None:
+        """Open the memory, checking it first. A damaged file opens read-only with the way
+        out named; an empty file while backups exist is not silently started afresh."""
+        self.store, self.store_error, self.store_warning = None, None, None
+        saved = backups.backup_files(backups.backup_folder(self.db_path))
+        if self.db_path.exists() and self.db_path.stat().st_size == 0 and saved:
+            count = "1 backup exists" if len(saved) == 1 else f"{len(saved)} backups exist"
+            self.store_error = (f"the memory file {self.db_path.name} is empty (0 bytes), but "
+                                f"{count}: restore one (File > Restore from backup…)")
+            return
+        try:
+            store = GraphStore(self.db_path, trash_days=self.config.trash_days)
+            problems = store.quick_check()
+        except StoreError as error:
+            self._open_read_only(str(error))
+            return
+        except sqlite3.Error as error:
+            store.close()
+            self._open_read_only(describe_sqlite_error(error))
+            return
+        if problems:
+            store.close()
+            self._open_read_only(f"the memory database is damaged ({problems[0]})")
+            return
+        self.store = store
+        self._backed_up = backups.state_of(saved[0]) if saved else None
+
+    def _open_read_only(self, problem: str) -> None:
+        reason = (f"{problem}. It was opened read-only, so nothing new is saved; the file is "
+                  "kept as it is. Restore a backup (File > Restore from backup…)")
+        try:
+            self.store = GraphStore(self.db_path, trash_days=self.config.trash_days,
+                                    read_only=reason)
+            self.store_warning = reason
+        except StoreError as error:
+            self.store_error = f"{problem}; it cannot be read either ({error}). Restore a " \
+                               "backup (File > Restore from backup…)"
+
+    # -- backups --------------------------------------------------------------------------
+
+    def _state(self) -> tuple[int, int]:
+        """Where the memory and the chat stand: a backup is due only when this moved."""
+        row = self.store.conn.execute(backups.STATE_SQL).fetchone()
+        return row[0], row[1]
+
+    def _backup_policy(self) -> backups.BackupPolicy:
+        return backups.BackupPolicy(self.config.backup_every_hours, self.config.backups_kept,
+                                    self.config.weekly_backups_kept)
+
+    def maybe_backup(self, at_exit: bool = False) -> None:
+        """Back up when the memory changed since the last backup and the last is older than
+        the policy's interval (at exit: whenever it changed). Failures are reported in the
+        status, never raised: a backup must not cost the person their turn."""
+        if self.store is None or self.store.read_only:
+            return
+        try:
+            state = self._state()
+            if state == self._backed_up:
+                return
+            folder = backups.backup_folder(self.db_path)
+            policy = self._backup_policy()
+            saved = backups.backup_files(folder)
+            now = time.time()
+            if saved and not at_exit and \
+                    now - backups.describe_time(saved[0]) < policy.every_hours * 3600:
+                return
+            backups.make_backup(self.store.conn, folder, now)
+            backups.prune(folder, now, policy)
+            self._backed_up = state
+            self.backup_warning = None
+        except (OSError, sqlite3.Error) as error:
+            log.warning("backup failed: %s", error)
+            self.backup_warning = f"the last backup failed ({error})"
 
     def close(self) -> None:
         self.cancel()
         self.running = False
         if self.store is not None:
+            self.maybe_backup(at_exit=True)
             self.store.close()
             self.store = None
 
@@ -127,13 +210,16 @@ class Dispatcher:
                 else handler(packet.body)
         except _Refusal as refusal:
             return PacketResponse(packet.id, False, refusal.data, str(refusal))
-        except browse.BrowseError as error:
+        except (browse.BrowseError, StoreError) as error:
             return PacketResponse.fail(packet.id, str(error))
         except sqlite3.Error as error:
             return PacketResponse.fail(packet.id, describe_sqlite_error(error))
         except Exception as error:  # a bug must not kill the backend thread
             log.exception("packet %s failed", packet.type.value)
             return PacketResponse.fail(packet.id, f"internal error: {type(error).__name__}")
+        finally:
+            if packet.type not in (PacketType.SHUTDOWN, PacketType.RESTORE_BACKUP):
+                self.maybe_backup()
         return PacketResponse.ok(packet.id, data)
 
     def _need_store(self) -> GraphStore:
@@ -253,6 +339,36 @@ class Dispatcher:
             raise _Refusal(str(error)) from None
         return {"approval": decided}
 
+    def _on_list_backups(self, _body: dict[str, Any]) -> dict[str, Any]:
+        folder = backups.backup_folder(self.db_path)
+        return {"folder": str(folder),
+                "backups": [backups.describe(p) for p in backups.backup_files(folder)]}
+
+    def _on_restore_backup(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Put a backup in place of the memory; the current file is kept aside first."""
+        name = body.get("name")
+        folder = backups.backup_folder(self.db_path)
+        chosen = next((p for p in backups.backup_files(folder) if p.name == name), None)
+        if chosen is None:
+            raise _Refusal(f"there is no backup called {name!r} in {folder}")
+        try:
+            backups.check_backup(chosen)
+        except backups.BackupError as error:
+            raise _Refusal(str(error)) from None
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+        try:
+            aside = backups.restore(self.db_path, chosen)
+        except (OSError, sqlite3.Error, backups.BackupError) as error:
+            self._open_store()
+            raise _Refusal(f"the backup could not be restored ({error}); the memory is as "
+                           "it was") from None
+        self._open_store()
+        return {"restored": chosen.name, "kept_aside": str(aside),
+                "facts": backups.describe(self.db_path)["facts"],
+                "store_error": self.store_error, "store_warning": self.store_warning}
+
     def _on_trash_status(self, _body: dict[str, Any]) -> dict[str, Any]:
         return trash.trash_status(self._need_store())
 
@@ -333,7 +449,8 @@ class Dispatcher:
         return {"running": self.running, "config": self.config.public(),
                 "graph_initialized": self.store is not None,
                 "client_initialized": self.session is not None,
-                "config_warning": self.config_warning, "store_error": self.store_error}
+                "config_warning": self.config_warning, "store_error": self.store_error,
+                "store_warning": self.store_warning, "backup_warning": self.backup_warning}
 
     def _on_get_config(self, _body: dict[str, Any]) -> dict[str, Any]:
         return {"api_key": self.config.api_key, "base_url": self.config.base_url,

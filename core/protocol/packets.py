@@ -39,6 +39,9 @@ class PacketType(Enum):
     DECIDE_APPROVAL = "decide_approval"
     TRASH_STATUS = "trash_status"
     EMPTY_TRASH = "empty_trash"
+    # beyond the seed: backups
+    LIST_BACKUPS = "list_backups"
+    RESTORE_BACKUP = "restore_backup"
 
 
 @dataclass

@@ -59,8 +59,10 @@ def describe_sqlite_error(error: sqlite3.Error) -> str:
         return f"the memory database file is damaged ({text})"
     if "readonly" in text or "read-only" in text:
         return "the memory database is read-only; nothing was written"
-    if "disk" in text and ("full" in text or "I/O" in text):
-        return f"the memory database could not be written ({text})"
+    if "full" in text:
+        return "the disk is full; nothing was saved (the memory can still be read)"
+    if "disk" in text and "I/O" in text:
+        return f"the memory database could not be written ({text}); nothing was saved"
     return f"database error: {text}"
 
 
@@ -84,11 +86,18 @@ class GraphStore:
     """One connection to one graph file; owned by a single thread at a time."""
 
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time,
-                 trash_days: int = TRASH_DAYS) -> None:
+                 trash_days: int = TRASH_DAYS, read_only: str | None = None) -> None:
+        """`read_only`, when given, is why the file must not be written (it is damaged,
+        or its folder cannot be written): the store opens for reading only and every
+        write is refused with that reason."""
         self.path = Path(path)
         self.clock = clock
         self.trash_days = trash_days  # no model tool removes anything deleted more recently
+        self.read_only = read_only
         self._change: Change | None = None
+        if read_only:
+            self._open_read_only()
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             _create_private(self.path)
@@ -113,6 +122,27 @@ class GraphStore:
         # readable by everyone.
         for suffix in ("", "-wal", "-shm", "-journal"):
             make_private_file(Path(f"{self.path}{suffix}"))
+
+    def _open_read_only(self) -> None:
+        try:
+            self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True,
+                                        isolation_level=None, check_same_thread=False,
+                                        timeout=BUSY_TIMEOUT_MS / 1000)
+            self.conn.row_factory = sqlite3.Row
+            self.conn.create_function("search_text", 1, search_text, deterministic=True)
+            self.conn.execute("SELECT count(*) FROM nodes").fetchone()
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot read the memory database {self.path}: "
+                             f"{describe_sqlite_error(error)}") from error
+        self.migrated_from = self.schema_version()
+
+    def quick_check(self, most: int = 10) -> list[str]:
+        """SQLite's quick_check: the first `most` problems with the file's pages; empty
+        when sound."""
+        problems = [line for row in self.conn.execute(f"PRAGMA quick_check({most})")
+                    for line in row[0].splitlines()
+                    if row[0] != "ok" and not line.startswith("***")]
+        return problems[:most]
 
     def close(self) -> None:
         self.conn.close()
@@ -145,6 +175,8 @@ class GraphStore:
     def write(self, tool: str, arguments: Any = None, turn_id: str | None = None,
               actor: str = "model") -> Iterator[Change]:
         """One transaction: everything inside happens, with its change-log entry, or nothing."""
+        if self.read_only:
+            raise StoreError(self.read_only)
         if self._change is not None:
             raise StoreError("a write is already in progress")
         change = Change(tool, arguments, turn_id, actor)
@@ -160,7 +192,10 @@ class GraphStore:
                         [(change.id, undone) for undone in change.undoes])
                 self.conn.execute("COMMIT")
             except BaseException:
-                self.conn.execute("ROLLBACK")
+                # SQLite may have rolled back by itself (a full disk does): a second
+                # ROLLBACK would hide the real error behind "no transaction is active".
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
                 raise
         finally:
             self._change = None

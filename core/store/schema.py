@@ -205,29 +205,40 @@ def migrate(conn: sqlite3.Connection, target: int = LATEST_VERSION,
 
     A file newer than this program is refused rather than guessed at.
     """
-    current = conn.execute("PRAGMA user_version").fetchone()[0]
-    if current > LATEST_VERSION:
-        raise sqlite3.DatabaseError(
-            f"the database is schema version {current}, newer than this program "
-            f"understands ({LATEST_VERSION}); update TrulyMEM"
-        )
-    for version in range(current + 1, target + 1):
+    first = conn.execute("PRAGMA user_version").fetchone()[0]
+    if first > LATEST_VERSION:
+        raise _too_new(first)
+    while True:
+        # The version is read again inside the write lock: another process starting on
+        # the same fresh file at the same moment may have migrated it meanwhile.
         conn.execute("BEGIN IMMEDIATE")
         try:
-            step = MIGRATIONS[version - 1]
+            current = conn.execute("PRAGMA user_version").fetchone()[0]
+            if current > LATEST_VERSION:
+                raise _too_new(current)
+            if current >= target:
+                conn.execute("COMMIT")
+                return first
+            step = MIGRATIONS[current]
             if callable(step):
                 step(conn)
             else:
                 for statement in _statements(step):
                     conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {version}")
+            conn.execute(f"PRAGMA user_version = {current + 1}")
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise
         if on_step:
-            on_step(version)
-    return current
+            on_step(current + 1)
+
+
+def _too_new(version: int) -> sqlite3.DatabaseError:
+    return sqlite3.DatabaseError(
+        f"the database is schema version {version}, newer than this program understands "
+        f"({LATEST_VERSION}); update TrulyMEM")
 
 
 def _statements(script: str) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from core.store import GraphStore
+from core.store import GraphStore, StoreError
 
 JSON_FIELDS = ("tool_calls", "rejected_tools", "usage")
 ROLES = ("user", "assistant", "system")
@@ -18,6 +18,8 @@ class History:
     def append(self, role: str, content: str, **fields: Any) -> int:
         """Add one message; `fields` may carry tool_calls, rejected_tools, usage, partial,
         error, turn_id, reasoning and round_trips."""
+        if self.store.read_only:
+            raise StoreError(self.store.read_only)
         with self.store.conn:
             return self._insert({"role": role, "content": content, **fields})
 

@@ -8,9 +8,11 @@ import stat
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from core.store import GraphStore
+from app.dialogs.backups import BackupsDialog
+from core.store import GraphStore, backups
 from core.tools import ToolExecutor
 from tests.gui.conftest import wait_turn
+from tests.test_bad_days import damage
 
 FACTS = 30
 
@@ -151,3 +153,34 @@ def test_the_window_settings_file_is_private(qtbot, open_window, home):
     window.close()
     mode = stat.S_IMODE((home / "window.ini").stat().st_mode)
     assert mode == 0o600
+
+
+def test_a_damaged_memory_points_to_its_backups_and_restoring_one_works(qtbot, open_window,
+                                                                        home):
+    seed(home)
+    store = GraphStore(home / "graph_memory.db")
+    try:
+        backups.make_backup(store.conn, home / "backups")
+    finally:
+        store.close()
+    damage(home / "graph_memory.db")
+    window = open_window(home)
+    notice = window.pane.notice
+    assert notice.isVisible() and "damaged" in notice.text.text()
+    assert notice.button.text() == "Restore from backup…"
+
+    def restore_when_shown():
+        dialog = next((w for w in QApplication.topLevelWidgets()
+                       if isinstance(w, BackupsDialog) and w.isVisible()), None)
+        if dialog is None:
+            QTimer.singleShot(20, restore_when_shown)
+            return
+        assert dialog.model.rowCount() == 1
+        assert dialog.model.item(0, 1).text() == f"{FACTS}"
+        dialog.restore_selected(confirm=False)
+
+    QTimer.singleShot(0, restore_when_shown)
+    qtbot.mouseClick(notice.button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Restored" in window.statusBar().currentMessage(), timeout=10000)
+    qtbot.waitUntil(lambda: not notice.isVisible(), timeout=10000)
+    qtbot.waitUntil(lambda: f"{FACTS} facts" in window.memory_label.text(), timeout=10000)

@@ -1,0 +1,198 @@
+"""Bad days for the data: damaged, empty or full files, racing starts, and the backups that
+get the person out of them."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import time
+
+import pytest
+
+from core.protocol.dispatcher import Dispatcher
+from core.protocol.packets import Packet, PacketType
+from core.store import GraphStore, backups
+from core.tools import ToolExecutor
+
+STARTER = ("import sys\nfrom core.store import GraphStore\n"
+           "print(GraphStore(sys.argv[1]).schema_version())\n")
+
+
+def fill(path, facts=200) -> None:
+    store = GraphStore(path)
+    try:
+        executor = ToolExecutor(store)
+        for start in range(0, facts, 50):
+            assert executor.execute("memory_commit", {"triplets": [
+                {"subject": f"person {i}", "relation": "likes", "object": f"item {i}"}
+                for i in range(start, start + 50)]})["success"]
+    finally:
+        store.close()
+
+
+def damage(path) -> None:
+    """Overwrite part of a page in the middle of the file, as a failing disk would."""
+    pages = path.stat().st_size // 4096
+    with open(path, "r+b") as handle:
+        handle.seek((pages // 2) * 4096 + 8)
+        handle.write(bytes(range(256)) * 2)
+
+
+@pytest.fixture
+def opened(tmp_path):
+    dispatchers = []
+
+    def open_(home=None):
+        home = home or tmp_path / "home"
+        dispatcher = Dispatcher(home / "graph_memory.db", home / "config.json", home=home)
+        dispatcher.open()
+        dispatchers.append(dispatcher)
+        return dispatcher
+
+    yield open_
+    for dispatcher in dispatchers:
+        dispatcher.close()
+
+
+def ask(dispatcher, kind, body=None):
+    return dispatcher.handle(Packet.make(kind, body or {}))
+
+
+def test_processes_starting_together_on_a_fresh_folder_all_work(tmp_path):
+    path = tmp_path / "fresh" / "graph_memory.db"
+    path.parent.mkdir()
+    children = [subprocess.Popen([sys.executable, "-c", STARTER, str(path)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for _ in range(12)]
+    results = [(child.communicate(), child.returncode) for child in children]
+    assert all(code == 0 for _, code in results), [err for (_, err), _ in results]
+    store = GraphStore(path)
+    try:
+        assert {out.strip() for (out, _), _ in results} == {str(store.schema_version())}
+    finally:
+        store.close()
+
+
+def test_a_full_disk_says_so_keeps_the_memory_readable_and_recovers(store, run):
+    pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
+    store.conn.execute(f"PRAGMA max_page_count = {pages + 2}")
+    executor = ToolExecutor(store)
+    failed = None
+    for i in range(50):
+        result = executor.execute("memory_commit", {"triplets": [
+            {"subject": f"s{i}", "relation": "note", "object": "x" * 3000 + str(i)}]})
+        if not result["success"]:
+            failed = result["error"]
+            break
+    assert failed is not None and "the disk is full; nothing was saved" in failed
+    assert "no transaction is active" not in failed
+    assert executor.execute("memory_recall", {"query_intent": "s0"})["success"]
+    store.conn.execute("PRAGMA max_page_count = 1073741823")  # space is back
+    run("memory_commit", triplets=[{"subject": "after", "relation": "is", "object": "saved"}])
+    assert store.integrity_problems() == []
+
+
+def test_a_damaged_database_opens_read_only_and_is_never_written(tmp_path, opened):
+    home = tmp_path / "home"
+    home.mkdir()
+    fill(home / "graph_memory.db")
+    damage(home / "graph_memory.db")
+    before = (home / "graph_memory.db").read_bytes()
+    dispatcher = opened(home)
+    status = ask(dispatcher, PacketType.GET_STATUS).data
+    assert "damaged" in status["store_warning"] and "Restore a backup" in status["store_warning"]
+    refused = ask(dispatcher, PacketType.EXECUTE_TOOL, {"tool_name": "memory_commit",
+                                                        "arguments": {"triplets": [
+                                                            {"subject": "a", "relation": "b",
+                                                             "object": "c"}]}})
+    assert not refused.success and "opened read-only" in refused.error
+    assert ask(dispatcher, PacketType.EXECUTE_TOOL,
+               {"tool_name": "memory_introspect"}).success  # what can be read, is
+    dispatcher.close()
+    assert (home / "graph_memory.db").read_bytes() == before
+
+
+def test_backups_are_private_hourly_at_most_and_taken_at_exit(tmp_path, opened):
+    dispatcher = opened()
+    commit = {"tool_name": "memory_commit", "arguments": {"triplets": [
+        {"subject": "Ann", "relation": "likes", "object": "tea"}]}}
+    assert ask(dispatcher, PacketType.EXECUTE_TOOL, commit).success
+    folder = tmp_path / "home" / "backups"
+    assert len(backups.backup_files(folder)) == 1  # the first one right away
+    commit["arguments"]["triplets"][0]["object"] = "coffee"
+    assert ask(dispatcher, PacketType.EXECUTE_TOOL, commit).success
+    assert len(backups.backup_files(folder)) == 1  # not again within the hour
+    dispatcher.close()
+    saved = backups.backup_files(folder)
+    assert len(saved) == 2  # and at exit, since the memory changed
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in saved)
+    listed = backups.describe(saved[0])
+    assert listed["facts"] == 2 and listed["problem"] is None
+
+    again = opened()
+    again.close()  # nothing changed: no new backup
+    assert len(backups.backup_files(folder)) == 2
+
+
+def test_old_backups_are_pruned_to_the_last_seven_and_one_a_week(tmp_path):
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    now = time.time()
+    for hours in [*range(10), *(24 * d for d in (2, 5, 9, 12, 16, 20, 26, 40))]:
+        moment = now - hours * 3600 - 60
+        name = f"graph_memory-{time.strftime('%Y%m%d-%H%M%S', time.localtime(moment))}.db"
+        (folder / name).write_bytes(b"")
+    policy = backups.BackupPolicy(keep_last=7, keep_weeks=4)
+    removed = backups.prune(folder, now, policy)
+    kept = backups.backup_files(folder)
+    ages = sorted(round((now - backups.describe_time(p)) / 86400, 1) for p in kept)
+    assert len(kept) == 7 + 3  # week 1's newest is among the last seven
+    assert max(ages) < 28 and len(removed) == 18 - 10
+
+
+def test_restoring_a_backup_keeps_the_current_file_aside(tmp_path, opened):
+    dispatcher = opened()
+    for thing in ("tea", "coffee"):
+        assert ask(dispatcher, PacketType.EXECUTE_TOOL, {"tool_name": "memory_commit",
+                                                         "arguments": {"triplets": [
+                                                             {"subject": "Ann", "relation":
+                                                              "likes", "object": thing}]}})
+    listed = ask(dispatcher, PacketType.LIST_BACKUPS).data["backups"]
+    assert [b["facts"] for b in listed] == [1]
+    refused = ask(dispatcher, PacketType.RESTORE_BACKUP, {"name": "../graph_memory.db"})
+    assert not refused.success and "no backup called" in refused.error
+    restored = ask(dispatcher, PacketType.RESTORE_BACKUP, {"name": listed[0]["name"]})
+    assert restored.success, restored.error
+    assert restored.data["facts"] == 1
+    aside = restored.data["kept_aside"]
+    assert os.path.exists(aside) and stat.S_IMODE(os.stat(aside).st_mode) == 0o600
+    facts = ask(dispatcher, PacketType.EXECUTE_TOOL, {"tool_name": "memory_introspect"})
+    assert facts.data["edges"] == {"general/active": 1}
+    # The file kept aside still holds both facts.
+    kept = GraphStore(aside, read_only="kept aside")
+    try:
+        assert kept.query_one("SELECT count(*) AS n FROM edges")["n"] == 2
+    finally:
+        kept.close()
+
+
+def test_an_empty_database_file_with_backups_is_reported_not_started_afresh(tmp_path, opened):
+    dispatcher = opened()
+    assert ask(dispatcher, PacketType.EXECUTE_TOOL, {"tool_name": "memory_commit",
+                                                     "arguments": {"triplets": [
+                                                         {"subject": "Ann", "relation": "likes",
+                                                          "object": "tea"}]}}).success
+    dispatcher.close()
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / "home" / f"graph_memory.db{suffix}").unlink(missing_ok=True)
+    (tmp_path / "home" / "graph_memory.db").write_bytes(b"")
+    dispatcher = opened()
+    status = ask(dispatcher, PacketType.GET_STATUS).data
+    assert "is empty (0 bytes), but 1 backup exists" in status["store_error"]
+    assert (tmp_path / "home" / "graph_memory.db").stat().st_size == 0
+    name = ask(dispatcher, PacketType.LIST_BACKUPS).data["backups"][0]["name"]
+    assert ask(dispatcher, PacketType.RESTORE_BACKUP, {"name": name}).success
+    assert ask(dispatcher, PacketType.GET_STATUS).data["store_error"] is None
