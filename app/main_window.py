@@ -176,7 +176,9 @@ class MainWindow(QMainWindow):
             opened = "could not be opened" if self.status_data.get("store_error") else \
                 "has a problem"
             self.pane.notice.show_message(
-                f"The memory store {opened}: " + "; ".join(problems), "Restore from backup…")
+                f"The memory store {opened}: " + "; ".join(problems) + ".",
+                "Restore from backup…")
+            self.pane.notice.setToolTip(self.status_data.get("store_detail") or "")
         elif not self.status_data.get("client_initialized"):
             self.pane.notice.show_message(
                 "No API key yet. Add the key of DeepSeek, OpenAI or another OpenAI-compatible "
@@ -364,9 +366,10 @@ class MainWindow(QMainWindow):
         dialog.exec()
 
     def _backup_restored(self, answer: dict[str, Any]) -> None:
-        self.statusBar().showMessage(
-            f"Restored {answer['restored']} ({answer['facts'] or 0:,} facts). The memory "
-            f"you had is kept as {answer['kept_aside']}.", 15000)
+        QMessageBox.information(
+            self, "Restored",
+            f"Restored the backup {answer['restored']} ({answer['facts'] or 0:,} facts). The "
+            f"memory you had is kept as {answer['kept_aside']}.")
         self.host.send(PacketType.GET_STATUS, None,
                        lambda status: self._show_status(status["data"]))
         self.host.send(PacketType.GET_HISTORY, None, self._history_loaded)

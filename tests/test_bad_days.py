@@ -108,6 +108,7 @@ def test_a_damaged_database_opens_read_only_and_is_never_written(tmp_path, opene
                                                             {"subject": "a", "relation": "b",
                                                              "object": "c"}]}})
     assert not refused.success and "opened read-only" in refused.error
+    assert "Restore a backup" in refused.error
     assert ask(dispatcher, PacketType.EXECUTE_TOOL,
                {"tool_name": "memory_introspect"}).success  # what can be read, is
     dispatcher.close()

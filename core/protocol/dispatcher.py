@@ -69,6 +69,7 @@ class Dispatcher:
         self.running = False
         self.store_warning: str | None = None  # opened, but read-only: why
         self.backup_warning: str | None = None
+        self.store_detail: str | None = None
         self._backed_up: tuple[int, int] | None = None  # the state the last backup holds
 
     # -- life cycle ----------------------------------------------------------------------
@@ -103,6 +104,7 @@ class Dispatcher:
         """Open the memory, checking it first. A damaged file opens read-only with the way
         out named; an empty file while backups exist is not silently started afresh."""
         self.store, self.store_error, self.store_warning = None, None, None
+        self.store_detail: str | None = None  # what SQLite found, for those who ask
         saved = backups.backup_files(backups.backup_folder(self.db_path))
         if self.db_path.exists() and self.db_path.stat().st_size == 0 and saved:
             count = "1 backup exists" if len(saved) == 1 else f"{len(saved)} backups exist"
@@ -121,14 +123,15 @@ class Dispatcher:
             return
         if problems:
             store.close()
-            self._open_read_only(f"the memory database is damaged ({problems[0]})")
+            self.store_detail = "; ".join(problems)
+            self._open_read_only("the memory database is damaged")
             return
         self.store = store
         self._backed_up = backups.state_of(saved[0]) if saved else None
 
     def _open_read_only(self, problem: str) -> None:
-        reason = (f"{problem}. It was opened read-only, so nothing new is saved; the file is "
-                  "kept as it is. Restore a backup (File > Restore from backup…)")
+        reason = (f"{problem}. It was opened read-only: you can read it, but nothing new is "
+                  "saved, and the file is kept as it is. Restore a backup to go on")
         try:
             self.store = GraphStore(self.db_path, trash_days=self.config.trash_days,
                                     read_only=reason)
@@ -450,7 +453,8 @@ class Dispatcher:
                 "graph_initialized": self.store is not None,
                 "client_initialized": self.session is not None,
                 "config_warning": self.config_warning, "store_error": self.store_error,
-                "store_warning": self.store_warning, "backup_warning": self.backup_warning}
+                "store_warning": self.store_warning, "store_detail": self.store_detail,
+                "backup_warning": self.backup_warning}
 
     def _on_get_config(self, _body: dict[str, Any]) -> dict[str, Any]:
         return {"api_key": self.config.api_key, "base_url": self.config.base_url,

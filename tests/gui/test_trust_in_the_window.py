@@ -178,9 +178,22 @@ def test_a_damaged_memory_points_to_its_backups_and_restoring_one_works(qtbot, o
         assert dialog.model.rowCount() == 1
         assert dialog.model.item(0, 1).text() == f"{FACTS}"
         dialog.restore_selected(confirm=False)
+        QTimer.singleShot(20, close_report)
+
+    reported = []
+
+    def close_report():
+        box = next((w for w in QApplication.topLevelWidgets()
+                    if isinstance(w, QMessageBox) and w.isVisible()), None)
+        if box is None:
+            QTimer.singleShot(20, close_report)
+            return
+        reported.append(box.text())
+        box.accept()
 
     QTimer.singleShot(0, restore_when_shown)
     qtbot.mouseClick(notice.button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "Restored" in window.statusBar().currentMessage(), timeout=10000)
+    qtbot.waitUntil(lambda: bool(reported), timeout=10000)
+    assert "kept as" in reported[0] and f"({FACTS} facts)" in reported[0]
     qtbot.waitUntil(lambda: not notice.isVisible(), timeout=10000)
     qtbot.waitUntil(lambda: f"{FACTS} facts" in window.memory_label.text(), timeout=10000)
