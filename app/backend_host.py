@@ -40,6 +40,7 @@ class BackendWorker(QObject):
 
     @Slot(object)
     def handle(self, packet: Packet) -> None:
+        self.dispatcher.reset_cancel()
         self.answered.emit(self.dispatcher.handle(packet, self._report))
 
     def _report(self, event: str, data: dict[str, Any]) -> None:

@@ -32,7 +32,7 @@ from core.store import (
 from core.tools import ToolExecutor, approvals, corrections, openai_tools
 from core.tools.limits import ToolLimiter, validate_limits
 from core.turn.history import History
-from core.turn.llm import ChatSession, describe_api_error
+from core.turn.llm import ChatSession, describe_api_error, model_words
 from core.turn.prompts import system_prompt
 from core.turn.snapshot import memory_snapshot
 
@@ -188,6 +188,11 @@ class Dispatcher:
         if self.session is not None:
             self.session.cancel()
 
+    def reset_cancel(self) -> None:
+        """A new packet starts: a stop meant for an earlier turn must not stop this one."""
+        if self.session is not None:
+            self.session.reset()
+
     def _make_session(self) -> None:
         if not self.config.api_key:
             self.session = None
@@ -237,8 +242,8 @@ class Dispatcher:
         store = self._need_store()
         history = History(store)
         turn_id = uuid.uuid4().hex
-        recent = [{"role": m["role"], "content": m["content"]}
-                  for m in history.messages(RECENT_MESSAGES) if m["content"]]
+        recent = [{"role": m["role"], "content": model_words(m["content"])}
+                  for m in history.messages(RECENT_MESSAGES) if model_words(m["content"])]
         history.append("user", text, turn_id=turn_id)
         if self.session is None:
             history.append("assistant", "", turn_id=turn_id, partial=True, error=NO_KEY)

@@ -30,6 +30,11 @@ class BackendServer:
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
         self._lock = threading.Lock()
+        # Which packet the worker is on, and which queued ones their callers gave up on:
+        # a timeout stops its own packet only, and a packet given up on never runs later.
+        self._packets_lock = threading.Lock()
+        self._current: str | None = None
+        self._abandoned: set[str] = set()
 
     @property
     def running(self) -> bool:
@@ -54,7 +59,15 @@ class BackendServer:
             packet = self._queue.get()
             if packet is None:
                 break
+            with self._packets_lock:
+                if packet.id in self._abandoned:
+                    self._abandoned.discard(packet.id)
+                    continue
+                self._current = packet.id
+                self.dispatcher.reset_cancel()
             response = self.dispatcher.handle(packet, self.progress or _quiet)
+            with self._packets_lock:
+                self._current = None
             if packet.response_queue is not None:
                 packet.response_queue.put(response)
             if packet.type is PacketType.SHUTDOWN:
@@ -78,8 +91,12 @@ class BackendServer:
         try:
             return packet.response_queue.get(timeout=timeout)
         except queue.Empty:
-            if packet.type is PacketType.PROCESS_MESSAGE:
-                self.dispatcher.cancel()
+            with self._packets_lock:
+                if self._current == packet.id:
+                    if packet.type is PacketType.PROCESS_MESSAGE:
+                        self.dispatcher.cancel()
+                else:
+                    self._abandoned.add(packet.id)
             return PacketResponse.fail(packet.id, "timeout")
 
     def shutdown(self, timeout: float = 10.0) -> dict[str, Any]:

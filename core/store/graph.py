@@ -256,8 +256,14 @@ class GraphStore:
 
     # -- graph helpers -------------------------------------------------------------------
 
-    def upsert_node(self, name: str, kind: str = "entity", type_: str | None = None) -> Row:
-        """The node called `name`, created if new; each call counts as one mention."""
+    def upsert_node(self, name: str, kind: str = "entity", type_: str | None = None,
+                    retype: bool = True) -> Row:
+        """The node called `name`, created if new; each call counts as one mention.
+
+        `retype=False` gives `type_` to a new node only: a persona value that happens to
+        share a name with a general memory must not change what that memory is."""
+        if not normalize_name(name):
+            raise StoreError(f"the name {name!r} has no visible character")
         now = self.clock()
         node = self.find_node(name)
         if node is None:
@@ -267,7 +273,7 @@ class GraphStore:
             })
             return self.row("nodes", node_id)
         changes: Row = {"mention_count": node["mention_count"] + 1, "updated_at": now}
-        if type_ and type_ != node["type"]:
+        if type_ and type_ != node["type"] and retype:
             changes["type"] = type_
         if node["deleted_at"] is not None and node["kind"] in ("entity", "state"):
             # Mentioned again: out of the trash, so a new fact never hangs on a node that
@@ -296,6 +302,8 @@ class GraphStore:
     def add_edge(self, source_id: int, relation: str, target_id: int, *, category: str,
                  confidence: float = 1.0, temporal_tag: str | None = None) -> tuple[Row, bool]:
         """Add the edge, or reinforce the same active one; returns (edge, created)."""
+        if not normalize_name(relation):
+            raise StoreError(f"the relation {relation!r} has no visible character")
         now = self.clock()
         existing = self.active_edge(source_id, relation, target_id)
         if existing:

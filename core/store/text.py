@@ -28,14 +28,23 @@ STOPWORDS = frozenset(
 MAX_QUERY_TERMS = 24
 
 
+# Invisible format characters (zero-width spaces and joiners, bidirectional marks and
+# overrides): "Alice" and "Alice" + U+200B must be one name, and a name must not be able
+# to reorder the text shown around it.
+_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+                        "\u2066-\u206f\ufeff]")
+
+
 def normalize_name(text: str) -> str:
-    """Key under which two spellings of one name match: width, case and spacing folded."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    """Key under which two spellings of one name match: width, case, spacing and invisible
+    characters folded."""
+    return " ".join(unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)).casefold().split())
 
 
 def display_name(text: str) -> str:
-    """The spelling shown to people: the user's own, trimmed of stray white space."""
-    return " ".join(text.split())
+    """The spelling shown to people: the user's own, trimmed of stray white space and
+    invisible characters."""
+    return " ".join(_INVISIBLE.sub("", text).split())
 
 
 def search_text(text: str) -> str:

@@ -11,6 +11,7 @@ from core.store.text import normalize_name
 from core.tools.base import DAY, MAX_ROWS, Outcome, ToolError, bounded, edge_line
 from core.tools.registry import tool
 from core.tools.schema_parts import DAYS, NAME, NAMES, POSITIVE_DAYS, STR, obj
+from core.tools.tasks import task_line
 
 PURGE_CONFIRM_ABOVE = 20
 RECALL_HIT_ROWS = 24  # room left for linked rows within MAX_ROWS
@@ -88,13 +89,27 @@ def memory_recall(store: GraphStore, args: dict[str, Any]) -> Outcome:
                 break
         frontier = next_frontier
 
-    if not rows:
+    tasks = _tasks_for(store, query) if categories == ["task"] else []
+    if not rows and not tasks:
         return Outcome(f"No memories match {query!r}.", {"edge_ids": []})
     ordered = list(rows.values())
+    task_lines = [f"task {task_line(store, t)}" for t in tasks]
     text, kept = bounded(f"Recall {query!r}: {len(hits)}{'+' if more_hits else ''} matched, "
-                         f"{len(ordered) - len(hits)} linked.",
-                         [edge_line(e) for e in ordered], more=more_hits)
-    return Outcome(text, {"edge_ids": [e["id"] for e in ordered[:kept]]})
+                         f"{len(ordered) - len(hits)} linked"
+                         + (f", {len(tasks)} tasks." if tasks else "."),
+                         task_lines + [edge_line(e) for e in ordered], more=more_hits)
+    kept_edges = ordered[:max(0, kept - len(task_lines))]
+    return Outcome(text, {"edge_ids": [e["id"] for e in kept_edges]})
+
+
+def _tasks_for(store: GraphStore, query: str, recent: int = 5) -> list[Row]:
+    """Tasks whose name or description matches, then the newest: a task is found by what
+    it is about even when nothing links to it yet, with its state and description."""
+    matched = [n for n in search_nodes(store, query, limit=20)
+               if n["kind"] == "task" and n["deleted_at"] is None]
+    newest = store.query("SELECT * FROM nodes WHERE kind = 'task' AND deleted_at IS NULL"
+                         " ORDER BY created_at DESC, id DESC LIMIT ?", (recent,))
+    return list({t["id"]: t for t in [*matched, *newest]}.values())[:10]
 
 
 def _edge(store: GraphStore, edge_id: int) -> Row:

@@ -44,7 +44,7 @@ def persona_update(store: GraphStore, args: dict[str, Any]) -> Outcome:
                 store.set_edge_status(edge, "deleted", valid_to=now)
     changed = []
     for key, item in wanted.items():
-        value = store.upsert_node(item["value"], type_="PersonaValue")
+        value = store.upsert_node(item["value"], type_="PersonaValue", retype=False)
         edge, _ = store.add_edge(ai["id"], item["attribute"], value["id"], category="persona")
         for old in persona_edges(store):
             if old["norm_relation"] == key and old["id"] != edge["id"]:

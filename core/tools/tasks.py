@@ -62,6 +62,8 @@ def _link(store: GraphStore, task: Row, names: list[str]) -> int:
       category="task_update")
 def task_create(store: GraphStore, args: dict[str, Any]) -> Outcome:
     name = args["task_id"]
+    if not normalize_name(name):
+        raise ToolError(f"task_id {name!r} has no visible character")
     existing = store.find_node(name)
     if existing is not None:
         what = f"task (state {existing['state']})" if existing["kind"] == "task" else "memory"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -18,6 +19,16 @@ from typing import Any
 import openai
 
 Progress = Callable[[str, dict[str, Any]], None]
+# Shown to the person under a reply cut short; never sent back to the model as its words.
+STOPPED_NOTE = ("\n\n[Stopped: the model used all {} round trips of this turn without a "
+                "final answer.]")
+_STOPPED = re.compile(r"\n\n\[Stopped: the model used all \d+ round trips of this turn "
+                      r"without a final answer\.\]$")
+
+
+def model_words(content: str) -> str:
+    """A reply as the model wrote it, without the app's own note about stopping it."""
+    return _STOPPED.sub("", content)
 RunTool = Callable[[str, str], dict[str, Any]]
 
 
@@ -90,6 +101,10 @@ class ChatSession:
         self._stream_lock = threading.Lock()
         self._stream: Any = None
 
+    def reset(self) -> None:
+        """Forget an old cancel: the host calls this as it starts a packet."""
+        self._cancel.clear()
+
     def cancel(self) -> None:
         """Stop the running turn now: close its stream so a blocked read returns."""
         self._cancel.set()
@@ -102,15 +117,14 @@ class ChatSession:
 
     def run(self, messages: list[dict[str, Any]], run_tool: RunTool, progress: Progress,
             max_round_trips: int) -> TurnResult:
-        """Play one turn starting from `messages` (system + user); never raises."""
-        self._cancel.clear()
+        """Play one turn starting from `messages` (system + user); never raises. A cancel
+        that arrived since the last `reset()` stops it at once."""
         result = TurnResult()
         turn_start = len(messages)
         try:
             while True:
                 if result.round_trips >= max_round_trips:
-                    result.content += (f"\n\n[Stopped: the model used all {max_round_trips} "
-                                       "round trips of this turn without a final answer.]")
+                    result.content += STOPPED_NOTE.format(max_round_trips)
                     break
                 result.round_trips += 1
                 text, reasoning, calls = self._stream_once(messages, result, progress)
