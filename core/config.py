@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field, fields
@@ -125,34 +126,61 @@ def updated(config: Config, **changes: Any) -> Config:
 
 
 def from_dict(data: Any) -> Config:
+    """The config in `data`; ConfigError at the first problem (see `salvage` to keep the
+    good values of a file with bad ones)."""
+    config, problems = salvage(data)
+    if problems:
+        raise ConfigError(problems[0])
+    return config
+
+
+def salvage(data: Any) -> tuple[Config, list[str]]:
+    """Every known, valid value of `data` over the defaults, and what was left out and
+    why. Raises ConfigError only when `data` is not a config at all."""
     if not isinstance(data, dict):
         raise ConfigError("the file does not hold a JSON object")
     version = data.get("version", CONFIG_VERSION)
-    if isinstance(version, int) and version > CONFIG_VERSION:
+    if isinstance(version, int) and not isinstance(version, bool) and version > CONFIG_VERSION:
         raise ConfigError(f"version {version} is newer than this program understands")
-    known = {f.name for f in fields(Config)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise ConfigError(f"unknown setting(s): {', '.join(unknown)}")
-    return updated(Config(), **{**data, "version": CONFIG_VERSION})
+    known = {f.name for f in fields(Config)} - {"version"}
+    unknown = sorted(set(data) - known - {"version"})
+    problems = [f"unknown setting(s) ignored: {', '.join(unknown)}"] if unknown else []
+    config = Config()
+    for name in sorted(known & set(data)):
+        try:
+            config = updated(config, **{name: data[name]})
+        except ConfigError as error:
+            problems.append(f"{error} (the default is used)")
+    return config, problems
+
+
+def _aside(path: Path, tag: str) -> Path:
+    """A free name beside `path` for a copy kept aside: two in one second never collide."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    candidate, n = path.with_name(f"{path.name}.{tag}-{stamp}"), 1
+    while candidate.exists():
+        candidate, n = path.with_name(f"{path.name}.{tag}-{stamp}-{n}"), n + 1
+    return candidate
 
 
 def load_config(path: Path) -> tuple[Config, str | None]:
     """The config at `path` and a warning, if any. Never raises.
 
-    A missing file means defaults. A file that cannot be read as a valid config is moved
-    aside (kept, not deleted) and defaults are used; the warning says where it went.
+    A missing file means defaults. A file with unknown settings or bad values keeps every
+    good value; a copy of it is kept aside, since the next save leaves the rest out. A file
+    that is not a config at all is moved aside (kept, not deleted) and defaults are used.
+    The warning says what happened and where the copy is.
     """
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return Config(), None
-    except OSError as error:
-        return Config(), f"could not read {path} ({error.strerror}); using defaults"
+    except (OSError, UnicodeDecodeError) as error:
+        return Config(), f"could not read {path} ({error}); using defaults"
     try:
-        return from_dict(json.loads(text)), None
+        config, problems = salvage(json.loads(text))
     except (ValueError, TypeError) as error:
-        aside = path.with_name(f"{path.name}.invalid-{time.strftime('%Y%m%d-%H%M%S')}")
+        aside = _aside(path, "invalid")
         try:
             path.replace(aside)
             where = f"it was kept as {aside.name}"
@@ -160,6 +188,17 @@ def load_config(path: Path) -> tuple[Config, str | None]:
             where = "it could not be moved aside"
         reason = str(error).replace(text, "…") if text else str(error)
         return Config(), f"the config file was invalid ({reason[:200]}); {where}; using defaults"
+    if not problems:
+        return config, None
+    aside = _aside(path, "invalid")
+    try:
+        shutil.copy2(path, aside)
+        os.chmod(aside, 0o600)
+        where = f"a copy of the file was kept as {aside.name}"
+    except OSError:
+        where = "no copy could be kept"
+    return config, f"the config file has problems: {'; '.join(problems)[:300]}; every other " \
+                   f"setting was kept, and {where}"
 
 
 def save_config(path: Path, config: Config) -> None:

@@ -32,12 +32,10 @@ def test_save_and_load_round_trip_with_owner_only_permissions(tmp_path):
 @pytest.mark.parametrize(("content", "reason"), [
     ("{not json", "invalid"),
     ('["a list"]', "JSON object"),
-    ('{"base_url": "ftp://x"}', "base_url"),
-    ('{"max_round_trips": 0}', "max_round_trips"),
-    ('{"tool_limits": {"persona_query_max": 0}}', "persona_query_max"),
-    ('{"colour": "blue"}', "colour"),
+    ('{"version": 99}', "newer"),
 ])
-def test_a_corrupt_or_invalid_file_is_kept_aside_and_defaults_used(tmp_path, content, reason):
+def test_a_file_that_is_not_a_config_is_kept_aside_and_defaults_used(tmp_path, content,
+                                                                      reason):
     path = tmp_path / "config.json"
     path.write_text(content)
     config, warning = load_config(path)
@@ -46,6 +44,34 @@ def test_a_corrupt_or_invalid_file_is_kept_aside_and_defaults_used(tmp_path, con
     aside = list(tmp_path.glob("config.json.invalid-*"))
     assert len(aside) == 1 and aside[0].read_text() == content
     assert not path.exists()
+
+
+@pytest.mark.parametrize(("content", "reason"), [
+    ('{"api_key": "sk-kept-000000", "base_url": "ftp://x"}', "base_url"),
+    ('{"api_key": "sk-kept-000000", "max_round_trips": 0}', "max_round_trips"),
+    ('{"api_key": "sk-kept-000000", "tool_limits": {"persona_query_max": 0}}',
+     "persona_query_max"),
+    ('{"api_key": "sk-kept-000000", "colour": "blue"}', "unknown setting(s) ignored: colour"),
+])
+def test_a_config_with_bad_or_unknown_settings_keeps_every_good_one(tmp_path, content,
+                                                                     reason):
+    path = tmp_path / "config.json"
+    path.write_text(content)
+    config, warning = load_config(path)
+    assert config.api_key == "sk-kept-000000"  # the key is not lost over one bad setting
+    assert reason in warning and "every other setting was kept" in warning
+    aside = list(tmp_path.glob("config.json.invalid-*"))
+    assert len(aside) == 1 and aside[0].read_text() == content
+    assert stat.S_IMODE(aside[0].stat().st_mode) == 0o600
+
+
+def test_two_bad_files_in_one_second_keep_both_copies(tmp_path):
+    path = tmp_path / "config.json"
+    for content in ("{one", "{two"):
+        path.write_text(content)
+        load_config(path)
+    kept = sorted(p.read_text() for p in tmp_path.glob("config.json.invalid-*"))
+    assert kept == ["{one", "{two"]
 
 
 def test_the_key_never_shows_in_repr_public_data_or_errors(tmp_path):
