@@ -150,8 +150,17 @@ def _first_line(text: str, width: int = 100) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
+def _tolerate_bad_text() -> None:
+    """Invalid UTF-8 typed or piped in, or a lone surrogate in a reply, must not end the
+    chat: such characters are shown as U+FFFD instead."""
+    for stream in (sys.stdin, sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
+
+
 def run(home: str | Path | None, base_url: str | None = None, model: str | None = None,
         stdin: TextIO = sys.stdin) -> int:
+    _tolerate_bad_text()
     chat = TerminalChat(home)
     warning = chat.start(base_url, model)
     interactive = stdin.isatty()

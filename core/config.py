@@ -64,6 +64,10 @@ def _text(name: str, value: Any) -> str:
         raise ConfigError("base_url must start with http:// or https://")
     if name == "model" and not value:
         raise ConfigError("model must not be empty")
+    if name == "api_key" and any(not 33 <= ord(c) < 127 for c in value):
+        raise ConfigError("the API key has a character an HTTP header cannot carry (a "
+                          "space, an accent, a symbol from another script or a control "
+                          "character): copy it again from the provider's page")
     return value
 
 

@@ -267,11 +267,12 @@ def test_a_refused_connection_is_reported_with_the_address(tmp_path):
 
 
 def test_a_request_that_takes_too_long_times_out_with_a_clear_error(backend, llm):
-    llm.play(*[{"text": "late", "delay": 1.5}] * 3, {"text": "on time"})
+    llm.play({"text": "late", "delay": 1.5}, {"text": "on time"})
     _, client = backend()
     assert client.update_config(None, request_timeout=0.3)["success"]
     result = client.process_message("hi")
     assert not result["success"] and result["error"].startswith("timeout")
+    assert len(llm.requests) == 1  # reported after one timeout: a stall is not retried
     assert client.process_message("again")["content"] == "on time"
 
 

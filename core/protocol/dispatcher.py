@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -32,7 +33,7 @@ from core.store import (
 from core.tools import ToolExecutor, approvals, corrections, openai_tools
 from core.tools.limits import ToolLimiter, validate_limits
 from core.turn.history import History
-from core.turn.llm import ChatSession, describe_api_error, model_words
+from core.turn.llm import ChatSession, describe_api_error, make_client, model_words
 from core.turn.prompts import system_prompt
 from core.turn.snapshot import memory_snapshot
 
@@ -197,8 +198,8 @@ class Dispatcher:
         if not self.config.api_key:
             self.session = None
             return
-        client = openai.OpenAI(api_key=self.config.api_key, base_url=self.config.base_url,
-                               timeout=self.config.request_timeout, max_retries=2)
+        client = make_client(self.config.api_key, self.config.base_url,
+                             self.config.request_timeout)
         self.session = ChatSession(client, self.config.model, openai_tools(),
                                    self.config.base_url)
 
@@ -264,7 +265,14 @@ class Dispatcher:
 
         messages = [{"role": "system", "content": system_prompt(memory_snapshot(store, text))},
                     *recent, {"role": "user", "content": text}]
-        result = self.session.run(messages, run_tool, progress, self.config.max_round_trips)
+        session, limit = self.session, self.config.turn_timeout
+        deadline = threading.Timer(limit, lambda: session.expire(limit))
+        deadline.daemon = True
+        deadline.start()
+        try:
+            result = session.run(messages, run_tool, progress, self.config.max_round_trips)
+        finally:
+            deadline.cancel()
         data = {**result.data(), "turn_id": turn_id, "approvals": asked,
                 "touched": browse.turn_touched(store, turn_id, recalled)}
         history.append("assistant", result.content, turn_id=turn_id,
@@ -508,8 +516,8 @@ class Dispatcher:
             raise _Refusal(str(error)) from None
         if not config.api_key:
             raise _Refusal(NO_KEY)
-        client = openai.OpenAI(api_key=config.api_key, base_url=config.base_url,
-                               timeout=min(config.request_timeout, 15.0), max_retries=0)
+        client = make_client(config.api_key, config.base_url,
+                             min(config.request_timeout, 15.0))
         started = time.perf_counter()
         try:
             models = sorted(m.id for m in client.models.list())

@@ -12,6 +12,7 @@ from core.protocol.dispatcher import Dispatcher, Progress
 from core.protocol.packets import Packet, PacketResponse, PacketType
 
 DEFAULT_TIMEOUT = 30.0
+TURN_GRACE = 10.0  # seconds beyond the turn time limit before the caller stops waiting
 
 
 class BackendServer:
@@ -85,7 +86,9 @@ class BackendServer:
         if packet.response_queue is None:
             packet.response_queue = queue.Queue()
         if timeout is None:
-            timeout = (self.dispatcher.config.turn_timeout
+            # The dispatcher stops a turn at its time limit and answers with what arrived;
+            # waiting a little longer lets that answer, not a bare "timeout", come back.
+            timeout = (self.dispatcher.config.turn_timeout + TURN_GRACE
                        if packet.type is PacketType.PROCESS_MESSAGE else DEFAULT_TIMEOUT)
         self._queue.put(packet)
         try:

@@ -7,10 +7,12 @@ Each request takes the next step of the script. A step is a dict:
   text: the reply text, streamed in small pieces
   reasoning: reasoning_content streamed before the text (DeepSeek thinking models)
   tool_calls: [{"name": ..., "arguments": dict or raw text}], arguments split over chunks
-  status: an HTTP error status to answer with instead
+  status: an HTTP error status to answer with instead (message, code, headers: its body's
+    error message and code, and extra headers such as Retry-After)
   delay: seconds to wait before answering; chunk_delay: seconds between chunks
   cut: end the stream in the middle, without finish_reason or [DONE]
   garbage: answer 200 with a body that is not JSON
+  redirect: answer 307 pointing at this address
 Every request body is recorded in `requests` so tests can check what the app sent, and
 `server_seconds` adds up the time spent answering, so benchmarks can leave it out.
 """
@@ -88,9 +90,16 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(length) or b"{}")
         step = self.fake.next_step(body)
         time.sleep(step.get("delay", 0))
-        if "status" in step:
+        if "redirect" in step:
+            self.send_response(307)
+            self.send_header("Location", step["redirect"])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif "status" in step:
             self._json(step["status"], {"error": {"message": step.get("message", "scripted"),
-                                                  "type": "scripted_error", "code": None}})
+                                                  "type": "scripted_error",
+                                                  "code": step.get("code")}},
+                       step.get("headers"))
         elif step.get("garbage"):
             self._raw(200, b"<html>this is not json</html>", "application/json")
         elif body.get("stream"):
@@ -98,15 +107,19 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._json(200, self._completion(step, body.get("model", "m")))
 
-    def _raw(self, status: int, payload: bytes, kind: str) -> None:
+    def _raw(self, status: int, payload: bytes, kind: str,
+             headers: dict[str, str] | None = None) -> None:
         self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
 
-    def _json(self, status: int, data: dict[str, Any]) -> None:
-        self._raw(status, json.dumps(data).encode(), "application/json")
+    def _json(self, status: int, data: dict[str, Any],
+              headers: dict[str, str] | None = None) -> None:
+        self._raw(status, json.dumps(data).encode(), "application/json", headers)
 
     @staticmethod
     def _arguments(call: dict[str, Any]) -> str:
@@ -166,5 +179,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
     def _event(self, data: dict[str, Any]) -> None:
-        self.wfile.write(f"data: {json.dumps(data, ensure_ascii=False)}\n\n".encode())
+        try:
+            line = f"data: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+        except UnicodeEncodeError:  # a lone surrogate: only the escaped form is UTF-8
+            line = f"data: {json.dumps(data)}\n\n".encode()
+        self.wfile.write(line)
         self.wfile.flush()

@@ -11,6 +11,23 @@ JSON_FIELDS = ("tool_calls", "rejected_tools", "usage")
 ROLES = ("user", "assistant", "system")
 
 
+def clean_text(value: Any) -> Any:
+    """`value` with lone surrogates (which a broken stream or model can send, and which
+    UTF-8 cannot store) replaced by U+FFFD, so a reply is never lost over one bad
+    character."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return value
+    if isinstance(value, dict):
+        return {k: clean_text(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_text(v) for v in value]
+    return value
+
+
 class History:
     def __init__(self, store: GraphStore) -> None:
         self.store = store
@@ -49,6 +66,7 @@ class History:
                 self._insert(message)
 
     def _insert(self, message: dict[str, Any]) -> int:
+        message = clean_text(message)
         extra = {k: message[k] for k in JSON_FIELDS if message.get(k) is not None}
         cursor = self.store.conn.execute(
             "INSERT INTO messages(role, content, tool_calls, rejected_tools, usage, partial,"

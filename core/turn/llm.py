@@ -65,27 +65,72 @@ class TurnResult:
                 "usage": self.usage, "round_trips": self.round_trips}
 
 
+RETRIES = 2  # for rate limits and server errors; never for a timeout
+MAX_BACKOFF = 8.0
+
+
+def make_client(api_key: str, base_url: str, timeout: float) -> openai.OpenAI:
+    """An OpenAI-compatible client that retries nothing itself (the turn loop retries what
+    is worth retrying, so a stalled endpoint is reported after one timeout, not three) and
+    follows no redirect: the conversation goes only to the address the person set."""
+    http = openai.DefaultHttpxClient(follow_redirects=False)
+    return openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0,
+                         http_client=http)
+
+
+def _server_words(error: Exception) -> str:
+    """What the server itself said about the error, if anything."""
+    body = getattr(error, "body", None)
+    words = None
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict):
+            words = inner.get("message") or inner.get("code")
+        elif isinstance(inner, str):
+            words = inner
+    words = str(words or "").strip()
+    return f": {words[:300]}" if words else ""
+
+
 def describe_api_error(error: Exception, base_url: str) -> str:
-    """A sentence a person can act on; never includes the key."""
+    """A sentence a person can act on, with the server's own words; never the key."""
+    status = getattr(error, "status_code", None)
+    if isinstance(error, openai.APIStatusError) and status is not None and 300 <= status < 400:
+        target = error.response.headers.get("location", "another address")
+        return (f"the endpoint {base_url} redirected to {target}; TrulyMEM does not follow "
+                "redirects, so the conversation was not sent there. If you trust that "
+                "address, set it as the base URL")
+    words = _server_words(error)
     if isinstance(error, openai.AuthenticationError):
-        return "the API key was rejected (401): check it in the settings"
+        return f"the API key was rejected (401{words}): check it in the settings"
     if isinstance(error, openai.PermissionDeniedError):
-        return "the API refused access (403): the key may lack access to this model"
+        return f"the API refused access (403{words}): the key may lack access to this model"
     if isinstance(error, openai.NotFoundError):
-        return "not found (404): check the base URL and the model name"
+        return f"not found (404{words}): check the base URL and the model name"
     if isinstance(error, openai.RateLimitError):
-        return "the API is rate-limiting requests (429), still after retries: try again later"
+        return (f"the API is rate-limiting requests (429{words}), still after retries: try "
+                "again later")
     if isinstance(error, openai.APITimeoutError):
         return "timeout: the API did not answer in time"
     if isinstance(error, openai.APIConnectionError):
         return f"cannot reach the API at {base_url}: check the address and your connection"
     if isinstance(error, openai.InternalServerError):
-        return f"the API failed ({error.status_code}), still after retries: try again later"
+        return (f"the API failed ({error.status_code}{words}), still after retries: try "
+                "again later")
     if isinstance(error, openai.APIStatusError):
-        return f"the API answered with an error ({error.status_code})"
+        return f"the API answered with an error ({error.status_code}{words})"
     if isinstance(error, (openai.APIResponseValidationError, json.JSONDecodeError)):
         return "the API sent a response that is not valid JSON"
     return f"the reply stream broke off ({type(error).__name__})"
+
+
+def _retry_after(error: Exception) -> float | None:
+    response = getattr(error, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
 
 
 class ChatSession:
@@ -98,12 +143,19 @@ class ChatSession:
         self.tools = tools
         self.base_url = base_url
         self._cancel = threading.Event()
+        self._expired: float | None = None  # the turn time limit that stopped the turn
         self._stream_lock = threading.Lock()
         self._stream: Any = None
 
     def reset(self) -> None:
         """Forget an old cancel: the host calls this as it starts a packet."""
         self._cancel.clear()
+        self._expired = None
+
+    def expire(self, limit: float) -> None:
+        """The turn ran out of time: stop it, and say so rather than "cancelled"."""
+        self._expired = limit
+        self.cancel()
 
     def cancel(self) -> None:
         """Stop the running turn now: close its stream so a blocked read returns."""
@@ -151,20 +203,42 @@ class ChatSession:
                     self._rewrite(messages, turn_start, rewrite)
         except TurnCancelled as stop:
             result.content += stop.partial
-            result.cancelled = True
-            result.error = "cancelled"
+            self._stopped(result)
         except BadReply as error:
             result.content += error.partial
             result.error = str(error)
         except (openai.OpenAIError, json.JSONDecodeError, ValueError, OSError) as error:
             if self._cancel.is_set():
-                result.cancelled, result.error = True, "cancelled"
+                self._stopped(result)
             else:
                 result.error = describe_api_error(error, self.base_url)
         finally:
             with self._stream_lock:
                 self._stream = None
         return result
+
+    def _stopped(self, result: TurnResult) -> None:
+        if self._expired is not None:
+            result.error = (f"timeout: the turn took longer than {self._expired:g} s; what "
+                            "had arrived is kept")
+        else:
+            result.cancelled, result.error = True, "cancelled"
+
+    def _create(self, messages: list[dict[str, Any]]) -> Any:
+        """Open the stream; rate limits and server errors are retried with backoff (the
+        server's Retry-After first), timeouts and refused connections are not."""
+        for attempt in range(RETRIES + 1):
+            try:
+                return self.client.chat.completions.create(
+                    model=self.model, messages=messages, tools=self.tools, stream=True,
+                    stream_options={"include_usage": True})
+            except (openai.RateLimitError, openai.InternalServerError) as error:
+                if attempt == RETRIES:
+                    raise
+                wait = _retry_after(error) or 0.5 * 2 ** attempt
+                if self._cancel.wait(min(wait, MAX_BACKOFF)):
+                    raise TurnCancelled from None
+        raise AssertionError("unreachable")
 
     def _check_cancel(self) -> None:
         if self._cancel.is_set():
@@ -173,9 +247,7 @@ class ChatSession:
     def _stream_once(self, messages: list[dict[str, Any]], result: TurnResult,
                      progress: Progress) -> tuple[str, str, list[dict[str, str]]]:
         self._check_cancel()
-        stream = self.client.chat.completions.create(
-            model=self.model, messages=messages, tools=self.tools, stream=True,
-            stream_options={"include_usage": True})
+        stream = self._create(messages)
         with self._stream_lock:
             self._stream = stream
         text, reasoning, calls = [], [], {}

@@ -1,0 +1,63 @@
+"""Misbehaving endpoints: stalls, errors with reasons, redirects, broken text, bad keys."""
+
+from __future__ import annotations
+
+import pytest
+
+from core import BackendClient, BackendServer
+from core.config import Config, ConfigError, updated
+
+
+@pytest.fixture
+def client(tmp_path, llm):
+    server = BackendServer(home=tmp_path / "home")
+    server.start(api_key="sk-test-key-000000", base_url=llm.base_url, model="test-model")
+    yield BackendClient(server)
+    server.shutdown()
+
+
+def test_the_servers_own_reason_is_shown(client, llm):
+    llm.play({"status": 400, "code": "context_length_exceeded",
+              "message": "This model's maximum context length is 65536 tokens."})
+    result = client.process_message("a very long message")
+    assert not result["success"]
+    assert "(400: This model's maximum context length is 65536 tokens.)" in result["error"]
+
+
+def test_a_redirect_is_not_followed_and_says_where_it_pointed(client, llm):
+    llm.play({"redirect": "http://127.0.0.2:9/v1/chat/completions"})
+    result = client.process_message("where does this go?")
+    assert not result["success"]
+    assert "redirected to http://127.0.0.2:9/v1/chat/completions" in result["error"]
+    assert "was not sent there" in result["error"]
+    assert len(llm.requests) == 1
+
+
+def test_a_rate_limit_is_retried_after_the_servers_retry_after(client, llm):
+    llm.play({"status": 429, "headers": {"Retry-After": "0"}}, {"text": "there you go"})
+    assert client.process_message("hi")["content"] == "there you go"
+    assert len(llm.requests) == 2
+
+
+def test_the_turn_time_limit_stops_a_turn_keeps_what_arrived_and_says_timeout(client, llm):
+    assert client.update_config(None, turn_timeout=0.5)["success"]
+    llm.play({"text": "first words, then a very long pause " * 4, "chunk_delay": 0.1})
+    result = client.process_message("tell me everything")
+    assert not result["success"]
+    assert result["error"].startswith("timeout: the turn took longer than 0.5 s")
+    history = client.get_history()["history"]
+    assert history[-1]["content"].startswith("first words")  # what streamed is kept
+
+
+def test_a_reply_with_a_lone_surrogate_is_kept(client, llm):
+    llm.play({"text": "half a pair: \ud83d and the rest"})
+    result = client.process_message("hi")
+    assert result["success"], result
+    saved = client.get_history()["history"][-1]["content"]
+    assert saved == "half a pair: \ufffd and the rest"
+
+
+@pytest.mark.parametrize("key", ["sk-abc def", "sk-ключ", "sk-\x07bell"])
+def test_a_key_an_http_header_cannot_carry_is_refused_plainly(key):
+    with pytest.raises(ConfigError, match="HTTP header cannot carry"):
+        updated(Config(), api_key=key)
