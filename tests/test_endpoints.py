@@ -61,3 +61,40 @@ def test_a_reply_with_a_lone_surrogate_is_kept(client, llm):
 def test_a_key_an_http_header_cannot_carry_is_refused_plainly(key):
     with pytest.raises(ConfigError, match="HTTP header cannot carry"):
         updated(Config(), api_key=key)
+
+
+def test_validation_errors_give_the_reason_first(fail):
+    assert fail("memory_commit", triplets=[
+        {"subject": "a", "relation": "b", "object": "c"}] * 100).endswith(
+        "triplets: at most 50 items (got 100)")
+    assert fail("memory_commit", triplets=[{"subject": "a", "relation": "b", "object": "c"}],
+                entity_types={f"k{i}": "T" for i in range(60)}).endswith(
+        "entity_types: at most 50 entries (got 60)")
+    assert fail("memory_recall", query_intent="x", scope="everything").endswith(
+        "scope: must be one of all, persona, tasks (got 'everything')")
+
+
+def test_what_is_sent_again_fits_a_budget_and_history_keeps_everything(client, llm):
+    huge = "log line\n" * 1_000_000  # about 9 MB pasted once
+    llm.play({"text": "That is a long log."}, {"text": "Sure."})
+    assert client.process_message(huge)["success"]
+    assert client.process_message("and now a short question")["success"]
+    later = sum(len(str(m.get("content") or "")) for m in llm.requests[-1]["messages"][1:])
+    assert later < 30_000  # not the 9 MB again
+    shown = client.get_history()["history"][0]["content"]
+    assert len(shown) < 250_000 and "more characters not shown" in shown
+
+
+def test_arguments_are_kept_at_a_sane_size_in_history(client, llm):
+    junk = "x" * 25_000
+    llm.play({"tool_calls": [{"name": "memory_commit", "arguments": junk}]}, {"text": "ok"})
+    assert client.process_message("hi")["success"]
+    kept = client.get_history()["history"][-1]["tool_calls"][0]["arguments"]
+    assert len(kept) < 21_000 and "more characters" in kept
+
+
+def test_arguments_are_kept_at_a_sane_size_in_the_change_log(store, run):
+    triplets = [{"subject": f"s{i}", "relation": "r", "object": "o" * 1000} for i in range(50)]
+    run("memory_commit", triplets=triplets)
+    stored = store.query_one("SELECT arguments FROM change_log")["arguments"]
+    assert len(stored) < 25_000 and "characters, the first" in stored

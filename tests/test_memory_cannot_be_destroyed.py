@@ -339,8 +339,8 @@ def test_purge_criteria_that_would_match_everything_or_nothing_sensible_are_refu
 
 
 def test_ages_and_text_the_store_cannot_hold_are_refused_cleanly(fail):
-    assert "maximum of 36500" in fail("memory_archive", days=10**400)
-    assert "maximum of 36500" in fail("memory_cleanup", older_than_days=10**400)
+    assert "at most 36500" in fail("memory_archive", days=10**400)
+    assert "at most 36500" in fail("memory_cleanup", older_than_days=10**400)
     assert "not valid Unicode" in fail("memory_commit", triplets=[
         {"subject": "\ud800", "relation": "r", "object": "o"}])
 

@@ -41,11 +41,30 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[str, dict[str, Any]], None]
 RECENT_MESSAGES = 6  # earlier exchanges sent along for continuity; memory holds the rest
+RECENT_CHARS = 24_000  # …within this many characters in all (about 6,000 tokens)
+RECENT_MESSAGE_CHARS = 8_000  # and this many for any one of them
+SHOWN_CHARS = 200_000  # of one message, as the window loads the history
 NO_KEY = "API Key not configured"
 
 
 def _no_progress(_event: str, _data: dict[str, Any]) -> None:
     return None
+
+
+def recent_context(history: History) -> list[dict[str, str]]:
+    """The latest exchanges for the model, newest kept first, within a character budget:
+    a 10 MB paste is not sent again on every later turn (the history keeps it whole)."""
+    chosen: list[dict[str, str]] = []
+    left = RECENT_CHARS
+    for message in reversed(history.messages(RECENT_MESSAGES, cap=RECENT_MESSAGE_CHARS)):
+        text = model_words(message["content"])
+        if not text:
+            continue
+        if len(text) > left:
+            break
+        chosen.append({"role": message["role"], "content": text})
+        left -= len(text)
+    return chosen[::-1]
 
 
 class Dispatcher:
@@ -243,8 +262,7 @@ class Dispatcher:
         store = self._need_store()
         history = History(store)
         turn_id = uuid.uuid4().hex
-        recent = [{"role": m["role"], "content": model_words(m["content"])}
-                  for m in history.messages(RECENT_MESSAGES) if model_words(m["content"])]
+        recent = recent_context(history)
         history.append("user", text, turn_id=turn_id)
         if self.session is None:
             history.append("assistant", "", turn_id=turn_id, partial=True, error=NO_KEY)
@@ -548,7 +566,7 @@ class Dispatcher:
         return {"status": "tool_limits_updated", "limits": dict(self.limiter.limits)}
 
     def _on_get_history(self, _body: dict[str, Any]) -> dict[str, Any]:
-        return {"history": History(self._need_store()).messages()}
+        return {"history": History(self._need_store()).messages(cap=SHOWN_CHARS)}
 
     def _on_save_history(self, body: dict[str, Any]) -> dict[str, Any]:
         try:

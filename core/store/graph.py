@@ -66,6 +66,20 @@ def describe_sqlite_error(error: sqlite3.Error) -> str:
     return f"database error: {text}"
 
 
+MAX_STORED_ARGUMENTS = 20_000  # characters of a call's arguments kept in the change log
+
+
+def stored_arguments(arguments: Any) -> str:
+    """A call's arguments as the change log keeps them: whole up to a sane size, else cut
+    with a note (the row images, not the arguments, are what undo needs)."""
+    text = json.dumps(arguments, ensure_ascii=False)
+    if len(text) <= MAX_STORED_ARGUMENTS:
+        return text
+    return json.dumps({"cut": f"{len(text):,} characters, the first "
+                              f"{MAX_STORED_ARGUMENTS:,} kept",
+                       "start": text[:MAX_STORED_ARGUMENTS]}, ensure_ascii=False)
+
+
 def encode_ops(ops: list[dict[str, Any]]) -> bytes:
     """Row images compress about tenfold: they repeat the same column names and values."""
     return zlib.compress(json.dumps(ops, ensure_ascii=False).encode(), 6)
@@ -204,7 +218,7 @@ class GraphStore:
         cursor = self.conn.execute(
             "INSERT INTO change_log(created_at, tool, arguments, turn_id, actor, summary, ops,"
             " undo_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (self.clock(), change.tool, json.dumps(change.arguments, ensure_ascii=False),
+            (self.clock(), change.tool, stored_arguments(change.arguments),
              change.turn_id, change.actor, change.summary, encode_ops(change.ops),
              change.undo_of),
         )

@@ -10,7 +10,7 @@ from core.store.search import EDGE_SELECT, edges_around, nodes_named, search_edg
 from core.store.text import normalize_name
 from core.tools.base import DAY, MAX_ROWS, Outcome, ToolError, bounded, edge_line
 from core.tools.registry import tool
-from core.tools.schema_parts import DAYS, NAME, NAMES, POSITIVE_DAYS, STR, obj
+from core.tools.schema_parts import DAYS, MAX_NAMES, NAME, NAMES, POSITIVE_DAYS, STR, obj
 from core.tools.tasks import task_line
 
 PURGE_CONFIRM_ABOVE = 20
@@ -121,7 +121,8 @@ def _edge(store: GraphStore, edge_id: int) -> Row:
       "fact reinforces it.",
       obj({
           "triplets": {"type": "array", "items": TRIPLET, "minItems": 1, "maxItems": 50},
-          "entity_types": {"type": "object", "additionalProperties": STR},
+          "entity_types": {"type": "object", "additionalProperties": STR,
+                           "maxProperties": MAX_NAMES},
           "temporal_tag": STR,
       }, ("triplets",)),
       category="memory_update")

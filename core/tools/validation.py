@@ -51,6 +51,37 @@ def _unencodable(value: Any, where: str = "arguments", depth: int = 0) -> str | 
     return None
 
 
+_TYPES = {"string": "text", "integer": "a whole number", "number": "a number",
+          "boolean": "true or false", "array": "a list", "object": "an object"}
+
+
+def _reason(error: ValidationError) -> str:
+    """The reason first, and the model's value only as far as it helps: a 100-item list
+    reads "at most 50 items (got 100)", not a screenful of the list cut before the point."""
+    kind, limit, value = error.validator, error.validator_value, error.instance
+    if kind == "maxItems":
+        return f"at most {limit} items (got {len(value)})"
+    if kind == "minItems":
+        return f"at least {limit} item{'s' * (limit != 1)} (got {len(value)})"
+    if kind == "maxProperties":
+        return f"at most {limit} entries (got {len(value)})"
+    if kind == "minProperties":
+        return f"at least {limit} entr{'ies' if limit != 1 else 'y'}"
+    if kind == "maxLength":
+        return f"at most {limit:,} characters (got {len(value):,})"
+    if kind == "minLength":
+        return "must not be empty"
+    if kind in ("maximum", "minimum"):
+        shown = value if len(str(value)) <= 20 else "a number far out of range"
+        return f"{'at most' if kind == 'maximum' else 'at least'} {limit} (got {shown})"
+    if kind == "type":
+        wanted = limit if isinstance(limit, str) else limit[0]
+        return f"must be {_TYPES.get(wanted, wanted)}, not {_shorten(repr(value), 60)}"
+    if kind == "enum":
+        return f"must be one of {', '.join(map(str, limit))} (got {_shorten(repr(value), 60)})"
+    return _shorten(error.message)
+
+
 def parse_arguments(tool: str, raw: Any) -> dict[str, Any]:
     """Decode (if text) and validate `raw` against the schema of `tool`."""
     if tool not in _VALIDATORS:
@@ -78,6 +109,6 @@ def parse_arguments(tool: str, raw: Any) -> dict[str, Any]:
         first = errors[0]
         more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
         raise ArgumentError(
-            f"invalid arguments for {tool}: {_where(first)}: {_shorten(first.message)}{more}"
+            f"invalid arguments for {tool}: {_where(first)}: {_reason(first)}{more}"
         )
     return raw

@@ -40,14 +40,26 @@ class History:
         with self.store.conn:
             return self._insert({"role": role, "content": content, **fields})
 
-    def messages(self, limit: int | None = None) -> list[dict[str, Any]]:
-        """Oldest first; with `limit`, only the newest `limit` messages."""
-        rows = self.store.query("SELECT * FROM messages ORDER BY id DESC LIMIT ?",
-                                (limit if limit is not None else -1,))
+    def messages(self, limit: int | None = None, cap: int | None = None) -> list[dict[str, Any]]:
+        """Oldest first; with `limit`, only the newest `limit` messages. With `cap`, text
+        longer than `cap` characters is cut there, with a note saying how much is left
+        out, and SQLite never hands the rest over: one 50 MB reply must not slow every
+        start."""
+        text = "content, reasoning" if cap is None else (
+            "substr(content, 1, :cap) AS content, length(content) AS content_length,"
+            " substr(reasoning, 1, :cap) AS reasoning, length(reasoning) AS reasoning_length")
+        rows = self.store.query(
+            "SELECT id, role, " + text + ", tool_calls, rejected_tools, usage, partial, error,"
+            " turn_id, created_at, round_trips FROM messages ORDER BY id DESC LIMIT :limit",
+            {"cap": cap, "limit": limit if limit is not None else -1})
         for row in rows:
             for name in JSON_FIELDS:
                 row[name] = json.loads(row[name]) if row[name] else None
             row["partial"] = bool(row["partial"])
+            for name in ("content", "reasoning"):
+                length = row.pop(f"{name}_length", None)
+                if cap is not None and length is not None and length > cap:
+                    row[name] += f"\n\n[… {length - cap:,} more characters not shown]"
         return rows[::-1]
 
     def replace(self, messages: Any) -> None:

@@ -124,6 +124,20 @@ def describe_api_error(error: Exception, base_url: str) -> str:
     return f"the reply stream broke off ({type(error).__name__})"
 
 
+MAX_KEPT_ARGUMENTS = 20_000  # characters of a call's arguments kept in history and trace
+
+
+def _kept_arguments(raw: str) -> Any:
+    """A call's arguments as history and the trace keep them: parsed when they are JSON,
+    and never more than a sane size (a model can send megabytes of invalid text)."""
+    if len(raw) > MAX_KEPT_ARGUMENTS:
+        return f"{raw[:MAX_KEPT_ARGUMENTS]}… [{len(raw) - MAX_KEPT_ARGUMENTS:,} more characters]"
+    try:
+        return json.loads(raw or "{}")
+    except (ValueError, RecursionError):
+        return raw
+
+
 def _retry_after(error: Exception) -> float | None:
     response = getattr(error, "response", None)
     value = response.headers.get("retry-after") if response is not None else None
@@ -322,10 +336,7 @@ class ChatSession:
             reply = outcome["data"]["result"]
         else:
             reply = outcome["error"] if outcome.get("rejected") else f"Error: {outcome['error']}"
-        try:
-            arguments: Any = json.loads(call["arguments"] or "{}")
-        except ValueError:
-            arguments = call["arguments"]
+        arguments = _kept_arguments(call["arguments"])
         record = {"name": call["name"], "arguments": arguments, "result": reply,
                   "duration_ms": duration, "success": outcome["success"]}
         if outcome.get("rejected"):
