@@ -13,7 +13,7 @@ import pytest
 
 from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketType
-from core.store import GraphStore, backups
+from core.store import GraphStore, backups, exchange
 from core.tools import ToolExecutor
 
 STARTER = ("import sys\nfrom core.store import GraphStore\n"
@@ -197,3 +197,26 @@ def test_an_empty_database_file_with_backups_is_reported_not_started_afresh(tmp_
     name = ask(dispatcher, PacketType.LIST_BACKUPS).data["backups"][0]["name"]
     assert ask(dispatcher, PacketType.RESTORE_BACKUP, {"name": name}).success
     assert ask(dispatcher, PacketType.GET_STATUS).data["store_error"] is None
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo"])
+def test_import_reads_regular_files_only(tmp_path, store, kind):
+    path = tmp_path / "memory.json"
+    if kind == "device":
+        path.symlink_to("/dev/zero")
+    else:
+        os.mkfifo(path)  # no writer: reading it would wait for ever
+    with pytest.raises(exchange.ExchangeError, match="not a regular file"):
+        exchange.import_json(store, path)
+
+
+def test_import_tells_too_large_from_not_json(tmp_path, store, monkeypatch):
+    monkeypatch.setattr(exchange, "MAX_FILE_BYTES", 1000)
+    big = tmp_path / "big.json"
+    big.write_text("{" + " " * 2000 + "}")
+    with pytest.raises(exchange.ExchangeError, match="too large"):
+        exchange.import_json(store, big)
+    broken = tmp_path / "broken.json"
+    broken.write_text("{nope")
+    with pytest.raises(exchange.ExchangeError, match="not valid JSON"):
+        exchange.import_json(store, broken)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -229,17 +230,34 @@ def export_graphml(store: GraphStore, path: str | Path) -> dict[str, Any]:
 
 # -- import ------------------------------------------------------------------------------
 
+def _read_regular_file(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes, counted as they are read.
+
+    A device (/dev/zero behind a link), a pipe or a folder is refused before reading;
+    opening without blocking keeps a FIFO with no writer from hanging the backend, and the
+    cap holds even for a file that grows, or lies about its size, while it is read.
+    """
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(descriptor, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise ExchangeError(f"{path.name} is not a regular file (it is a device, a pipe "
+                                "or a folder); choose an export file")
+        data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise ExchangeError(f"{path.name} is too large: the most TrulyMEM imports is "
+                            f"{limit / 1e6:.0f} MB")
+    return data
+
+
 def read_document(path: str | Path) -> dict[str, Any]:
     """The file's content, checked against the schema and its own references."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ExchangeError(f"the file is {size / 1e6:.0f} MB; the most TrulyMEM imports "
-                                f"is {MAX_FILE_BYTES / 1e6:.0f} MB")
-        document = json.loads(path.read_bytes())
+        data = _read_regular_file(path, MAX_FILE_BYTES)
     except OSError as error:
         raise ExchangeError(f"cannot read {path.name}: {error.strerror}") from None
+    try:
+        document = json.loads(data)
     except (ValueError, RecursionError) as error:
         raise ExchangeError(f"{path.name} is not valid JSON ({error})") from None
     error = best_match(_VALIDATOR.iter_errors(document))
