@@ -4,10 +4,13 @@ get the person out of them."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -220,3 +223,66 @@ def test_import_tells_too_large_from_not_json(tmp_path, store, monkeypatch):
     broken.write_text("{nope")
     with pytest.raises(exchange.ExchangeError, match="not valid JSON"):
         exchange.import_json(store, broken)
+
+
+OPEN_AS_OTHER_USER = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+from core.store.opening import open_checked
+opened = open_checked(Path(sys.argv[1]), 30)
+assert opened.store is not None, opened.error
+print(opened.store.query_one("SELECT count(*) AS n FROM edges")["n"])
+print(opened.warning)
+from core.store import StoreError
+try:
+    with opened.store.write("memory_commit"):
+        pass
+    print("written")
+except StoreError as refusal:
+    print("refused:", refusal)
+"""
+
+
+def _nobody():
+    try:
+        import pwd
+
+        return pwd.getpwnam("nobody")
+    except (ImportError, KeyError):
+        return None
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0 or _nobody() is None
+                    or not os.path.exists("/usr/bin/python3"),
+                    reason="a folder that cannot be written needs another user than root")
+def test_a_data_folder_that_cannot_be_written_opens_the_memory_read_only():
+    # Not under tmp_path: pytest keeps its folders private, so the other user could not
+    # reach this one.
+    outer = Path(tempfile.mkdtemp(prefix="trulymem-ro-"))
+    try:
+        _open_read_only_folder_as_nobody(outer)
+    finally:
+        for path in (outer, *outer.rglob("*")):
+            path.chmod(0o700)
+        shutil.rmtree(outer)
+
+
+def _open_read_only_folder_as_nobody(outer: Path) -> None:
+    folder = outer / "home"
+    folder.mkdir()
+    fill(folder / "graph_memory.db", facts=50)  # closed cleanly: no -wal, no -shm left
+    nobody = _nobody()
+    for path in (folder, *folder.iterdir()):
+        os.chown(path, nobody.pw_uid, nobody.pw_gid)
+    folder.chmod(0o500)
+    outer.chmod(0o755)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run(["/usr/bin/python3", "-c", OPEN_AS_OTHER_USER,
+                           str(folder / "graph_memory.db"), root],
+                          capture_output=True, text=True, user=nobody.pw_uid,
+                          group=nobody.pw_gid, extra_groups=[], cwd="/", check=False)
+    lines = done.stdout.splitlines()
+    assert lines[:1] == ["50"], done.stdout + done.stderr
+    assert "cannot be written" in lines[1] and "read-only" in lines[1]
+    assert lines[2].startswith("refused: the data folder") and "cannot be written" in lines[2]

@@ -30,6 +30,7 @@ from core.store import (
     exchange,
     trash,
 )
+from core.store.opening import open_checked
 from core.tools import ToolExecutor, approvals, corrections, openai_tools
 from core.tools.limits import ToolLimiter, validate_limits
 from core.turn.history import History
@@ -121,44 +122,12 @@ class Dispatcher:
         self.running = True
 
     def _open_store(self) -> None:
-        """Open the memory, checking it first. A damaged file opens read-only with the way
-        out named; an empty file while backups exist is not silently started afresh."""
-        self.store, self.store_error, self.store_warning = None, None, None
-        self.store_detail: str | None = None  # what SQLite found, for those who ask
+        """Open the memory, checking it first (see `core.store.opening`)."""
+        opened = open_checked(self.db_path, self.config.trash_days)
+        self.store, self.store_error = opened.store, opened.error
+        self.store_warning, self.store_detail = opened.warning, opened.detail
         saved = backups.backup_files(backups.backup_folder(self.db_path))
-        if self.db_path.exists() and self.db_path.stat().st_size == 0 and saved:
-            count = "1 backup exists" if len(saved) == 1 else f"{len(saved)} backups exist"
-            self.store_error = (f"the memory file {self.db_path.name} is empty (0 bytes), but "
-                                f"{count}: restore one (File > Restore from backup…)")
-            return
-        try:
-            store = GraphStore(self.db_path, trash_days=self.config.trash_days)
-            problems = store.quick_check()
-        except StoreError as error:
-            self._open_read_only(str(error))
-            return
-        except sqlite3.Error as error:
-            store.close()
-            self._open_read_only(describe_sqlite_error(error))
-            return
-        if problems:
-            store.close()
-            self.store_detail = "; ".join(problems)
-            self._open_read_only("the memory database is damaged")
-            return
-        self.store = store
         self._backed_up = backups.state_of(saved[0]) if saved else None
-
-    def _open_read_only(self, problem: str) -> None:
-        reason = (f"{problem}. It was opened read-only: you can read it, but nothing new is "
-                  "saved, and the file is kept as it is. Restore a backup to go on")
-        try:
-            self.store = GraphStore(self.db_path, trash_days=self.config.trash_days,
-                                    read_only=reason)
-            self.store_warning = reason
-        except StoreError as error:
-            self.store_error = f"{problem}; it cannot be read either ({error}). Restore a " \
-                               "backup (File > Restore from backup…)"
 
     # -- backups --------------------------------------------------------------------------
 

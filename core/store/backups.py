@@ -89,9 +89,12 @@ def _created(path: Path) -> float:
 
 def backup_files(folder: Path) -> list[Path]:
     """Backups in `folder`, newest first."""
-    if not folder.is_dir():
+    try:
+        if not folder.is_dir():
+            return []
+        files = [p for p in folder.iterdir() if NAME.match(p.name) and p.is_file()]
+    except OSError:  # a folder we may not read has no backups we could restore
         return []
-    files = [p for p in folder.iterdir() if NAME.match(p.name) and p.is_file()]
     return sorted(files, key=lambda p: (_created(p), p.name), reverse=True)
 
 

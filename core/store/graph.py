@@ -138,17 +138,28 @@ class GraphStore:
             make_private_file(Path(f"{self.path}{suffix}"))
 
     def _open_read_only(self) -> None:
-        try:
-            self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True,
-                                        isolation_level=None, check_same_thread=False,
-                                        timeout=BUSY_TIMEOUT_MS / 1000)
-            self.conn.row_factory = sqlite3.Row
-            self.conn.create_function("search_text", 1, search_text, deterministic=True)
-            self.conn.execute("SELECT count(*) FROM nodes").fetchone()
-        except sqlite3.Error as error:
-            raise StoreError(f"cannot read the memory database {self.path}: "
-                             f"{describe_sqlite_error(error)}") from error
-        self.migrated_from = self.schema_version()
+        """Read-only, and if even that needs a write (a WAL file in a folder that cannot
+        be written has no -shm to share), as an immutable file."""
+        failure: sqlite3.Error | None = None
+        for options in ("mode=ro", "mode=ro&immutable=1"):
+            conn = None
+            try:
+                conn = sqlite3.connect(f"file:{self.path}?{options}", uri=True,
+                                       isolation_level=None, check_same_thread=False,
+                                       timeout=BUSY_TIMEOUT_MS / 1000)
+                conn.row_factory = sqlite3.Row
+                conn.create_function("search_text", 1, search_text, deterministic=True)
+                conn.execute("SELECT count(*) FROM nodes").fetchone()
+            except sqlite3.Error as error:
+                failure = error
+                if conn is not None:
+                    conn.close()
+                continue
+            self.conn = conn
+            self.migrated_from = self.schema_version()
+            return
+        raise StoreError(f"cannot read the memory database {self.path}: "
+                         f"{describe_sqlite_error(failure)}") from failure
 
     def quick_check(self, most: int = 10) -> list[str]:
         """SQLite's quick_check: the first `most` problems with the file's pages; empty
