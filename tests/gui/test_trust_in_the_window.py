@@ -122,30 +122,37 @@ def test_only_the_person_empties_the_trash_after_saying_yes(qtbot, open_window, 
     window.browser.status.setCurrentIndex(3)  # deleted: the trash
     assert window.browser.trash_bar.isVisible()
 
-    timer = QTimer(window, interval=50)
-    timer.timeout.connect(lambda: _click_if_shown(QMessageBox.StandardButton.Cancel, timer))
-    timer.start()
-    qtbot.mouseClick(window.browser.trash_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not timer.isActive(), timeout=10000)
-    qtbot.waitUntil(lambda: not window.host.busy)
-    assert deleted_facts(home) == 1
+    asked = []
 
-    timer = QTimer(window, interval=50)
-    timer.timeout.connect(lambda: _click_if_shown(QMessageBox.StandardButton.Yes, timer))
-    timer.start()
+    def answer(button):
+        def click(box):
+            asked.append(box.text())
+            box.button(button).click()
+        return click
+
+    when_shown(QMessageBox, answer(QMessageBox.StandardButton.Cancel))
+    qtbot.mouseClick(window.browser.trash_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(asked) == 1, timeout=10000)
+    qtbot.waitUntil(lambda: not window.host.busy)
+    assert "1 deleted fact" in asked[0] and deleted_facts(home) == 1
+
+    when_shown(QMessageBox, answer(QMessageBox.StandardButton.Yes))
     window.registry.actions["memory.empty_trash"].trigger()
     qtbot.waitUntil(lambda: "Emptied the trash" in window.statusBar().currentMessage(),
                     timeout=10000)
     assert deleted_facts(home) == 0
 
 
-def _click_if_shown(button, timer: QTimer) -> None:
-    box = next((w for w in QApplication.topLevelWidgets()
-                if isinstance(w, QMessageBox) and w.isVisible()), None)
-    if box is not None:
-        assert "1 deleted fact" in box.text()
-        timer.stop()
-        box.button(button).click()
+def when_shown(kind, act) -> None:
+    """Once a top-level `kind` (a modal dialog the action opens) is visible, `act` on it."""
+    def poll():
+        widget = next((w for w in QApplication.topLevelWidgets()
+                       if isinstance(w, kind) and w.isVisible()), None)
+        if widget is None:
+            QTimer.singleShot(20, poll)
+        else:
+            act(widget)
+    QTimer.singleShot(0, poll)
 
 
 def test_the_window_settings_file_is_private(qtbot, open_window, home):
@@ -169,29 +176,15 @@ def test_a_damaged_memory_points_to_its_backups_and_restoring_one_works(qtbot, o
     assert notice.isVisible() and "damaged" in notice.text.text()
     assert notice.button.text() == "Restore from backup…"
 
-    def restore_when_shown():
-        dialog = next((w for w in QApplication.topLevelWidgets()
-                       if isinstance(w, BackupsDialog) and w.isVisible()), None)
-        if dialog is None:
-            QTimer.singleShot(20, restore_when_shown)
-            return
+    reported = []
+
+    def restore(dialog):
         assert dialog.model.rowCount() == 1
         assert dialog.model.item(0, 1).text() == f"{FACTS}"
         dialog.restore_selected(confirm=False)
-        QTimer.singleShot(20, close_report)
+        when_shown(QMessageBox, lambda box: (reported.append(box.text()), box.accept()))
 
-    reported = []
-
-    def close_report():
-        box = next((w for w in QApplication.topLevelWidgets()
-                    if isinstance(w, QMessageBox) and w.isVisible()), None)
-        if box is None:
-            QTimer.singleShot(20, close_report)
-            return
-        reported.append(box.text())
-        box.accept()
-
-    QTimer.singleShot(0, restore_when_shown)
+    when_shown(BackupsDialog, restore)
     qtbot.mouseClick(notice.button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: bool(reported), timeout=10000)
     assert "kept as" in reported[0] and f"({FACTS} facts)" in reported[0]
