@@ -78,6 +78,9 @@ class TerminalChat:
             return True
         if self._streamed:
             self.out.write("\n")
+        if answer["error"] == "cancelled":  # the person's own stop is not a failure
+            self.err.write("(stopped)\n")
+            return True
         self.err.write(f"error: {answer['error']}\n")
         return False
 

@@ -64,6 +64,6 @@ def test_ctrl_c_stops_the_running_turn_and_the_next_message_works(tmp_path, llm)
     time.sleep(0.3)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate("again\n", timeout=60)
-    assert process.returncode == 1  # the cancelled turn counts as a failed one
-    assert "error: cancelled" in err
+    assert process.returncode == 0  # a stop the person asked for is not a failure
+    assert "(stopped)" in err and "error" not in err
     assert out.rstrip().endswith("second reply")

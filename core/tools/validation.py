@@ -82,6 +82,33 @@ def _reason(error: ValidationError) -> str:
     return _shorten(error.message)
 
 
+def without_empty_optionals(value: Any, schema: dict[str, Any], depth: int = 0) -> Any:
+    """`value` with optional fields that are empty ("", null, {} or []) left out.
+
+    Grammar-constrained local servers fill every optional field of a schema, with "" when
+    the model has nothing to say; such a field means "not given", not "empty name".
+    Required fields are kept as they are, so a missing value is still reported.
+    """
+    if depth > 32:
+        return value
+    if isinstance(value, dict) and "properties" in schema:
+        required = set(schema.get("required", ()))
+        kept = {}
+        for key, item in value.items():
+            if key not in required and isinstance(key, str) and _is_empty(item):
+                continue
+            inner = schema["properties"].get(key)
+            kept[key] = without_empty_optionals(item, inner, depth + 1) if inner else item
+        return kept
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [without_empty_optionals(v, schema["items"], depth + 1) for v in value]
+    return value
+
+
+def _is_empty(item: Any) -> bool:
+    return item is None or (isinstance(item, (str, dict, list)) and not item)
+
+
 def parse_arguments(tool: str, raw: Any) -> dict[str, Any]:
     """Decode (if text) and validate `raw` against the schema of `tool`."""
     if tool not in _VALIDATORS:
@@ -97,6 +124,7 @@ def parse_arguments(tool: str, raw: Any) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise ArgumentError(f"arguments of {tool} must be a JSON object, "
                             f"not {type(raw).__name__}")
+    raw = without_empty_optionals(raw, PARAMETERS[tool])
     bad_text = _unencodable(raw)
     if bad_text:
         raise ArgumentError(f"invalid arguments for {tool}: {bad_text}: text is not valid "

@@ -243,9 +243,11 @@ class ChatSession:
         server's Retry-After first), timeouts and refused connections are not."""
         for attempt in range(RETRIES + 1):
             try:
+                # tool_choice is the API's default, but some servers (llama-cpp-python's
+                # function-calling formats) drop the tools unless it is sent.
                 return self.client.chat.completions.create(
-                    model=self.model, messages=messages, tools=self.tools, stream=True,
-                    stream_options={"include_usage": True})
+                    model=self.model, messages=messages, tools=self.tools, tool_choice="auto",
+                    stream=True, stream_options={"include_usage": True})
             except (openai.RateLimitError, openai.InternalServerError) as error:
                 if attempt == RETRIES:
                     raise
