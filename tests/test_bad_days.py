@@ -152,7 +152,7 @@ def test_old_backups_are_pruned_to_the_last_seven_and_one_a_week(tmp_path):
     policy = backups.BackupPolicy(keep_last=7, keep_weeks=4)
     removed = backups.prune(folder, now, policy)
     kept = backups.backup_files(folder)
-    ages = sorted(round((now - backups.describe_time(p)) / 86400, 1) for p in kept)
+    ages = sorted(round((now - backups.made_at(p)) / 86400, 1) for p in kept)
     assert len(kept) == 7 + 3  # week 1's newest is among the last seven
     assert max(ages) < 28 and len(removed) == 18 - 10
 

@@ -92,6 +92,7 @@ class Dispatcher:
         self.backup_warning: str | None = None
         self.store_detail: str | None = None
         self._backed_up: tuple[int, int] | None = None  # the state the last backup holds
+        self._last_backup_at: float | None = None  # when it was made
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -128,6 +129,7 @@ class Dispatcher:
         self.store_warning, self.store_detail = opened.warning, opened.detail
         saved = backups.backup_files(backups.backup_folder(self.db_path))
         self._backed_up = backups.state_of(saved[0]) if saved else None
+        self._last_backup_at = backups.made_at(saved[0]) if saved else None
 
     # -- backups --------------------------------------------------------------------------
 
@@ -150,16 +152,15 @@ class Dispatcher:
             state = self._state()
             if state == self._backed_up:
                 return
-            folder = backups.backup_folder(self.db_path)
             policy = self._backup_policy()
-            saved = backups.backup_files(folder)
             now = time.time()
-            if saved and not at_exit and \
-                    now - backups.describe_time(saved[0]) < policy.every_hours * 3600:
+            if self._last_backup_at is not None and not at_exit and \
+                    now - self._last_backup_at < policy.every_hours * 3600:
                 return
+            folder = backups.backup_folder(self.db_path)
             backups.make_backup(self.store.conn, folder, now)
             backups.prune(folder, now, policy)
-            self._backed_up = state
+            self._backed_up, self._last_backup_at = state, now
             self.backup_warning = None
         except (OSError, sqlite3.Error) as error:
             log.warning("backup failed: %s", error)
@@ -323,11 +324,9 @@ class Dispatcher:
                 raise _Refusal("no turn has memory changes left to undo")
         if not isinstance(turn_id, str) or not turn_id:
             raise _Refusal("turn_id must name a turn")
-        try:
-            change_id, undone = self._need_store().undo_turn(turn_id)
-        except StoreError as error:
-            raise _Refusal(str(error)) from None
-        expired = approvals.expire_turn(self._need_store(), turn_id)
+        store = self._need_store()
+        change_id, undone = store.undo_turn(turn_id)  # a StoreError answers as a refusal
+        expired = approvals.expire_turn(store, turn_id)
         return {"change_id": change_id, "undone": undone, "turn_id": turn_id,
                 "expired_approvals": expired}
 
@@ -354,16 +353,15 @@ class Dispatcher:
         chosen = next((p for p in backups.backup_files(folder) if p.name == name), None)
         if chosen is None:
             raise _Refusal(f"there is no backup called {name!r} in {folder}")
-        try:
-            backups.check_backup(chosen)
-        except backups.BackupError as error:
-            raise _Refusal(str(error)) from None
         if self.store is not None:
             self.store.close()
             self.store = None
         try:
-            aside = backups.restore(self.db_path, chosen)
-        except (OSError, sqlite3.Error, backups.BackupError) as error:
+            aside = backups.restore(self.db_path, chosen)  # checks the backup first
+        except backups.BackupError as error:
+            self._open_store()
+            raise _Refusal(str(error)) from None
+        except (OSError, sqlite3.Error) as error:
             self._open_store()
             raise _Refusal(f"the backup could not be restored ({error}); the memory is as "
                            "it was") from None
@@ -379,10 +377,7 @@ class Dispatcher:
         days = body.get("older_than_days", 0)
         if isinstance(days, bool) or not isinstance(days, (int, float)) or days < 0:
             raise _Refusal("older_than_days must be a number of days, 0 or more")
-        try:
-            return trash.empty_trash(self._need_store(), days)
-        except StoreError as error:
-            raise _Refusal(str(error)) from None
+        return trash.empty_trash(self._need_store(), days)
 
     # -- the graph browser --------------------------------------------------------------
 

@@ -74,12 +74,8 @@ def make_backup(conn: sqlite3.Connection, folder: Path, now: float | None = None
     return target
 
 
-def describe_time(path: Path) -> float:
-    """When a backup was made (from its name, which survives copying)."""
-    return _created(path)
-
-
-def _created(path: Path) -> float:
+def made_at(path: Path) -> float:
+    """When a backup was made: from its name, which survives copying, else its mtime."""
     match = NAME.match(path.name)
     if match:
         with contextlib.suppress(ValueError):
@@ -95,12 +91,12 @@ def backup_files(folder: Path) -> list[Path]:
         files = [p for p in folder.iterdir() if NAME.match(p.name) and p.is_file()]
     except OSError:  # a folder we may not read has no backups we could restore
         return []
-    return sorted(files, key=lambda p: (_created(p), p.name), reverse=True)
+    return sorted(files, key=lambda p: (made_at(p), p.name), reverse=True)
 
 
 def describe(path: Path) -> dict[str, Any]:
     """Date, size and the number of facts of one backup, read without changing it."""
-    info: dict[str, Any] = {"name": path.name, "created_at": _created(path),
+    info: dict[str, Any] = {"name": path.name, "created_at": made_at(path),
                             "bytes": path.stat().st_size, "facts": None, "problem": None}
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -137,7 +133,7 @@ def to_prune(files: list[Path], now: float, policy: BackupPolicy) -> list[Path]:
     keep = set(files[:policy.keep_last])
     for week in range(policy.keep_weeks):
         start, end = now - (week + 1) * WEEK, now - week * WEEK
-        newest = next((p for p in files if start < _created(p) <= end), None)
+        newest = next((p for p in files if start < made_at(p) <= end), None)
         if newest is not None:
             keep.add(newest)
     return [p for p in files if p not in keep]
