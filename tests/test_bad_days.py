@@ -277,9 +277,15 @@ def _open_read_only_folder_as_nobody(outer: Path) -> None:
         os.chown(path, nobody.pw_uid, nobody.pw_gid)
     folder.chmod(0o500)
     outer.chmod(0o755)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # A copy of the package the other user can read: the checkout may sit in a private
+    # folder (CI clones into one).
+    source = Path(__file__).resolve().parent.parent / "core"
+    root = outer / "src"
+    shutil.copytree(source, root / "core", ignore=shutil.ignore_patterns("__pycache__"))
+    for path in (root, *root.rglob("*")):
+        path.chmod(0o755 if path.is_dir() else 0o644)
     done = subprocess.run(["/usr/bin/python3", "-c", OPEN_AS_OTHER_USER,
-                           str(folder / "graph_memory.db"), root],
+                           str(folder / "graph_memory.db"), str(root)],
                           capture_output=True, text=True, user=nobody.pw_uid,
                           group=nobody.pw_gid, extra_groups=[], cwd="/", check=False)
     lines = done.stdout.splitlines()
