@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import shutil
 import stat
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -83,22 +86,36 @@ def _nobody() -> pwd.struct_passwd | None:
 
 @pytest.mark.skipif(os.geteuid() != 0 or _nobody() is None,
                     reason="reading as another user needs root and a 'nobody' account")
-def test_another_user_cannot_read_the_chat_or_the_memory(tmp_path, started, llm):
-    os.chmod(tmp_path, 0o755)  # the folder above is open, as a home directory may be
-    llm.play({"text": "Noted."})
-    client = started(api_key="sk-test-key-000000")
-    assert client.process_message("I have diabetes")["success"]
-    client.shutdown()
-    home = tmp_path / "home"
-    targets = [str(home / n) for n in ("graph_memory.db", "graph_memory.db-wal", "config.json")]
-    # A system shell, since this interpreter may live where `nobody` cannot run it.
-    probe = ('for f; do if cat "$f" >/dev/null 2>&1; then echo "READ $f";'
-             ' else echo "DENIED $f"; fi; done')
-    nobody = _nobody()
-    done = subprocess.run(["/bin/sh", "-c", probe, "sh", *targets], capture_output=True,
-                          text=True, user=nobody.pw_uid, group=nobody.pw_gid,
-                          extra_groups=[], cwd="/", check=False)
-    assert "READ" not in done.stdout, done.stdout
+def test_another_user_cannot_read_the_chat_or_the_memory(llm):
+    # Not under tmp_path: pytest keeps its folders private, which would deny the other
+    # user whatever the data folder's own modes were.
+    outer = Path(tempfile.mkdtemp(prefix="trulymem-private-"))
+    outer.chmod(0o755)  # the folder above is open, as a home directory may be
+    control = outer / "open.txt"
+    control.write_text("readable")
+    control.chmod(0o644)
+    server = BackendServer(home=outer / "home")
+    server.start(api_key="sk-test-key-000000", base_url=llm.base_url, model="test-model")
+    try:
+        llm.play({"text": "Noted."})
+        client = BackendClient(server)
+        assert client.process_message("I have diabetes")["success"]
+        assert client.update_tool_limits(memory_query_max=5)["success"]  # writes config.json
+        home = outer / "home"
+        names = ("graph_memory.db", "graph_memory.db-wal", "config.json")
+        assert all((home / n).exists() for n in names)  # probed while the WAL is there
+        targets = [str(home / n) for n in names]
+        # A system shell, since this interpreter may live where `nobody` cannot run it.
+        probe = ('for f; do if cat "$f" >/dev/null 2>&1; then echo "READ $f";'
+                 ' else echo "DENIED $f"; fi; done')
+        nobody = _nobody()
+        done = subprocess.run(["/bin/sh", "-c", probe, "sh", str(control), *targets],
+                              capture_output=True, text=True, user=nobody.pw_uid,
+                              group=nobody.pw_gid, extra_groups=[], cwd="/", check=False)
+    finally:
+        server.shutdown()
+        shutil.rmtree(outer, ignore_errors=True)
+    assert f"READ {control}" in done.stdout  # the probe does see what is open to all
     assert done.stdout.count("DENIED") == len(targets), done.stdout + done.stderr
 
 
