@@ -91,8 +91,10 @@ class Dispatcher:
         self.store_warning: str | None = None  # opened, but read-only: why
         self.backup_warning: str | None = None
         self.store_detail: str | None = None
-        self._backed_up: tuple[int, int] | None = None  # the state the last backup holds
-        self._last_backup_at: float | None = None  # when it was made
+        # The store connection's change counter when the memory last matched a backup
+        # (None: it does not), and when that backup was made.
+        self._changes_at_backup: int | None = None
+        self._last_backup_at: float | None = None
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -128,8 +130,11 @@ class Dispatcher:
         self.store, self.store_error = opened.store, opened.error
         self.store_warning, self.store_detail = opened.warning, opened.detail
         saved = backups.backup_files(backups.backup_folder(self.db_path))
-        self._backed_up = backups.state_of(saved[0]) if saved else None
         self._last_backup_at = backups.made_at(saved[0]) if saved else None
+        self._changes_at_backup = None
+        if saved and self.store is not None and not self.store.read_only and \
+                backups.state_of(saved[0]) == self._state():
+            self._changes_at_backup = self.store.conn.total_changes
 
     # -- backups --------------------------------------------------------------------------
 
@@ -149,8 +154,8 @@ class Dispatcher:
         if self.store is None or self.store.read_only:
             return
         try:
-            state = self._state()
-            if state == self._backed_up:
+            changes = self.store.conn.total_changes  # a counter in memory: free per packet
+            if changes == self._changes_at_backup:
                 return
             policy = self._backup_policy()
             now = time.time()
@@ -160,7 +165,7 @@ class Dispatcher:
             folder = backups.backup_folder(self.db_path)
             backups.make_backup(self.store.conn, folder, now)
             backups.prune(folder, now, policy)
-            self._backed_up, self._last_backup_at = state, now
+            self._changes_at_backup, self._last_backup_at = changes, now
             self.backup_warning = None
         except (OSError, sqlite3.Error) as error:
             log.warning("backup failed: %s", error)
