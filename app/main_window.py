@@ -22,6 +22,7 @@ from app.backend_host import BackendHost
 from app.chat.model import ChatMessage, ChatModel
 from app.chat.pane import ChatPane
 from app.dialogs.backups import BackupsDialog
+from app.dialogs.import_progress import ImportProgress
 from app.dialogs.limits import LimitsDialog
 from app.dialogs.palette import CommandPalette
 from app.dialogs.settings import SettingsDialog
@@ -65,6 +66,7 @@ class MainWindow(QMainWindow):
         self.status_data: dict[str, Any] = {}
         self.turn_running = False
         self.failed_text: str | None = None
+        self.import_progress: ImportProgress | None = None
         self.session_tokens = 0
         self._dock_sized = False
         self.last_tokens = 0
@@ -73,11 +75,21 @@ class MainWindow(QMainWindow):
         self.registry = ActionRegistry(self)
         self._bind_actions()
         self.registry.build_menus(self.menuBar())
+        self.notice_action = self.open_settings
+        self._connect_signals()
+        host.progress.connect(self.on_progress)
+        host.ready.connect(self.on_ready)
+        self._restore_window_state()
+        self.pane.input.setFocus()
+        self._set_state("Starting…")
+
+    # -- building -------------------------------------------------------------------------
+
+    def _connect_signals(self) -> None:
         self.pane.send_requested.connect(self.send)
         self.pane.input.stop_requested.connect(self.stop)
         self.pane.stop_button.clicked.connect(self.stop)
         self.pane.view.retry_requested.connect(self.retry)
-        self.notice_action = self.open_settings
         self.pane.notice.button.clicked.connect(self._notice_clicked)
         self.pane.approvals.decided.connect(self.decide_approval)
         self.pane.view.undo_turn_requested.connect(self.undo_turn)
@@ -88,13 +100,6 @@ class MainWindow(QMainWindow):
                                                                                       8000))
         self.browser.memory_changed.connect(self.refresh_memory_counts)
         self.browser.message_requested.connect(self.show_message)
-        host.progress.connect(self.on_progress)
-        host.ready.connect(self.on_ready)
-        self._restore_window_state()
-        self.pane.input.setFocus()
-        self._set_state("Starting…")
-
-    # -- building -------------------------------------------------------------------------
 
     def _make_status_bar(self) -> None:
         bar = self.statusBar()
@@ -255,6 +260,8 @@ class MainWindow(QMainWindow):
             self.trace.set_usage(data)
         elif event == "approval_requested":
             self.pane.approvals.add(data)
+        elif event == "import" and self.import_progress is not None:
+            self.import_progress.show_progress(data)
 
     def _turn_ended(self, text: str, answer: dict[str, Any]) -> None:
         self.turn_running = False
@@ -532,7 +539,20 @@ class MainWindow(QMainWindow):
             self.import_memory(path)
 
     def import_memory(self, path: str) -> None:
+        """Runs on the backend thread with a progress dialog; a chat message sent
+        meanwhile waits for the import to end."""
+        progress = ImportProgress(Path(path).name, self)
+        progress.canceled.connect(self.host.cancel)
+        self.import_progress = progress
+
         def done(answer: dict[str, Any]) -> None:
+            self.import_progress = None
+            progress.close()
+            progress.deleteLater()
+            if answer.get("error") == "cancelled":
+                self.statusBar().showMessage("Import cancelled; the memory is unchanged.",
+                                             10000)
+                return
             self._report("Import", answer, (answer.get("summary") or "").capitalize()
                          + ". Undo (Ctrl+Z) takes the whole import back.")
             if answer["success"]:

@@ -16,7 +16,7 @@ import pytest
 
 from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketType
-from core.store import GraphStore, backups, exchange
+from core.store import GraphStore, backups, exchange, exchange_format
 from core.tools import ToolExecutor
 
 STARTER = ("import sys\nfrom core.store import GraphStore\n"
@@ -214,7 +214,7 @@ def test_import_reads_regular_files_only(tmp_path, store, kind):
 
 
 def test_import_tells_too_large_from_not_json(tmp_path, store, monkeypatch):
-    monkeypatch.setattr(exchange, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(exchange_format, "MAX_FILE_BYTES", 1000)
     big = tmp_path / "big.json"
     big.write_text("{" + " " * 2000 + "}")
     with pytest.raises(exchange.ExchangeError, match="too large"):

@@ -93,10 +93,29 @@ GOOD_EDGE = {"id": 1, "source_id": 1, "target_id": 1, "relation": "r", "status":
 
 @pytest.mark.parametrize(("content", "needle"), [
     ("{not json", "not valid JSON"),
-    ([], "is not of type 'object'"),
+    ([], "does not hold a JSON object"),
     ({"format": "other", "version": 1, "nodes": [], "edges": []}, "format"),
     ({"format": "trulymem-memory", "version": 1, "nodes": [], "edges": [], "extra": 1},
-     "Additional properties"),
+     "unknown field 'extra'"),
+    ({"format": "trulymem-memory", "version": 2, "nodes": [], "edges": []}, "newer TrulyMEM"),
+    ({"format": "trulymem-memory", "version": 1, "nodes": []}, "missing edges"),
+    ({"format": "trulymem-memory", "version": 1, "nodes": {}, "edges": []},
+     "nodes: must be a list"),
+    ('{"format": "trulymem-memory", "version": 1, "nodes": [], "nodes": [], "edges": []}',
+     "nodes: appears twice"),
+    ('{"format": "trulymem-memory", "version": 1, "nodes": [], "edges": []} trailing',
+     "not valid JSON"),
+    ('{"format": "trulymem-memory", "version": 1, "nodes": [{"id": 1', "not valid JSON"),
+    ({"format": "trulymem-memory", "version": 1, "nodes": [GOOD_NODE, GOOD_NODE],
+      "edges": []}, "node id 1 appears twice"),
+    ('{"format": "trulymem-memory", "version": 1, "nodes": [{"id": 1, "name": "\\ud800",'
+     ' "kind": "entity", "created_at": 1, "updated_at": 1}], "edges": []}',
+     "nodes/0/name: holds a broken character"),
+    ({"format": "trulymem-memory", "version": 1, "nodes": [GOOD_NODE],
+      "edges": [GOOD_EDGE, {**GOOD_EDGE, "id": 2}]}, "edge 2 repeats an active fact"),
+    ({"format": "trulymem-memory", "version": 1, "nodes": [GOOD_NODE],
+      "edges": [{**GOOD_EDGE, "status": "superseded", "superseded_by": 9}]},
+     "superseded by an edge the file does not have"),
     ({"format": "trulymem-memory", "version": 1, "nodes": [{**GOOD_NODE, "evil": 1}],
       "edges": []}, "unknown field"),
     ({"format": "trulymem-memory", "version": 1,
@@ -110,7 +129,8 @@ GOOD_EDGE = {"id": 1, "source_id": 1, "target_id": 1, "relation": "r", "status":
     ({"format": "trulymem-memory", "version": 1, "nodes": [GOOD_NODE, {**GOOD_NODE, "id": 2,
                                                                          "name": " a "}],
       "edges": []}, "same name"),
-    ("[" * 100000 + "]" * 100000, "not valid JSON"),
+    ('{"format": "trulymem-memory", "version": 1, "edges": [], "nodes": ['
+     + "[" * 100000 + "]" * 100000 + "]}", "not valid JSON"),
 ])
 def test_bad_and_hostile_files_are_refused_and_change_nothing(tmp_path, store, lived_in,
                                                               content, needle):

@@ -46,6 +46,7 @@ RECENT_CHARS = 24_000  # …within this many characters in all (about 6,000 toke
 RECENT_MESSAGE_CHARS = 8_000  # and this many for any one of them
 SHOWN_CHARS = 200_000  # of one message, as the window loads the history
 NO_KEY = "API Key not configured"
+REPORTS_PROGRESS = (PacketType.PROCESS_MESSAGE, PacketType.IMPORT_MEMORY)
 
 
 def _no_progress(_event: str, _data: dict[str, Any]) -> None:
@@ -95,6 +96,7 @@ class Dispatcher:
         # (None: it does not), and when that backup was made.
         self._changes_at_backup: int | None = None
         self._last_backup_at: float | None = None
+        self._stopped = threading.Event()  # a stop for work other than a turn (an import)
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -180,11 +182,13 @@ class Dispatcher:
             self.store = None
 
     def cancel(self) -> None:
+        self._stopped.set()
         if self.session is not None:
             self.session.cancel()
 
     def reset_cancel(self) -> None:
         """A new packet starts: a stop meant for an earlier turn must not stop this one."""
+        self._stopped.clear()
         if self.session is not None:
             self.session.reset()
 
@@ -209,7 +213,7 @@ class Dispatcher:
         if handler is None:
             return PacketResponse.fail(packet.id, f"unknown packet type {packet.type.value}")
         try:
-            data = handler(packet.body, progress) if packet.type is PacketType.PROCESS_MESSAGE \
+            data = handler(packet.body, progress) if packet.type in REPORTS_PROGRESS \
                 else handler(packet.body)
         except _Refusal as refusal:
             return PacketResponse(packet.id, False, refusal.data, str(refusal))
@@ -439,12 +443,25 @@ class Dispatcher:
         except OSError as error:
             raise _Refusal(f"cannot write {path}: {error.strerror}") from None
 
-    def _on_import_memory(self, body: dict[str, Any]) -> dict[str, Any]:
+    def _on_import_memory(self, body: dict[str, Any], progress: Progress) -> dict[str, Any]:
+        """Progress arrives as "import" events with `phase` and `done` (0 to 1); CANCEL
+        stops it with nothing changed."""
         path = body.get("path")
         if not isinstance(path, str) or not path:
             raise _Refusal("path must name a file")
+
+        shown = {"phase": "", "done": -1.0}
+
+        def report(phase: str, done: float) -> None:
+            if phase != shown["phase"] or done - shown["done"] >= 0.005:  # a few hundred
+                shown.update(phase=phase, done=done)
+                progress("import", {"phase": phase, "done": round(done, 3)})
+
         try:
-            return exchange.import_json(self._need_store(), path)
+            return exchange.import_json(self._need_store(), path, report,
+                                        self._stopped.is_set)
+        except exchange.ImportCancelled:
+            raise _Refusal("cancelled") from None
         except exchange.ExchangeError as error:
             raise _Refusal(str(error)) from None
 

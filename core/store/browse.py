@@ -213,6 +213,8 @@ def turn_touched(store: GraphStore, turn_id: str, recalled_edges: Sequence[int] 
     changed_edges: set[int] = set()
     for row in store.query("SELECT ops FROM change_log WHERE turn_id = ?", (turn_id,)):
         for op in decode_ops(row["ops"]):
+            if "id" not in op:
+                continue  # a bulk import's id ranges; no turn makes those
             (changed_nodes if op["table"] == "nodes" else changed_edges).add(op["id"])
     edges = changed_edges | set(recalled_edges)
     nodes = set(changed_nodes)

@@ -233,9 +233,21 @@ class GraphStore:
              change.turn_id, change.actor, change.summary, encode_ops(change.ops),
              change.undo_of),
         )
+        change_id = cursor.lastrowid
         self.conn.executemany("INSERT OR IGNORE INTO change_rows VALUES (?, ?, ?)",
-                              [(op["table"], op["id"], cursor.lastrowid) for op in change.ops])
-        return cursor.lastrowid
+                              [(op["table"], op["id"], change_id) for op in change.ops
+                               if "id" in op])
+        for op in change.ops:
+            table = op["table"]
+            for first, last in op.get("inserted", ()):
+                self.conn.execute(f"INSERT OR IGNORE INTO change_rows SELECT ?, id, ? FROM"
+                                  f" {table} WHERE id BETWEEN ? AND ?",
+                                  (table, change_id, first, last))
+            if "removed" in op:
+                self.conn.execute("INSERT OR IGNORE INTO change_rows SELECT tbl, row_id, ?"
+                                  " FROM change_rows WHERE tbl = ? AND change_id = ?",
+                                  (change_id, table, op["of"]))
+        return change_id
 
     def _require_change(self) -> Change:
         """Every write belongs to a logged change; refuse before touching any row."""
@@ -246,6 +258,12 @@ class GraphStore:
     def _record(self, table: str, row_id: int, before: Row | None, after: Row | None) -> None:
         op = {"table": table, "id": row_id, "before": before, "after": after}
         self._require_change().ops.append(op)
+
+    def record_inserted(self, table: str, ranges: list[list[int]]) -> None:
+        """Log rows added in bulk as id ranges [first, last], not one image per row: an
+        import of millions of rows would otherwise keep them all in memory. Undo removes
+        the rows again."""
+        self._require_change().ops.append({"table": table, "inserted": ranges})
 
     def insert(self, table: str, values: Row) -> int:
         columns = ", ".join(values)
@@ -407,6 +425,9 @@ class GraphStore:
             with self.write(tool, arguments, turn_id, actor) as change:
                 for entry in entries:
                     for op in reversed(decode_ops(entry["ops"])):
+                        if "id" not in op:
+                            self._undo_bulk(entry["id"], op)
+                            continue
                         if self.row(op["table"], op["id"]) != op["after"]:
                             raise StoreError(
                                 f"change {entry['id']} cannot be undone: {op['table'][:-1]} "
@@ -424,6 +445,39 @@ class GraphStore:
             raise StoreError(f"{what} cannot be undone: the state it would restore conflicts "
                              f"with a later change ({error})") from error
         return change.id
+
+    def _undo_bulk(self, change_id: int, op: dict[str, Any]) -> None:
+        """Remove rows a bulk import added, unless a later change touched one of them."""
+        table = op["table"]
+        if "removed" in op:
+            rows = sum(last - first + 1 for first, last in op["removed"])
+            raise StoreError(f"change {change_id} took back an import ({rows:,} {table}); "
+                             "import the file again to bring them back")
+        for first, last in op["inserted"]:
+            self._check_unchanged_since(change_id, table, first, last)
+        for first, last in op["inserted"]:
+            self.conn.execute(f"DELETE FROM {table} WHERE id BETWEEN ? AND ?", (first, last))
+        self._require_change().ops.append(
+            {"table": table, "removed": op["inserted"], "of": change_id})
+
+    def _check_unchanged_since(self, change_id: int, table: str, first: int,
+                               last: int) -> None:
+        """Rows `first`..`last` of `table` are as change `change_id` left them: each row a
+        later change touched must be back to the image that change found (later changes
+        undone since, for instance)."""
+        touched = self.conn.execute(
+            "SELECT row_id, min(change_id) FROM change_rows WHERE tbl = ? AND row_id BETWEEN"
+            " ? AND ? AND change_id > ? GROUP BY row_id", (table, first, last, change_id))
+        found: dict[int, list[dict[str, Any]]] = {}
+        for row_id, later in touched.fetchall():
+            if later not in found:
+                found[later] = decode_ops(self.change(later)["ops"])
+            image = next(op["before"] for op in found[later]
+                         if op.get("id") == row_id and op["table"] == table)
+            if self.row(table, row_id) != image:
+                raise StoreError(f"change {change_id} cannot be undone: {table[:-1]} {row_id}"
+                                 f" was changed again later (change {later}); undo the later"
+                                 " change first")
 
     def _restore(self, table: str, row_id: int, image: Row | None) -> None:
         if image is None:
