@@ -2,6 +2,11 @@
 
 The file holds an API key, so it is written readable by its owner only, and the key never
 appears in a repr, a log line or an error message.
+
+Since version 2 the file holds only what the person changed: a setting left at its
+default follows the program's default, so a better default in a new release reaches
+everyone who never chose otherwise. Older files are migrated as they are read, one
+version at a time (`MIGRATIONS`), and written back in the new form at the next save.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from typing import Any
 
 from core.tools.limits import DEFAULT_LIMITS, validate_limits
 
-CONFIG_VERSION = 1
+CONFIG_VERSION = 2
 DEFAULT_BASE_URL = "https://api.deepseek.com"
 DEFAULT_MODEL = "deepseek-chat"
 
@@ -138,16 +143,69 @@ def from_dict(data: Any) -> Config:
     return config
 
 
+# Version 1 wrote every setting, defaults included; these were its defaults.
+V1_DEFAULTS: dict[str, Any] = {
+    "base_url": DEFAULT_BASE_URL, "model": DEFAULT_MODEL, "request_timeout": 60.0,
+    "turn_timeout": 300.0, "max_round_trips": 12, "trash_days": 30,
+    "backup_every_hours": 1.0, "backups_kept": 7, "weekly_backups_kept": 4,
+    "shortcuts": {}, "api_key": "",
+    "tool_limits": {"persona_query_max": 1, "persona_update_max": 1, "task_query_max": 4,
+                    "task_update_max": 2, "memory_query_max": 20, "memory_update_max": 10,
+                    "destroyed_rows_max": 20},
+}
+
+
+def _changed_only(data: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+    """`data` without the values equal to `defaults` (limits compared one by one)."""
+    kept = {}
+    for name, value in data.items():
+        default = defaults.get(name)
+        if isinstance(value, dict) and isinstance(default, dict) and name == "tool_limits":
+            changed = {k: v for k, v in value.items() if default.get(k) != v}
+            if changed:
+                kept[name] = changed
+        elif name not in defaults or value != default:
+            kept[name] = value
+    return kept
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 wrote the defaults of its day; forget those, keep the person's choices.
+    (A value the person set that equals the old default is indistinguishable from it and
+    follows the new default.)"""
+    return _changed_only(data, V1_DEFAULTS)
+
+
+MIGRATIONS = {1: _v1_to_v2}  # from version N to N + 1
+
+
+def _file_version(data: dict[str, Any]) -> int:
+    version = data.get("version", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ConfigError(f"version must be a whole number from 1, not {version!r}")
+    if version > CONFIG_VERSION:
+        raise ConfigError(f"version {version} is newer than this program understands")
+    return version
+
+
+def migrate(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` brought up to CONFIG_VERSION; ConfigError for a version it cannot read."""
+    version = _file_version(data)
+    data = {k: v for k, v in data.items() if k != "version"}
+    while version < CONFIG_VERSION:
+        data = MIGRATIONS[version](data)
+        version += 1
+    return data
+
+
 def salvage(data: Any) -> tuple[Config, list[str]]:
     """Every known, valid value of `data` over the defaults, and what was left out and
     why. Raises ConfigError only when `data` is not a config at all."""
     if not isinstance(data, dict):
         raise ConfigError("the file does not hold a JSON object")
-    version = data.get("version", CONFIG_VERSION)
-    if isinstance(version, int) and not isinstance(version, bool) and version > CONFIG_VERSION:
-        raise ConfigError(f"version {version} is newer than this program understands")
+    data = migrate(data)
     known = {f.name for f in fields(Config)} - {"version"}
-    unknown = sorted(set(data) - known - {"version"})
+    unknown = sorted(set(data) - known)
     problems = [f"unknown setting(s) ignored: {', '.join(unknown)}"] if unknown else []
     config = Config()
     for name in sorted(known & set(data)):
@@ -156,6 +214,13 @@ def salvage(data: Any) -> tuple[Config, list[str]]:
         except ConfigError as error:
             problems.append(f"{error} (the default is used)")
     return config, problems
+
+
+def to_file(config: Config) -> dict[str, Any]:
+    """What the file holds for `config`: its version and the settings not at default."""
+    return {"version": CONFIG_VERSION,
+            **_changed_only({k: v for k, v in asdict(config).items() if k != "version"},
+                            asdict(Config()))}
 
 
 def _aside(path: Path, tag: str) -> Path:
@@ -208,7 +273,7 @@ def load_config(path: Path) -> tuple[Config, str | None]:
 def save_config(path: Path, config: Config) -> None:
     """Write atomically: a crash leaves the old file or the new one, never half of one."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    data = json.dumps(asdict(config), indent=2, ensure_ascii=False) + "\n"
+    data = json.dumps(to_file(config), indent=2, ensure_ascii=False) + "\n"
     # mkstemp creates the file readable and writable by its owner only (0600).
     descriptor, temporary = tempfile.mkstemp(prefix=".config-", dir=path.parent)
     try:

@@ -99,3 +99,39 @@ def test_data_home_comes_from_the_argument_then_the_environment(monkeypatch, tmp
     monkeypatch.delenv("TRULYMEM_HOME")
     assert data_home().name == ".trulymem"
     assert config_path(tmp_path).name == "config.json"
+
+
+def test_a_version_1_file_keeps_the_persons_choices_and_follows_new_defaults(tmp_path,
+                                                                            monkeypatch):
+    """Version 1 wrote every default; migrated, only what the person changed stays, so a
+    default that changes later reaches them."""
+    import core.config as config_module
+
+    path = tmp_path / "config.json"
+    v1 = {**config_module.V1_DEFAULTS, "version": 1, "api_key": "sk-kept-123456789",
+          "max_round_trips": 20,
+          "tool_limits": {**config_module.V1_DEFAULTS["tool_limits"], "memory_update_max": 3}}
+    path.write_text(json.dumps(v1))
+    config, warning = load_config(path)
+    assert warning is None
+    assert config.api_key == "sk-kept-123456789" and config.max_round_trips == 20
+    assert config.tool_limits["memory_update_max"] == 3
+    save_config(path, config)
+    written = json.loads(path.read_text())
+    assert written == {"version": 2, "api_key": "sk-kept-123456789", "max_round_trips": 20,
+                       "tool_limits": {"memory_update_max": 3}}
+    # A later release changes a default limit: the choice stays, the rest follows.
+    monkeypatch.setitem(config_module.DEFAULT_LIMITS, "persona_update_max", 3)
+    again, _ = load_config(path)
+    assert again.max_round_trips == 20
+    assert again.tool_limits["persona_update_max"] == 3
+    assert again.tool_limits["memory_update_max"] == 3
+
+
+@pytest.mark.parametrize("version", ['"two"', "0", "true"])
+def test_a_config_with_a_version_that_is_not_a_number_is_kept_aside(tmp_path, version):
+    path = tmp_path / "config.json"
+    path.write_text(f'{{"version": {version}, "api_key": "sk-x-123456789012"}}')
+    config, warning = load_config(path)
+    assert "version must be a whole number" in warning and "kept as" in warning
+    assert config == Config()
