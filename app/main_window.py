@@ -523,7 +523,8 @@ class MainWindow(QMainWindow):
     def choose_export(self, kind: str) -> None:
         suffix = {"json": "JSON (*.json)", "graphml": "GraphML (*.graphml)"}[kind]
         path, _ = QFileDialog.getSaveFileName(self, "Export memory",
-                                              f"trulymem-memory.{kind}", suffix)
+                                              str(Path.home() / f"trulymem-memory.{kind}"),
+                                              suffix)
         if path:
             self.export_memory(path, kind)
 
@@ -534,7 +535,8 @@ class MainWindow(QMainWindow):
                            f"{answer.get('edges', 0):,} facts to {path}"))
 
     def choose_import(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import memory", "", "JSON (*.json)")
+        path, _ = QFileDialog.getOpenFileName(self, "Import memory", str(Path.home()),
+                                              "JSON (*.json)")
         if path:
             self.import_memory(path)
 
@@ -544,11 +546,14 @@ class MainWindow(QMainWindow):
         progress = ImportProgress(Path(path).name, self)
         progress.canceled.connect(self.host.cancel)
         self.import_progress = progress
+        self._set_state(f"Importing {Path(path).name}…")
 
         def done(answer: dict[str, Any]) -> None:
             self.import_progress = None
             progress.close()
             progress.deleteLater()
+            if not self.turn_running:
+                self._set_state("Ready")
             if answer.get("error") == "cancelled":
                 self.statusBar().showMessage("Import cancelled; the memory is unchanged.",
                                              10000)

@@ -3,6 +3,7 @@ checked before anything is written, and stoppable at any point with nothing chan
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -148,3 +149,19 @@ def test_the_backend_reports_import_progress_and_cancel_stops_it(tmp_path, big_e
         assert answer.data["nodes_added"] == NODES
     finally:
         dispatcher.close()
+
+
+def test_a_full_disk_during_an_import_saves_nothing_and_leaves_no_staging_file(
+        tmp_path, big_export, clock):
+    store = GraphStore(tmp_path / "memory.db", clock=clock)
+    try:
+        pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
+        store.conn.execute(f"PRAGMA max_page_count = {pages + 50}")  # "disk full" soon
+        with pytest.raises(sqlite3.OperationalError, match="full"):
+            import_json(store, big_export)
+        assert counts(store) == (0, 0)
+        assert not Path(f"{store.path}.import-staging").exists()
+        store.conn.execute("PRAGMA max_page_count = 1073741823")  # space is back
+        assert import_json(store, big_export)["nodes_added"] == NODES
+    finally:
+        store.close()
