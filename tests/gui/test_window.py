@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import dataclasses
 
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QLineEdit
@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit
 from app.chat.model import MessageRole
 from app.dialogs.limits import LimitsDialog
 from app.dialogs.settings import SettingsDialog
+from core.config import load_config
 from core.protocol.packets import PacketType
 from core.store import GraphStore
 from core.tools.limits import DEFAULT_LIMITS
@@ -178,7 +179,10 @@ def test_limits_dialog_cancel_changes_nothing_and_ok_saves(qtbot, open_window, h
 
 
 def read_config(folder):
-    return json.loads((folder / "config.json").read_text())
+    """The settings as the app reads them back (the file keeps only non-defaults)."""
+    config, warning = load_config(folder / "config.json")
+    assert warning is None
+    return dataclasses.asdict(config)
 
 
 def test_settings_dialog_cancel_reverts_ok_saves_and_tests_the_connection(qtbot, open_window,
