@@ -40,6 +40,9 @@ class Config:
     model: str = DEFAULT_MODEL
     request_timeout: float = 60.0  # seconds for one model request
     turn_timeout: float = 300.0  # seconds a whole PROCESS_MESSAGE may take
+    first_token_timeout: float = 120.0  # seconds to the first token (keep-alives do not count)
+    temperature: float | None = None  # None: 0.3 for local servers, the server's own else
+    tool_set: str = "auto"  # "auto" (compact for local servers, else core), core, compact, full
     max_round_trips: int = 12  # model requests in one turn
     trash_days: int = 30  # deleted memories stay restorable at least this many days
     backup_every_hours: float = 1.0  # at most one backup per this much time (and at exit)
@@ -82,6 +85,20 @@ def _seconds(name: str, value: Any) -> float:
     return float(value)
 
 
+def _temperature(name: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 2:
+        raise ConfigError(f"{name} must be a number from 0 to 2, or null for automatic")
+    return float(value)
+
+
+def _tool_set(name: str, value: Any) -> str:
+    if value not in ("auto", "core", "compact", "full"):
+        raise ConfigError(f"{name} must be auto, core, compact or full")
+    return value
+
+
 def _hours(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise ConfigError(f"{name} must be a positive number of hours")
@@ -114,6 +131,7 @@ def _keymap(name: str, value: Any) -> dict[str, str]:
 CHECKS = {
     "version": _count, "api_key": _text, "base_url": _text, "model": _text,
     "request_timeout": _seconds, "turn_timeout": _seconds, "max_round_trips": _count,
+    "first_token_timeout": _seconds, "temperature": _temperature, "tool_set": _tool_set,
     "trash_days": _count, "backup_every_hours": _hours, "backups_kept": _count,
     "weekly_backups_kept": _count,
     "tool_limits": _limits, "shortcuts": _keymap,

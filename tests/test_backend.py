@@ -41,7 +41,9 @@ def test_a_fact_committed_in_one_turn_comes_back_after_a_restart(backend, llm):
     assert result["round_trips"] == 2 and result["usage"]["total_tokens"] == 240
     first = llm.requests[0]
     assert first["stream"] is True and first["model"] == "test-model"
-    assert {t["function"]["name"] for t in first["tools"]} >= {"memory_recall", "task_query"}
+    offered = {t["function"]["name"] for t in first["tools"]}  # a local server: compact
+    assert offered == {"memory_recall", "memory_commit", "memory_purge", "task_create",
+                       "task_set_state", "persona_update"}
     # the tool reply went back to the model, paired with its call
     second = llm.requests[1]["messages"]
     assert second[-2]["tool_calls"][0]["id"] == second[-1]["tool_call_id"]
@@ -50,18 +52,20 @@ def test_a_fact_committed_in_one_turn_comes_back_after_a_restart(backend, llm):
     llm.play({"text": "You are Xiao Ming."})
     _, client = backend()
     assert client.process_message("What is my name?")["content"] == "You are Xiao Ming."
-    system = llm.requests[-1]["messages"][0]["content"]
-    assert "user -name is-> Xiao Ming" in system
+    snapshot = llm.requests[-1]["messages"][-1]["content"]
+    assert "User -name is-> Xiao Ming" in snapshot.split("About the user:")[1]
     history = client.get_history()["history"]
     assert [m["role"] for m in history] == ["user", "assistant", "user", "assistant"]
     assert history[1]["tool_calls"][0]["name"] == "memory_commit"
 
 
 def test_limits_reject_extra_persona_updates_and_list_them(backend, llm):
-    update = {"name": "persona_update",
-              "arguments": {"attributes": [{"attribute": "role", "value": "tutor"}]}}
-    llm.play({"tool_calls": [update, update, update]}, {"text": "Done."})
+    updates = [{"name": "persona_update",
+                "arguments": {"attributes": [{"attribute": "role", "value": role}]}}
+               for role in ("tutor", "coach", "guide")]
+    llm.play({"tool_calls": updates}, {"text": "Done."})
     _, client = backend()
+    client.update_tool_limits(persona_update_max=1)
     result = client.process_message("be my tutor")
     assert len(result["tool_calls"]) == 1
     assert [name for name, _ in result["rejected_tools"]] == ["persona_update"] * 2
@@ -163,6 +167,7 @@ def test_context_rewrite_keeps_every_tool_call_paired(backend, llm):
               {"tool_calls": [{"name": "context_rewrite", "arguments": {"summary": "no tasks"}}]},
               {"text": "ok"})
     _, client = backend()
+    client.update_config(None, tool_set="full")
     assert client.process_message("hi")["success"]
     messages = llm.requests[-1]["messages"]
     calls = [c["id"] for m in messages for c in m.get("tool_calls") or []]
@@ -269,7 +274,7 @@ def test_a_refused_connection_is_reported_with_the_address(tmp_path):
 def test_a_request_that_takes_too_long_times_out_with_a_clear_error(backend, llm):
     llm.play({"text": "late", "delay": 1.5}, {"text": "on time"})
     _, client = backend()
-    assert client.update_config(None, request_timeout=0.3)["success"]
+    assert client.update_config(None, request_timeout=0.3, first_token_timeout=0.3)["success"]
     result = client.process_message("hi")
     assert not result["success"] and result["error"].startswith("timeout")
     assert len(llm.requests) == 1  # reported after one timeout: a stall is not retried

@@ -33,7 +33,7 @@ def test_a_piped_conversation_streams_replies_and_writes_memory(tmp_path, llm):
         "/limits persona_update_max=3\n/bogus\n/quit\n", timeout=60)
     assert process.returncode == 0, err
     assert out.startswith("Noted: you like green tea.\n")
-    assert "user -likes-> green tea" in out
+    assert "User -likes-> green tea" in out  # "user", "I" and "me" are one node
     assert "persona_update_max=3" in out
     assert "[memory_commit" in err and "Committed: 1 new" in err
     assert "unknown command /bogus" in err

@@ -89,7 +89,7 @@ def test_bad_values_name_the_field():
     with pytest.raises(ConfigError, match="request_timeout"):
         updated(Config(), request_timeout=-1)
     with pytest.raises(ConfigError, match="unknown setting"):
-        updated(Config(), temperature=2)
+        updated(Config(), top_k=2)
 
 
 def test_data_home_comes_from_the_argument_then_the_environment(monkeypatch, tmp_path):

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from core.tools.validation import parse_arguments
 from tests.conftest import commit
 
 
@@ -45,7 +46,7 @@ def test_undo_restores_the_exact_previous_state(executor, store, world, tool, ar
     assert store.dump() != before
     change = store.change(result["data"]["change_id"])
     assert (change["tool"], change["turn_id"], change["actor"]) == (tool, "turn-7", "model")
-    assert json.loads(change["arguments"]) == args
+    assert json.loads(change["arguments"]) == parse_arguments(tool, args)  # names as stored
     assert change["summary"]
     assert executor.undo(change["id"])["success"]
     assert store.dump() == before

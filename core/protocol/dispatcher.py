@@ -33,9 +33,11 @@ from core.store import (
 from core.store.opening import open_checked
 from core.tools import ToolExecutor, approvals, corrections, openai_tools
 from core.tools.limits import ToolLimiter, validate_limits
+from core.tools.schemas import TOOL_NAMES
+from core.turn import offer
 from core.turn.history import History
-from core.turn.llm import ChatSession, describe_api_error, make_client, model_words
-from core.turn.prompts import system_prompt
+from core.turn.llm import ChatSession, TurnOptions, describe_api_error, make_client, model_words
+from core.turn.prompts import system_prompt, turn_message
 from core.turn.snapshot import memory_snapshot
 
 log = logging.getLogger(__name__)
@@ -54,19 +56,24 @@ def _no_progress(_event: str, _data: dict[str, Any]) -> None:
 
 
 def recent_context(history: History) -> list[dict[str, str]]:
-    """The latest exchanges for the model, newest kept first, within a character budget:
-    a 10 MB paste is not sent again on every later turn (the history keeps it whole)."""
-    chosen: list[dict[str, str]] = []
-    left = RECENT_CHARS
-    for message in reversed(history.messages(RECENT_MESSAGES, cap=RECENT_MESSAGE_CHARS)):
-        text = model_words(message["content"])
-        if not text:
-            continue
-        if len(text) > left:
-            break
-        chosen.append({"role": message["role"], "content": text})
-        left -= len(text)
-    return chosen[::-1]
+    """The latest exchanges for the model, within a character budget: a 10 MB paste is
+    not sent again on every later turn (the history keeps it whole).
+
+    The window starts at a message id that moves in steps of RECENT_MESSAGES, so it
+    holds between RECENT_MESSAGES and twice that many messages and, on most turns, the
+    previous request's messages are a prefix of this one's: what a server's prompt cache
+    reuses. Over the budget, the oldest messages go first.
+    """
+    latest = history.messages(RECENT_MESSAGES * 2, cap=RECENT_MESSAGE_CHARS)
+    if not latest:
+        return []
+    start = (latest[-1]["id"] // RECENT_MESSAGES - 1) * RECENT_MESSAGES
+    chosen = [{"role": m["role"], "content": model_words(m["content"])}
+              for m in latest if m["id"] > start]
+    chosen = [m for m in chosen if m["content"]]
+    while sum(len(m["content"]) for m in chosen) > RECENT_CHARS:
+        chosen.pop(0)
+    return chosen
 
 
 class Dispatcher:
@@ -196,10 +203,11 @@ class Dispatcher:
         if not self.config.api_key:
             self.session = None
             return
+        # The client's read timeout bounds the wait for the answer to start; the stream
+        # watchdog then measures chunks, which keep-alive comments do not fake.
         client = make_client(self.config.api_key, self.config.base_url,
-                             self.config.request_timeout)
-        self.session = ChatSession(client, self.config.model, openai_tools(),
-                                   self.config.base_url)
+                             self.config.first_token_timeout)
+        self.session = ChatSession(client, self.config.model, self.config.base_url)
 
     # -- dispatch ------------------------------------------------------------------------
 
@@ -251,7 +259,14 @@ class Dispatcher:
         recalled: list[int] = []
         asked: list[dict[str, Any]] = []
 
+        offered: set[str] = set()
+
         def run_tool(name: str, args: str) -> dict[str, Any]:
+            if name not in offered and name in TOOL_NAMES:
+                return {"success": False, "rejected": True,
+                        "error": f"Tool call rejected: {name} is not offered in this turn "
+                                 "(it is for when the user asks for that kind of work); "
+                                 "answer with what you have"}
             outcome = executor.execute(name, args, turn_id=turn_id, actor="model",
                                        limiter=self.limiter)
             if outcome["success"]:
@@ -260,14 +275,24 @@ class Dispatcher:
                 outcome = self._ask_person(store, turn_id, outcome, asked, progress)
             return outcome
 
-        messages = [{"role": "system", "content": system_prompt(memory_snapshot(store, text))},
-                    *recent, {"role": "user", "content": text}]
-        session, limit = self.session, self.config.turn_timeout
+        config = self.config
+        tool_set = offer.tool_set(config.tool_set, config.base_url, text)
+        options = TurnOptions(openai_tools(tool_set), config.max_round_trips,
+                              offer.temperature(config.temperature, config.base_url),
+                              config.first_token_timeout, config.request_timeout)
+        offered.update(t["function"]["name"] for t in options.tools)
+        # The instructions and the tools come first and never change, then the earlier
+        # messages, then what changes every turn: a server's prompt cache reuses the rest.
+        messages = [{"role": "system", "content": system_prompt(tool_set == "compact")},
+                    *recent,
+                    {"role": "user", "content": turn_message(memory_snapshot(store, text),
+                                                              text)}]
+        session, limit = self.session, config.turn_timeout
         deadline = threading.Timer(limit, lambda: session.expire(limit))
         deadline.daemon = True
         deadline.start()
         try:
-            result = session.run(messages, run_tool, progress, self.config.max_round_trips)
+            result = session.run(messages, run_tool, progress, options)
         finally:
             deadline.cancel()
         data = {**result.data(), "turn_id": turn_id, "approvals": asked,
@@ -478,12 +503,15 @@ class Dispatcher:
                 "model": self.config.model, "request_timeout": self.config.request_timeout,
                 "turn_timeout": self.config.turn_timeout,
                 "max_round_trips": self.config.max_round_trips,
+                "first_token_timeout": self.config.first_token_timeout,
+                "temperature": self.config.temperature, "tool_set": self.config.tool_set,
                 "trash_days": self.config.trash_days,
                 "shortcuts": dict(self.config.shortcuts)}
 
     def _on_set_config(self, body: dict[str, Any]) -> dict[str, Any]:
         settable = ("api_key", "base_url", "model", "request_timeout", "turn_timeout",
-                    "max_round_trips", "shortcuts", "trash_days")
+                    "max_round_trips", "shortcuts", "trash_days", "first_token_timeout",
+                    "temperature", "tool_set")
         unknown = sorted(set(body) - set(settable))
         if unknown:
             raise _Refusal(f"unknown setting(s): {', '.join(unknown)}")

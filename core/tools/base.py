@@ -7,8 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.store import Row
+from core.store.text import normalize_name
 
 DAY = 86400.0
+PERSON_NODE = "User"  # the node for the person talking to the assistant
+_PERSON_WORDS = {normalize_name(w) for w in (
+    "User", "the user", "I", "me", "myself", "我", "用户", "我自己", "本人")}
 MAX_ROWS = 40
 MAX_CHARS = 4000
 
@@ -24,6 +28,12 @@ class Outcome:
     text: str
     data: dict[str, Any] = field(default_factory=dict)
     summary: str = ""
+
+
+def the_person(name: str) -> str:
+    """"I", "me", "我" or "the user" as a subject or object mean the person: one node,
+    "User", so their facts gather in one place whatever words the model picks."""
+    return PERSON_NODE if normalize_name(name) in _PERSON_WORDS else name
 
 
 def day(timestamp: float | None) -> str:

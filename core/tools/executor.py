@@ -51,7 +51,7 @@ class ToolExecutor:
         try:
             args = parse_arguments(tool, arguments)
         except ArgumentError as error:
-            return failure(str(error))
+            return failure(str(error), invalid=True)
         if limiter is not None:
             refusal = limiter.refusal(tool, args)
             if refusal:

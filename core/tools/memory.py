@@ -8,8 +8,8 @@ from typing import Any
 from core.store import GraphStore, Row
 from core.store.search import EDGE_SELECT, edges_around, nodes_named, search_edges, search_nodes
 from core.store.text import normalize_name
-from core.tools.base import DAY, MAX_ROWS, Outcome, ToolError, bounded, edge_line
-from core.tools.registry import tool
+from core.tools.base import DAY, MAX_ROWS, Outcome, ToolError, bounded, edge_line, the_person
+from core.tools.registry import EXTRA, tool
 from core.tools.schema_parts import DAYS, MAX_NAMES, NAME, NAMES, POSITIVE_DAYS, STR, obj
 from core.tools.tasks import task_line
 
@@ -37,8 +37,8 @@ TRIPLET = obj({
 
 
 @tool("memory_recall",
-      "Search memory by meaning words, then follow links. Use when the snapshot lacks "
-      "what you need.",
+      "Look up memories by words (any language) and follow their links. Call it when the "
+      "user asks about themselves or the past and the snapshot does not answer.",
       obj({
           "query_intent": NAME,
           "seed_entities": NAMES,
@@ -46,7 +46,9 @@ TRIPLET = obj({
           "time_range": obj({"days": POSITIVE_DAYS}, ("days",)),
           "scope": {"type": "string", "enum": ["all", "persona", "tasks"]},
       }, ("query_intent",)),
-      category=_recall_category, writes=False)
+      category=_recall_category, writes=False,
+      compact=("Look up memories by words. Call it when the snapshot lacks the answer.",
+               obj({"query_intent": NAME}, ("query_intent",))))
 def memory_recall(store: GraphStore, args: dict[str, Any]) -> Outcome:
     query = args["query_intent"]
     depth = args.get("depth", 2)
@@ -59,7 +61,7 @@ def memory_recall(store: GraphStore, args: dict[str, Any]) -> Outcome:
     more_hits = len(hits) > RECALL_HIT_ROWS
     hits = hits[:RECALL_HIT_ROWS]
     rows: dict[int, Row] = {e["id"]: e for e in hits}
-    start = nodes_named(store, args.get("seed_entities", []))
+    start = nodes_named(store, [the_person(n) for n in args.get("seed_entities", [])])
     if categories == ["persona"]:
         start += nodes_named(store, ["AI"])
     elif categories == ["task"]:
@@ -117,22 +119,26 @@ def _edge(store: GraphStore, edge_id: int) -> Row:
 
 
 @tool("memory_commit",
-      "Store facts the user stated as subject-relation-object triplets. Repeating a "
-      "fact reinforces it.",
+      "Store facts the user stated as subject-relation-object triplets in the user's words "
+      'and language; the user is the subject "User". Repeating a fact reinforces it.',
       obj({
           "triplets": {"type": "array", "items": TRIPLET, "minItems": 1, "maxItems": 50},
           "entity_types": {"type": "object", "additionalProperties": STR,
                            "maxProperties": MAX_NAMES},
           "temporal_tag": STR,
       }, ("triplets",)),
-      category="memory_update")
+      category="memory_update",
+      compact=('Store facts the user stated as triplets; the user is "User".',
+               obj({"triplets": {"type": "array", "minItems": 1, "items": obj(
+                   {"subject": NAME, "relation": NAME, "object": NAME},
+                   ("subject", "relation", "object"))}}, ("triplets",))))
 def memory_commit(store: GraphStore, args: dict[str, Any]) -> Outcome:
     types = args.get("entity_types", {})
     typed = {normalize_name(k): v for k, v in types.items()}
     tag = args.get("temporal_tag")
     created, reinforced, lines = 0, 0, []
     for triplet in args["triplets"]:
-        subject, obj = triplet["subject"], triplet["object"]
+        subject, obj = the_person(triplet["subject"]), the_person(triplet["object"])
         source = store.upsert_node(
             subject, type_=triplet.get("subject_type") or typed.get(normalize_name(subject)))
         target = store.upsert_node(
@@ -152,7 +158,7 @@ def _parse_time(text: str) -> float:
     try:
         return datetime.fromisoformat(text.strip().replace("Z", "+00:00")).timestamp()
     except (ValueError, OverflowError, OSError):
-        raise ToolError(f"criteria.time_before: {text!r} is not an ISO date such as "
+        raise ToolError(f"criteria.before: {text!r} is not an ISO date such as "
                         "2026-01-31 or 2026-01-31T12:00 within this clock's range") from None
 
 
@@ -161,13 +167,13 @@ def purge_matches(store: GraphStore, criteria: dict[str, Any]) -> list[Row]:
     nothing, and names match whole (after normalisation), never as prefixes."""
     where = ["e.status = 'active'", "e.category = 'general'"]
     params: list[Any] = []
-    exact = {"subject": "s.norm_name", "target": "t.norm_name", "relation_type": "e.norm_relation"}
-    contains = {"subject_contains": "s.norm_name", "target_contains": "t.norm_name"}
-    types = {"source_type": "s.type", "target_type": "t.type"}
+    exact = {"subject": "s.norm_name", "object": "t.norm_name", "relation": "e.norm_relation"}
+    contains = {"subject_contains": "s.norm_name", "object_contains": "t.norm_name"}
+    types = {"subject_type": "s.type", "object_type": "t.type"}
     for key, value in criteria.items():
         if key in exact:
             where.append(f"{exact[key]} = ?")
-            params.append(normalize_name(value))
+            params.append(normalize_name(the_person(value) if key != "relation" else value))
         elif key in contains:
             if not normalize_name(value):
                 raise ToolError(f"criteria.{key} must contain a visible character; blank "
@@ -177,33 +183,58 @@ def purge_matches(store: GraphStore, criteria: dict[str, Any]) -> list[Row]:
         elif key in types:
             where.append(f"lower({types[key]}) = lower(?)")
             params.append(value.strip())
-        elif key == "time_before":
+        elif key == "before":
             where.append("e.created_at < ?")
             params.append(_parse_time(value))
     return store.query(EDGE_SELECT + " WHERE " + " AND ".join(where) + " ORDER BY e.id", params)
 
 
+PURGE_ALIASES = {"relation_type": "relation", "target": "object",
+                 "target_contains": "object_contains", "source_type": "subject_type",
+                 "target_type": "object_type", "time_before": "before"}
+
+
+def _purge_names(args: dict[str, Any]) -> dict[str, Any]:
+    """The criteria's first names (target, relation_type, source_type…) still work: the
+    seed documented them, and models trained on it use them."""
+    criteria, replacement = args.get("criteria"), args.get("new_relation")
+    if isinstance(criteria, dict):
+        args = {**args, "criteria": {PURGE_ALIASES.get(k, k): v for k, v in criteria.items()}}
+    if isinstance(replacement, dict) and "target" in replacement:
+        args = {**args, "new_relation": {("object" if k == "target" else k): v
+                                         for k, v in replacement.items()}}
+    return args
+
+
 @tool("memory_purge",
-      "Delete (soft) or supersede exactly the memories matching all criteria given. "
-      "Over 20 matches needs confirm=true.",
+      'Forget (mode "soft") or replace (mode "supersede", with new_relation) the memories '
+      "matching every criterion. More than 20 matches needs confirm=true.",
       obj({
           "criteria": {**obj({
-              "subject": NAME, "subject_contains": NAME, "relation_type": NAME,
-              "target": NAME, "target_contains": NAME, "source_type": NAME,
-              "target_type": NAME,
-              "time_before": {"type": "string", "minLength": 1,
-                              "description": "ISO date; only memories created before it"},
+              "subject": NAME, "relation": NAME, "object": NAME,
+              "subject_contains": NAME, "object_contains": NAME,
+              "subject_type": NAME, "object_type": NAME,
+              "before": {"type": "string", "minLength": 1,
+                         "description": "ISO date: only memories stored before it"},
           }), "minProperties": 1},
           "mode": {"type": "string", "enum": ["soft", "supersede"]},
-          "new_relation": {**obj({"relation": NAME, "target": NAME}), "minProperties": 1},
+          "new_relation": {**obj({"relation": NAME, "object": NAME}), "minProperties": 1},
           "confirm": {"type": "boolean"},
       }, ("criteria",)),
-      category="memory_update", destroys="delete or supersede")
+      category="memory_update", destroys="delete or supersede", prepare=_purge_names,
+      compact=('Forget (mode "soft") or replace (mode "supersede" + new_relation) '
+               "matching memories.",
+               obj({"criteria": {**obj({"subject": NAME, "relation": NAME, "object": NAME}),
+                                 "minProperties": 1},
+                    "mode": {"type": "string", "enum": ["soft", "supersede"]},
+                    "new_relation": obj({"relation": NAME, "object": NAME})},
+                   ("criteria",))))
 def memory_purge(store: GraphStore, args: dict[str, Any]) -> Outcome:
     mode = args.get("mode", "soft")
     replacement = args.get("new_relation")
     if mode == "supersede" and not replacement:
-        raise ToolError("mode 'supersede' needs new_relation with a relation and/or target")
+        raise ToolError("mode 'supersede' needs new_relation with the new relation and/or "
+                        "object, e.g. {\"relation\": \"lives in\", \"object\": \"Shanghai\"}")
     matches = purge_matches(store, args["criteria"])
     if not matches:
         return Outcome("Nothing matches those criteria; nothing was changed.", {"edge_ids": []})
@@ -218,10 +249,10 @@ def memory_purge(store: GraphStore, args: dict[str, Any]) -> Outcome:
             lines.append("- " + edge_line(edge))
             continue
         relation = replacement.get("relation", edge["relation"])
-        target_id = (store.upsert_node(replacement["target"])["id"]
-                     if "target" in replacement else edge["target_id"])
+        target_id = (store.upsert_node(replacement["object"])["id"]
+                     if "object" in replacement else edge["target_id"])
         if normalize_name(relation) == edge["norm_relation"] and target_id == edge["target_id"]:
-            raise ToolError("new_relation must change the relation or the target")
+            raise ToolError("new_relation must change the relation or the object")
         new, _ = store.add_edge(edge["source_id"], relation, target_id, category="general",
                                 confidence=edge["confidence"])
         store.set_edge_status(edge, "superseded", valid_to=now, superseded_by=new["id"])
@@ -233,7 +264,7 @@ def memory_purge(store: GraphStore, args: dict[str, Any]) -> Outcome:
 
 
 @tool("memory_introspect", "Counts, size and most-mentioned entities of the memory.",
-      obj({}), category="memory_query", writes=False)
+      obj({}), category="memory_query", writes=False, kit=EXTRA)
 def memory_introspect(store: GraphStore, _args: dict[str, Any]) -> Outcome:
     nodes = store.query("SELECT kind, count(*) AS n FROM nodes GROUP BY kind ORDER BY kind")
     edges = store.query("SELECT category, status, count(*) AS n FROM edges"
@@ -261,7 +292,7 @@ def memory_introspect(store: GraphStore, _args: dict[str, Any]) -> Outcome:
 
 
 @tool("memory_archive", "Archive general memories untouched for `days` (default 30).",
-      obj({"days": DAYS}), category="memory_update", destroys="archive")
+      obj({"days": DAYS}), category="memory_update", destroys="archive", kit=EXTRA)
 def memory_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
     days = args.get("days", 30)
     now = store.clock()
@@ -278,7 +309,7 @@ def memory_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
       "Permanently remove deleted memories older than `older_than_days` (default 90). "
       "dry_run (default true) only counts.",
       obj({"dry_run": {"type": "boolean"}, "older_than_days": DAYS}),
-      category="memory_update", destroys="remove for good")
+      category="memory_update", destroys="remove for good", kit=EXTRA)
 def memory_cleanup(store: GraphStore, args: dict[str, Any]) -> Outcome:
     """Deleted memories sit in the trash for at least `store.trash_days`: a smaller
     `older_than_days` is raised to it, so no turn can make a fresh deletion permanent."""
@@ -303,7 +334,7 @@ def memory_cleanup(store: GraphStore, args: dict[str, Any]) -> Outcome:
       "Search archived memories by keyword; `days` limits to those archived recently.",
       obj({"keyword": STR, "days": POSITIVE_DAYS,
            "limit": {"type": "integer", "minimum": 1, "maximum": 100}}),
-      category="memory_query", writes=False)
+      category="memory_query", writes=False, kit=EXTRA)
 def memory_query_archived(store: GraphStore, args: dict[str, Any]) -> Outcome:
     limit = args.get("limit", 20)
     keyword = args.get("keyword", "").strip()
@@ -323,7 +354,8 @@ def memory_query_archived(store: GraphStore, args: dict[str, Any]) -> Outcome:
 
 @tool("context_rewrite",
       "Replace this turn's earlier tool exchanges with your summary to save context.",
-      obj({"summary": NAME}, ("summary",)), category="memory_query", writes=False)
+      obj({"summary": NAME}, ("summary",)), category="memory_query", writes=False,
+      kit=EXTRA)
 def context_rewrite(_store: GraphStore, args: dict[str, Any]) -> Outcome:
     """The chat loop does the rewrite; the tool only accepts and hands over the summary."""
     return Outcome("Context rewrite accepted: this turn's earlier tool exchanges will be "

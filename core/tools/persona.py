@@ -8,7 +8,7 @@ from core.store import GraphStore, Row
 from core.store.search import EDGE_SELECT
 from core.store.text import normalize_name
 from core.tools.base import Outcome, ToolError, edge_line
-from core.tools.registry import tool
+from core.tools.registry import EXTRA, tool
 from core.tools.schema_parts import NAME, obj
 
 
@@ -26,14 +26,18 @@ def persona_text(store: GraphStore) -> str:
 
 
 @tool("persona_update",
-      "Set your own persona attributes (role, speaking_style, personality, catchphrase, "
-      "background...). mode replace clears the others first.",
+      "Set your own persona attributes (name, role, speaking_style, personality...) when "
+      "the user asks you to change. mode replace clears the others first.",
       obj({
           "attributes": {"type": "array", "minItems": 1, "maxItems": 20, "items": obj(
               {"attribute": NAME, "value": NAME}, ("attribute", "value"))},
           "mode": {"type": "string", "enum": ["merge", "replace"]},
       }, ("attributes",)),
-      category="persona_update", destroys="replace")
+      category="persona_update", destroys="replace",
+      compact=("Set your own persona (name, speaking_style...) when the user asks.",
+               obj({"attributes": {"type": "array", "minItems": 1, "items": obj(
+                   {"attribute": NAME, "value": NAME}, ("attribute", "value"))}},
+                   ("attributes",))))
 def persona_update(store: GraphStore, args: dict[str, Any]) -> Outcome:
     ai = store.persona_node()
     wanted = {normalize_name(a["attribute"]): a for a in args["attributes"]}
@@ -57,7 +61,7 @@ def persona_update(store: GraphStore, args: dict[str, Any]) -> Outcome:
 
 
 @tool("persona_remove", "Remove one persona attribute.", obj({"attribute": NAME}, ("attribute",)),
-      category="persona_update", destroys="delete")
+      category="persona_update", destroys="delete", kit=EXTRA)
 def persona_remove(store: GraphStore, args: dict[str, Any]) -> Outcome:
     key = normalize_name(args["attribute"])
     edges = [e for e in persona_edges(store) if e["norm_relation"] == key]
@@ -73,7 +77,7 @@ def persona_remove(store: GraphStore, args: dict[str, Any]) -> Outcome:
 
 @tool("persona_clear", "Clear the whole persona; needs confirm=true.",
       obj({"confirm": {"type": "boolean"}}, ("confirm",)),
-      category="persona_update", destroys="delete")
+      category="persona_update", destroys="delete", kit=EXTRA)
 def persona_clear(store: GraphStore, args: dict[str, Any]) -> Outcome:
     if not args["confirm"]:
         raise ToolError("persona_clear needs confirm=true; nothing was changed")

@@ -3,8 +3,14 @@
 A declaration carries everything the rest of the program needs to know about a tool: its
 name, description and JSON schema (for the model and for validation), its limit category,
 whether it writes, whether and how it destroys rows (for the per-turn budget and the
-approval card), and who may call it. Schemas, validation, limits and the executor all
-read this table; nothing else lists the tools.
+approval card), who may call it, and which tool set offers it to the model. Schemas,
+validation, limits and the executor all read this table; nothing else lists the tools.
+
+Tool sets: every turn offers the CORE tools, which an ordinary conversation needs; the
+EXTRA ones (archive, cleanup, deleting tasks, clearing the persona…) only when the
+person's message asks for that kind of work, since models ran them unprompted. A tool with
+a `compact` form (a shorter description over a subset of its fields) is offered in that
+form to local models, for which every prompt token is seconds of waiting.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ Handler = Callable[[GraphStore, dict[str, Any]], Outcome]
 Category = str | Callable[[dict[str, Any]], str]
 
 MODEL, PERSON = "model", "person"
+CORE, EXTRA = "core", "extra"
+Prepare = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,9 @@ class ToolSpec:
     writes: bool  # False: runs without taking the write lock
     destroys: str | None  # what it does to rows it takes away ("delete or supersede"), or None
     audience: frozenset[str]
+    kit: str = CORE  # CORE: offered every turn; EXTRA: when the person asks for such work
+    compact: tuple[str, dict[str, Any]] | None = None  # (description, parameters)
+    prepare: Prepare | None = None  # maps old field names onto the schema's, before checks
 
     def category_for(self, arguments: dict[str, Any] | None) -> str:
         if callable(self.category):
@@ -44,14 +55,16 @@ REGISTRY: dict[str, ToolSpec] = {}
 
 def tool(name: str, description: str, parameters: dict[str, Any], *, category: Category,
          writes: bool = True, destroys: str | None = None,
-         audience: tuple[str, ...] = (MODEL, PERSON)) -> Callable[[Handler], Handler]:
+         audience: tuple[str, ...] = (MODEL, PERSON), kit: str = CORE,
+         compact: tuple[str, dict[str, Any]] | None = None,
+         prepare: Prepare | None = None) -> Callable[[Handler], Handler]:
     """Declare the decorated function as the handler of tool `name`."""
 
     def register(handler: Handler) -> Handler:
         if name in REGISTRY:
             raise ValueError(f"tool {name} is declared twice")
         REGISTRY[name] = ToolSpec(name, description, parameters, handler, category, writes,
-                                  destroys, frozenset(audience))
+                                  destroys, frozenset(audience), kit, compact, prepare)
         return handler
 
     return register

@@ -7,7 +7,7 @@ from typing import Any
 from core.store import GraphStore, Row
 from core.store.text import normalize_name
 from core.tools.base import Outcome, ToolError, bounded
-from core.tools.registry import tool
+from core.tools.registry import EXTRA, tool
 from core.tools.schema_parts import NAME, NAMES, STR, TASK_STATES, obj
 
 NEXT = "NEXT_TASK"
@@ -56,10 +56,13 @@ def _link(store: GraphStore, task: Row, names: list[str]) -> int:
     return len(names)
 
 
-@tool("task_create", "Start a task (state in_progress), chained after the last task.",
+@tool("task_create",
+      "Start a task (in_progress), one per step of a plan, chained after the last task.",
       obj({"task_id": NAME, "description": NAME, "info_nodes": NAMES},
           ("task_id", "description")),
-      category="task_update")
+      category="task_update",
+      compact=("Start a task, one per step of a plan.",
+               obj({"task_id": NAME, "description": NAME}, ("task_id", "description"))))
 def task_create(store: GraphStore, args: dict[str, Any]) -> Outcome:
     name = args["task_id"]
     if not normalize_name(name):
@@ -85,10 +88,14 @@ def task_create(store: GraphStore, args: dict[str, Any]) -> Outcome:
                    f"task {task['name']} created")
 
 
-@tool("task_set_state", "Change a task's state.",
+@tool("task_set_state", "Mark a task done, paused, cancelled or in progress again.",
       obj({"task_id": NAME, "state": {"type": "string", "enum": list(TASK_STATES)}},
           ("task_id", "state")),
-      category="task_update")
+      category="task_update",
+      compact=("Mark a task completed, paused, cancelled or in_progress.",
+               obj({"task_id": NAME, "state": {"type": "string", "enum": [
+                   "in_progress", "completed", "paused", "cancelled"]}},
+                   ("task_id", "state"))))
 def task_set_state(store: GraphStore, args: dict[str, Any]) -> Outcome:
     task = _task(store, args["task_id"])
     state = TASK_STATES[args["state"]]
@@ -101,7 +108,7 @@ def task_set_state(store: GraphStore, args: dict[str, Any]) -> Outcome:
 
 @tool("task_delete", "Delete a task; its info nodes too unless something else uses them.",
       obj({"task_id": NAME, "delete_info_nodes": {"type": "boolean"}}, ("task_id",)),
-      category="task_update", destroys="delete")
+      category="task_update", destroys="delete", kit=EXTRA)
 def task_delete(store: GraphStore, args: dict[str, Any]) -> Outcome:
     """Move the task to the trash: the node is marked deleted and its links with it, so the
     person can restore it (Memory tab or undo) until the trash is emptied."""
@@ -141,7 +148,7 @@ def task_delete(store: GraphStore, args: dict[str, Any]) -> Outcome:
 @tool("task_link_info", "Link memories (node names) to a task.",
       obj({"task_id": NAME, "info_node_names": {**NAMES, "minItems": 1}},
           ("task_id", "info_node_names")),
-      category="task_update")
+      category="task_update", kit=EXTRA)
 def task_link_info(store: GraphStore, args: dict[str, Any]) -> Outcome:
     task = _task(store, args["task_id"])
     count = _link(store, task, args["info_node_names"])
@@ -152,7 +159,7 @@ def task_link_info(store: GraphStore, args: dict[str, Any]) -> Outcome:
 
 @tool("task_archive", "Archive a finished task with a summary.",
       obj({"task_id": NAME, "summary": STR}, ("task_id",)),
-      category="task_update", destroys="archive")
+      category="task_update", destroys="archive", kit=EXTRA)
 def task_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
     task = _task(store, args["task_id"])
     now = store.clock()
@@ -172,7 +179,7 @@ def task_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
 @tool("task_query", "List tasks, newest first.",
       obj({"limit": {"type": "integer", "minimum": 1, "maximum": 100},
            "state_filter": {"type": "string", "enum": [*TASK_STATES, "archived"]}}),
-      category="task_query", writes=False)
+      category="task_query", writes=False, kit=EXTRA)
 def task_query(store: GraphStore, args: dict[str, Any]) -> Outcome:
     limit = args.get("limit", 10)
     state = args.get("state_filter")

@@ -8,6 +8,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from core.tools.registry import REGISTRY
 from core.tools.schemas import PARAMETERS, TOOL_NAMES
 
 _VALIDATORS = {name: Draft202012Validator(schema) for name, schema in PARAMETERS.items()}
@@ -79,6 +80,13 @@ def _reason(error: ValidationError) -> str:
         return f"must be {_TYPES.get(wanted, wanted)}, not {_shorten(repr(value), 60)}"
     if kind == "enum":
         return f"must be one of {', '.join(map(str, limit))} (got {_shorten(repr(value), 60)})"
+    if kind == "additionalProperties" and isinstance(value, dict):
+        known = list(error.schema.get("properties", {}))
+        unknown = [k for k in value if k not in known]
+        return (f"unknown field {_shorten(repr(unknown[0]), 40)}; use "
+                + (", ".join(known) if known else "no fields"))
+    if kind == "required":
+        return _shorten(error.message.replace("is a required property", "is missing"))
     return _shorten(error.message)
 
 
@@ -124,6 +132,9 @@ def parse_arguments(tool: str, raw: Any) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise ArgumentError(f"arguments of {tool} must be a JSON object, "
                             f"not {type(raw).__name__}")
+    prepare = REGISTRY[tool].prepare
+    if prepare is not None:
+        raw = prepare(raw)
     raw = without_empty_optionals(raw, PARAMETERS[tool])
     bad_text = _unencodable(raw)
     if bad_text:

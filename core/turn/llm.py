@@ -18,6 +18,9 @@ from typing import Any
 
 import openai
 
+from core.turn.guards import LoopGuard
+from core.turn.text_calls import calls_in_text
+
 Progress = Callable[[str, dict[str, Any]], None]
 # Shown to the person under a reply cut short; never sent back to the model as its words.
 STOPPED_NOTE = ("\n\n[Stopped: the model used all {} round trips of this turn without a "
@@ -58,14 +61,43 @@ class TurnResult:
     round_trips: int = 0
     error: str | None = None
     cancelled: bool = False
+    calls_in_text: int = 0  # calls the model wrote as reply text, taken as calls
 
     def data(self) -> dict[str, Any]:
         return {"content": self.content, "reasoning": self.reasoning,
                 "tool_calls": self.tool_calls, "rejected_tools": self.rejected_tools,
-                "usage": self.usage, "round_trips": self.round_trips}
+                "usage": self.usage, "round_trips": self.round_trips,
+                "calls_in_text": self.calls_in_text}
+
+
+@dataclass
+class TurnOptions:
+    """What one turn sends and how long it waits. `first_token_timeout` runs from the
+    request to the first chunk, `stall_timeout` between chunks; both are measured on
+    chunks, so the SSE keep-alive comments some servers send do not reset them."""
+
+    tools: list[dict[str, Any]]
+    max_round_trips: int = 12
+    temperature: float | None = None
+    first_token_timeout: float = 120.0
+    stall_timeout: float = 60.0
+
+
+@dataclass
+class _Attempt:
+    """One model request of a turn, as the stream reader and its watchdog share it."""
+
+    result: TurnResult
+    progress: Progress
+    options: TurnOptions
+    answer_now: bool  # ask for an answer: tool_choice "none"
+    chunks: int = 0
+    last: float = field(default_factory=time.monotonic)  # when the last chunk came
+    text: list[str] = field(default_factory=list)
 
 
 RETRIES = 2  # for rate limits and server errors; never for a timeout
+WATCH_INTERVAL = 0.25  # seconds between the stream watchdog's looks at the clock
 MAX_BACKOFF = 8.0
 
 
@@ -121,7 +153,26 @@ def describe_api_error(error: Exception, base_url: str) -> str:
         return f"the API answered with an error ({error.status_code}{words})"
     if isinstance(error, (openai.APIResponseValidationError, json.JSONDecodeError)):
         return "the API sent a response that is not valid JSON"
+    if isinstance(error, openai.APIError):  # an error event inside the stream
+        return f"the API reported an error in the middle of the reply{_stream_words(error)}"
     return f"the reply stream broke off ({type(error).__name__})"
+
+
+def _stream_words(error: openai.APIError) -> str:
+    return _server_words(error) or (f": {error.message[:300]}" if error.message else "")
+
+
+def describe_broken_stream(error: Exception) -> str:
+    """A stream that had started and then failed: the server's words when it sent an
+    error event, else that the connection broke (not "cannot reach": it was reached)."""
+    if isinstance(error, openai.APIError) and not isinstance(
+            error, (openai.APIConnectionError, openai.APIResponseValidationError)):
+        return (f"the API reported an error in the middle of the reply"
+                f"{_stream_words(error)}; what had arrived is kept")
+    if isinstance(error, openai.APITimeoutError):
+        return "timeout: the reply stopped arriving; what had arrived is kept"
+    return ("the connection to the API broke off in the middle of the reply (the server "
+            "stopped or the network dropped); what had arrived is kept")
 
 
 MAX_KEPT_ARGUMENTS = 20_000  # characters of a call's arguments kept in history and trace
@@ -147,17 +198,27 @@ def _retry_after(error: Exception) -> float | None:
         return None
 
 
+def _assistant_message(text: str, reasoning: str,
+                       calls: list[dict[str, str]]) -> dict[str, Any]:
+    """The model's tool-calling message, as the next request must repeat it."""
+    message: dict[str, Any] = {"role": "assistant", "content": text or None, "tool_calls": [
+        {"id": c["id"], "type": "function",
+         "function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls]}
+    if reasoning:
+        message["reasoning_content"] = reasoning  # DeepSeek's reasoner needs it back
+    return message
+
+
 class ChatSession:
     """Runs turns with one client; `cancel()` may be called from any thread."""
 
-    def __init__(self, client: openai.OpenAI, model: str, tools: list[dict[str, Any]],
-                 base_url: str = "") -> None:
+    def __init__(self, client: openai.OpenAI, model: str, base_url: str = "") -> None:
         self.client = client
         self.model = model
-        self.tools = tools
         self.base_url = base_url
         self._cancel = threading.Event()
         self._expired: float | None = None  # the turn time limit that stopped the turn
+        self._stalled: str | None = None  # why the watchdog closed the stream
         self._stream_lock = threading.Lock()
         self._stream: Any = None
 
@@ -174,6 +235,9 @@ class ChatSession:
     def cancel(self) -> None:
         """Stop the running turn now: close its stream so a blocked read returns."""
         self._cancel.set()
+        self._close_stream()
+
+    def _close_stream(self) -> None:
         with self._stream_lock:
             stream = self._stream
         if stream is not None:
@@ -182,34 +246,35 @@ class ChatSession:
                 stream.close()
 
     def run(self, messages: list[dict[str, Any]], run_tool: RunTool, progress: Progress,
-            max_round_trips: int) -> TurnResult:
+            options: TurnOptions) -> TurnResult:
         """Play one turn starting from `messages` (system + user); never raises. A cancel
         that arrived since the last `reset()` stops it at once."""
         result = TurnResult()
         turn_start = len(messages)
+        guard = LoopGuard()
+        offered = {t["function"]["name"] for t in options.tools}
         try:
             while True:
-                if result.round_trips >= max_round_trips:
-                    result.content += STOPPED_NOTE.format(max_round_trips)
+                if result.round_trips >= options.max_round_trips:
+                    result.content += STOPPED_NOTE.format(options.max_round_trips)
                     break
                 result.round_trips += 1
-                text, reasoning, calls = self._stream_once(messages, result, progress)
+                # The last round trip, or a turn going in circles, must end in an answer.
+                answer_now = guard.must_answer or \
+                    result.round_trips == options.max_round_trips
+                attempt = _Attempt(result, progress, options, answer_now)
+                text, reasoning, calls = self._stream_once(messages, attempt)
+                if not calls and (written := calls_in_text(text, offered)):
+                    calls, text = self._calls_from_text(written, result, progress)
                 result.content += text
                 result.reasoning += reasoning
                 if not calls:
                     break
-                assistant: dict[str, Any] = {"role": "assistant", "content": text or None,
-                                             "tool_calls": [
-                    {"id": c["id"], "type": "function",
-                     "function": {"name": c["name"], "arguments": c["arguments"]}}
-                    for c in calls]}
-                if reasoning:
-                    assistant["reasoning_content"] = reasoning
-                messages.append(assistant)
+                messages.append(_assistant_message(text, reasoning, calls))
                 rewrite = None
                 for call in calls:
                     self._check_cancel()
-                    reply, summary = self._run_call(call, run_tool, progress, result)
+                    reply, summary = self._run_call(call, run_tool, progress, result, guard)
                     rewrite = summary or rewrite
                     messages.append({"role": "tool", "tool_call_id": call["id"],
                                      "content": reply})
@@ -231,6 +296,16 @@ class ChatSession:
                 self._stream = None
         return result
 
+    @staticmethod
+    def _calls_from_text(written: list[dict[str, str]], result: TurnResult,
+                         progress: Progress) -> tuple[list[dict[str, str]], str]:
+        """A reply that is a tool call written as text: run it as the call it is."""
+        calls = [{**c, "id": f"text_call_{result.round_trips}_{i}"}
+                 for i, c in enumerate(written)]
+        result.calls_in_text += len(calls)
+        progress("calls_in_text", {"names": [c["name"] for c in calls]})
+        return calls, ""
+
     def _stopped(self, result: TurnResult) -> None:
         if self._expired is not None:
             result.error = (f"timeout: the turn took longer than {self._expired:g} s; what "
@@ -238,16 +313,23 @@ class ChatSession:
         else:
             result.cancelled, result.error = True, "cancelled"
 
-    def _create(self, messages: list[dict[str, Any]]) -> Any:
+    def _create(self, messages: list[dict[str, Any]], options: TurnOptions,
+                answer_now: bool) -> Any:
         """Open the stream; rate limits and server errors are retried with backoff (the
         server's Retry-After first), timeouts and refused connections are not."""
+        extra: dict[str, Any] = {}
+        if options.temperature is not None:
+            extra["temperature"] = options.temperature
         for attempt in range(RETRIES + 1):
             try:
-                # tool_choice is the API's default, but some servers (llama-cpp-python's
-                # function-calling formats) drop the tools unless it is sent.
+                # tool_choice "auto" is the API's default, but some servers
+                # (llama-cpp-python's function-calling formats) drop the tools unless it
+                # is sent. "none" keeps the tools listed, so the prompt prefix stays the
+                # same for the server's cache, and asks for an answer.
                 return self.client.chat.completions.create(
-                    model=self.model, messages=messages, tools=self.tools, tool_choice="auto",
-                    stream=True, stream_options={"include_usage": True})
+                    model=self.model, messages=messages, tools=options.tools,
+                    tool_choice="none" if answer_now else "auto", stream=True,
+                    stream_options={"include_usage": True}, **extra)
             except (openai.RateLimitError, openai.InternalServerError) as error:
                 if attempt == RETRIES:
                     raise
@@ -260,34 +342,70 @@ class ChatSession:
         if self._cancel.is_set():
             raise TurnCancelled
 
-    def _stream_once(self, messages: list[dict[str, Any]], result: TurnResult,
-                     progress: Progress) -> tuple[str, str, list[dict[str, str]]]:
+    def _watch(self, attempt: _Attempt, done: threading.Event) -> None:
+        """Close the stream when no chunk came in time: before the first one within
+        `first_token_timeout`, after it within `stall_timeout`. Keep-alive comments are
+        not chunks, so they cannot keep a dead turn waiting."""
+        options = attempt.options
+        while not done.wait(WATCH_INTERVAL):
+            first = not attempt.chunks
+            limit = options.first_token_timeout if first else options.stall_timeout
+            if time.monotonic() - attempt.last > limit:
+                self._stalled = (
+                    f"timeout: the model did not start answering within {limit:g} s"
+                    if first else f"timeout: the model stopped sending for {limit:g} s")
+                self._close_stream()
+                return
+
+    def _stream_once(self, messages: list[dict[str, Any]],
+                     attempt: _Attempt) -> tuple[str, str, list[dict[str, str]]]:
         self._check_cancel()
-        stream = self._create(messages)
-        with self._stream_lock:
-            self._stream = stream
-        text, reasoning, calls = [], [], {}
-        received, finished = 0, False
+        self._stalled = None
+        done = threading.Event()
+        threading.Thread(target=self._watch, args=(attempt, done), daemon=True,
+                         name="trulymem-stream-watch").start()
+        partial = attempt.text
         try:
-            for chunk in stream:
-                if self._cancel.is_set():
-                    raise TurnCancelled("".join(text))
-                received += 1
-                if chunk.usage:
-                    self._add_usage(chunk.usage, result, progress)
-                for choice in chunk.choices:
-                    self._take_delta(choice.delta, text, reasoning, calls, progress)
-                    finished = finished or bool(choice.finish_reason)
-        except (openai.OpenAIError, ValueError, OSError):
+            return self._read_stream(messages, attempt)
+        except (openai.OpenAIError, ValueError, OSError) as error:
             if self._cancel.is_set():  # closing the stream to stop it broke the read
-                raise TurnCancelled("".join(text)) from None
+                raise TurnCancelled("".join(partial)) from None
+            if self._stalled:
+                raise BadReply(f"{self._stalled}; what had arrived is kept",
+                               "".join(partial)) from None
+            if attempt.chunks:  # the stream had started: it broke off, keep its text
+                raise BadReply(describe_broken_stream(error), "".join(partial)) from None
             raise
         finally:
+            done.set()
             with self._stream_lock:
                 self._stream = None
+
+    def _read_stream(self, messages: list[dict[str, Any]],
+                     attempt: _Attempt) -> tuple[str, str, list[dict[str, str]]]:
+        stream = self._create(messages, attempt.options, attempt.answer_now)
+        with self._stream_lock:
+            self._stream = stream
+        if self._cancel.is_set() or self._stalled:
+            self._close_stream()
+        text, reasoning = attempt.text, []
+        calls: dict[int, dict[str, str]] = {}
+        finished = False
+        for chunk in stream:
+            if self._cancel.is_set():
+                raise TurnCancelled("".join(text))
+            attempt.chunks += 1
+            attempt.last = time.monotonic()
+            if chunk.usage:
+                self._add_usage(chunk.usage, attempt.result, attempt.progress)
+            for choice in chunk.choices:
+                self._take_delta(choice.delta, text, reasoning, calls, attempt.progress)
+                finished = finished or bool(choice.finish_reason)
         if self._cancel.is_set():
             raise TurnCancelled("".join(text))
-        if received == 0:
+        if self._stalled:
+            raise BadReply(f"{self._stalled}; what had arrived is kept", "".join(text))
+        if attempt.chunks == 0:
             raise BadReply("the API sent a response that is not valid JSON or not a chat "
                            "completion stream: check the base URL")
         if not finished:
@@ -295,7 +413,7 @@ class ChatSession:
                            partial="".join(text))
         ordered = [calls[i] for i in sorted(calls)]
         for i, call in enumerate(ordered):
-            call["id"] = call["id"] or f"call_{result.round_trips}_{i}"
+            call["id"] = call["id"] or f"call_{attempt.result.round_trips}_{i}"
         return "".join(text), "".join(reasoning), ordered
 
     @staticmethod
@@ -329,15 +447,21 @@ class ChatSession:
                     slot["arguments"] += part.function.arguments
 
     def _run_call(self, call: dict[str, str], run_tool: RunTool, progress: Progress,
-                  result: TurnResult) -> tuple[str, str | None]:
+                  result: TurnResult, guard: LoopGuard) -> tuple[str, str | None]:
         progress("tool_started", {"name": call["name"], "arguments": call["arguments"]})
         started = time.perf_counter()
-        outcome = run_tool(call["name"], call["arguments"])
+        repeated = guard.repeat(call["name"], call["arguments"])
+        if repeated is not None:
+            outcome = {"success": False, "error": repeated, "rejected": True}
+        else:
+            outcome = run_tool(call["name"], call["arguments"])
         duration = round((time.perf_counter() - started) * 1000, 3)
         if outcome["success"]:
             reply = outcome["data"]["result"]
         else:
             reply = outcome["error"] if outcome.get("rejected") else f"Error: {outcome['error']}"
+        if repeated is None:
+            guard.record(call["name"], call["arguments"], outcome, reply)
         arguments = _kept_arguments(call["arguments"])
         record = {"name": call["name"], "arguments": arguments, "result": reply,
                   "duration_ms": duration, "success": outcome["success"]}

@@ -1,27 +1,69 @@
-"""The compact memory snapshot put in front of the model at the start of every turn."""
+"""The compact memory snapshot put in front of the model with every user message.
+
+It always carries who the user is (a bounded profile: the most-mentioned facts about the
+"User" node and about the names the user goes by), the assistant's persona and the active
+tasks, then the memories that share words with the message. Small models rarely recall on
+their own, so what a person asks about themselves most must already be here.
+"""
 
 from __future__ import annotations
 
 from core.store import GraphStore
-from core.store.search import search_edges
-from core.tools.base import edge_line
+from core.store.search import EDGE_SELECT, search_edges
+from core.store.text import normalize_name
+from core.tools.base import PERSON_NODE, edge_line
 from core.tools.persona import persona_text
 from core.tools.tasks import task_line
 
 SNAPSHOT_MEMORIES = 12
 SNAPSHOT_TASKS = 5
+PROFILE_FACTS = 15
+PROFILE_CHARS = 1_500
+# Relations that give the user's name: facts about that name belong to the profile too.
+NAME_RELATIONS = ("name", "name is", "is called", "called", "is named", "named", "叫",
+                  "名字", "名字是", "名叫", "姓名")
+
+
+def person_profile(store: GraphStore) -> list[dict]:
+    """The user's core facts, most mentioned and newest first, within PROFILE_FACTS."""
+    person = store.find_node(PERSON_NODE)
+    if person is None:
+        return []
+    names = [r["target_id"] for r in store.query(
+        "SELECT target_id FROM edges WHERE source_id = ? AND status = 'active' AND"
+        f" norm_relation IN ({', '.join('?' * len(NAME_RELATIONS))})",
+        (person["id"], *[normalize_name(r) for r in NAME_RELATIONS]))]
+    subjects = [person["id"], *names[:3]]
+    marks = ", ".join("?" * len(subjects))
+    return store.query(
+        EDGE_SELECT + f" WHERE (e.source_id IN ({marks}) OR e.target_id = ?) AND e.status ="
+        " 'active' AND e.category = 'general' ORDER BY e.source_id != ?, e.mention_count"
+        " DESC, e.updated_at DESC LIMIT ?", (*subjects, person["id"], person["id"],
+                                            PROFILE_FACTS))
 
 
 def memory_snapshot(store: GraphStore, message: str) -> str:
-    """Persona, active tasks and the memories most relevant to `message`, bounded."""
-    lines = [persona_text(store)]
+    """Profile, persona, active tasks and the memories most relevant to `message`."""
+    profile = person_profile(store)
+    lines = ["About the user:" + (" nothing yet" if not profile else "")]
+    used = 0
+    for edge in profile:
+        line = f"  {edge_line(edge)}"
+        used += len(line)
+        if used > PROFILE_CHARS:
+            break
+        lines.append(line)
+    lines.append(persona_text(store))
     tasks = store.query("SELECT * FROM nodes WHERE kind = 'task' AND deleted_at IS NULL"
-                        " AND state IN ('in_progress', 'paused') ORDER BY created_at DESC LIMIT ?",
-                        (SNAPSHOT_TASKS,))
+                        " AND state IN ('in_progress', 'paused') ORDER BY created_at DESC"
+                        " LIMIT ?", (SNAPSHOT_TASKS,))
     lines.append("Active tasks:" + (" none" if not tasks else ""))
     lines += [f"  {task_line(store, t)}" for t in tasks]
-    relevant = search_edges(store, message, categories=["general"], limit=SNAPSHOT_MEMORIES)
-    lines.append("Relevant memories:" + (" none found" if not relevant else ""))
+    shown = {e["id"] for e in profile}
+    relevant = [e for e in search_edges(store, message, categories=["general"],
+                                        limit=SNAPSHOT_MEMORIES + len(shown))
+                if e["id"] not in shown][:SNAPSHOT_MEMORIES]
+    lines.append("Related memories:" + (" none found" if not relevant else ""))
     lines += [f"  {edge_line(e)}" for e in relevant]
     return quoted("\n".join(lines))
 

@@ -288,7 +288,7 @@ def test_rejected_calls_are_listed_with_their_reason(qtbot, open_window, home, l
     wait_turn(qtbot, window)
     calls = window.trace.turns[-1].calls
     assert [c.rejected is None for c in calls] == [True, False]
-    assert calls[1].rejected.startswith("Tool call rejected")
+    assert calls[1].rejected.startswith("Not run: this exact persona_update call")
     assert "1 rejected" in window.trace.turns[-1].summary()
 
 

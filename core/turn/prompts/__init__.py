@@ -1,12 +1,30 @@
-"""System prompt templates, loaded as package data so they are found in the frozen build."""
+"""Prompt templates, loaded as package data so they are found in the frozen build.
+
+The system prompt never changes between turns, so a server's prompt cache (llama.cpp's
+KV cache, DeepSeek's and OpenAI's prefix caching) can reuse it together with the tool
+schemas and the earlier messages. What changes every turn, the date and the memory
+snapshot, travels in the newest user message, after everything that can be reused.
+"""
 
 from __future__ import annotations
 
 import time
+from functools import cache
 from importlib.resources import files
 
 
-def system_prompt(snapshot: str) -> str:
-    template = files(__package__).joinpath("system.md").read_text(encoding="utf-8")
-    return template.replace("{today}", time.strftime("%Y-%m-%d")).replace(
-        "{snapshot}", snapshot)
+@cache
+def _template(name: str) -> str:
+    return files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def system_prompt(compact: bool = False) -> str:
+    """The instructions: byte-identical across turns (and shorter for local models)."""
+    return _template("system_compact.md" if compact else "system.md").strip()
+
+
+def turn_message(snapshot: str, message: str, today: str | None = None) -> str:
+    """The newest user message as the model sees it: the snapshot, then the words."""
+    return _template("context.md").strip().replace(
+        "{today}", today or time.strftime("%Y-%m-%d (%A)")).replace(
+        "{snapshot}", snapshot).replace("{message}", message)

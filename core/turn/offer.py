@@ -1,0 +1,52 @@
+"""What a turn offers the model: which tool set, and at what temperature.
+
+Local servers (llama.cpp, Ollama, LM Studio) run small models on the person's own
+machine, where every prompt token costs time and sampling at the server's default (0.8 in
+llama-server) makes tool-call JSON erratic: they get the compact tool set and a low
+temperature unless the settings say otherwise. Everyone gets the extra tools (archive,
+cleanup, deleting tasks…) only in a turn whose message asks for that kind of work.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from urllib.parse import urlsplit
+
+LOCAL_TEMPERATURE = 0.3
+_LOCAL_NAMES = ("localhost", "host.docker.internal")
+# Words that ask for maintenance; a turn whose message has one offers every tool.
+_MAINTENANCE = re.compile(
+    r"\b(archiv\w*|clean ?up|tidy|trash|wipe|reset|clear (the|your|my|all|everything)|"
+    r"delet\w*|remov\w*|persona)\b"
+    r"|归档|存档|清理|整理|清空|删除|删掉|移除|重置|统计|人设",
+    re.IGNORECASE)
+
+
+def is_local(base_url: str) -> bool:
+    """The endpoint runs on this machine or the local network."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    if host in _LOCAL_NAMES or host.endswith((".local", ".lan", ".localhost")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
+def tool_set(setting: str, base_url: str, message: str) -> str:
+    """"full", "core" or "compact" for this turn; `setting` is the config's `tool_set`
+    ("auto" or one of those)."""
+    if _MAINTENANCE.search(message):
+        return "full"
+    if setting in ("core", "full", "compact"):
+        return setting
+    return "compact" if is_local(base_url) else "core"
+
+
+def temperature(setting: float | None, base_url: str) -> float | None:
+    """The temperature to send, or None to leave the server's default."""
+    if setting is not None:
+        return setting
+    return LOCAL_TEMPERATURE if is_local(base_url) else None
