@@ -260,6 +260,10 @@ class MainWindow(QMainWindow):
             self.trace.set_usage(data)
         elif event == "approval_requested":
             self.pane.approvals.add(data)
+        elif event == "calls_in_text":
+            self.statusBar().showMessage(
+                "The model wrote its tool call as text instead of as a call; TrulyMEM ran "
+                f"it ({', '.join(data['names'])}).", 10000)
         elif event == "import" and self.import_progress is not None:
             self.import_progress.show_progress(data)
 

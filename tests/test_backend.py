@@ -196,8 +196,8 @@ def test_config_and_limits_packets(backend, llm, tmp_path):
         "config_updated"
     assert client.get_config()["model"] == "other"
     assert not client.update_config(None, base_url="nope")["success"]
-    assert client.get_tool_limits()["data"]["persona_query_max"] == 1
-    assert client.update_tool_limits(persona_query_max=2)["limits"]["persona_query_max"] == 2
+    assert client.get_tool_limits()["data"]["persona_query_max"] == 2
+    assert client.update_tool_limits(persona_query_max=3)["limits"]["persona_query_max"] == 3
     assert "at least 1" in client.update_tool_limits(task_query_max=0)["error"]
     status = client.get_status()
     assert status["graph_initialized"] and status["client_initialized"]

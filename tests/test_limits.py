@@ -7,9 +7,9 @@ from core.tools.limits import CALL_LIMITS, DEFAULT_LIMITS, ToolLimiter, category
 from core.tools.schemas import PARAMETERS, openai_tools
 
 
-def test_defaults_match_the_design():
-    assert DEFAULT_LIMITS == {"persona_query_max": 1, "persona_update_max": 1,
-                              "task_query_max": 4, "task_update_max": 2,
+def test_defaults_let_a_three_step_plan_and_an_introduction_through():
+    assert DEFAULT_LIMITS == {"persona_query_max": 2, "persona_update_max": 2,
+                              "task_query_max": 4, "task_update_max": 8,
                               "memory_query_max": 20, "memory_update_max": 10,
                               "destroyed_rows_max": 20}
 
@@ -40,11 +40,11 @@ def test_a_call_over_the_limit_is_rejected_not_run_and_listed(executor, store):
     limiter = ToolLimiter()
     results = [executor.execute("persona_update", {"attributes": [
         {"attribute": "role", "value": f"role {i}"}]}, limiter=limiter, actor="model")
-        for i in range(3)]
-    assert [r["success"] for r in results] == [True, False, False]
-    assert all(r.get("rejected") for r in results[1:])
-    assert results[1]["error"].startswith("Tool call rejected: persona_update")
-    assert store.query_one("SELECT count(*) AS n FROM edges")["n"] == 1
+        for i in range(4)]
+    assert [r["success"] for r in results] == [True, True, False, False]
+    assert all(r.get("rejected") for r in results[2:])
+    assert results[2]["error"].startswith("Tool call rejected: persona_update")
+    assert store.query_one("SELECT count(*) AS n FROM edges WHERE status = 'active'")["n"] == 1
 
 
 def test_counters_reset_per_turn_and_unlimited_calls_do_not_touch_them(executor):

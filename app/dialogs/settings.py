@@ -25,6 +25,12 @@ from app.backend_host import BackendHost
 from core.protocol.packets import PacketType
 
 LOCAL_KEY = "not-needed"  # local servers ignore the key, but the protocol needs one
+# Timeouts in seconds (request = between chunks, first token, whole turn). A small model
+# on a laptop CPU can read a long prompt for minutes before its first token.
+CLOUD_TIMEOUTS = {"request_timeout": 60.0, "first_token_timeout": 120.0,
+                  "turn_timeout": 300.0}
+LOCAL_TIMEOUTS = {"request_timeout": 120.0, "first_token_timeout": 600.0,
+                  "turn_timeout": 1800.0}
 
 
 @dataclass(frozen=True)
@@ -75,16 +81,7 @@ class SettingsDialog(QDialog):
         self.show_key.toggled.connect(self._reveal)
         self.model = QLineEdit(config.get("model", ""))
         self.model.setAccessibleName("Model")
-        self.request_timeout = QDoubleSpinBox()
-        self.request_timeout.setRange(1, 3600)
-        self.request_timeout.setSuffix(" s")
-        self.request_timeout.setValue(float(config.get("request_timeout", 60)))
-        self.request_timeout.setAccessibleName("Request timeout in seconds")
-        self.turn_timeout = QDoubleSpinBox()
-        self.turn_timeout.setRange(5, 24 * 3600)
-        self.turn_timeout.setSuffix(" s")
-        self.turn_timeout.setValue(float(config.get("turn_timeout", 300)))
-        self.turn_timeout.setAccessibleName("Turn timeout in seconds")
+        self._make_timeouts(config)
         self.round_trips = QSpinBox()
         self.round_trips.setRange(1, 100)
         self.round_trips.setValue(int(config.get("max_round_trips", 12)))
@@ -107,6 +104,27 @@ class SettingsDialog(QDialog):
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
 
+    def _make_timeouts(self, config: dict[str, Any]) -> None:
+        self.request_timeout = QDoubleSpinBox()
+        self.request_timeout.setRange(1, 3600)
+        self.request_timeout.setSuffix(" s")
+        self.request_timeout.setValue(float(config.get("request_timeout", 60)))
+        self.request_timeout.setAccessibleName("Request timeout in seconds")
+        self.first_token_timeout = QDoubleSpinBox()
+        self.first_token_timeout.setRange(1, 3600)
+        self.first_token_timeout.setSuffix(" s")
+        self.first_token_timeout.setValue(float(config.get("first_token_timeout", 120)))
+        self.first_token_timeout.setAccessibleName("First token timeout in seconds")
+        self.first_token_timeout.setToolTip(
+            "How long the model may take before it starts answering (reading the prompt). "
+            "Keep-alive messages from the server do not count as an answer.")
+        self.request_timeout.setToolTip("How long the model may pause once it has started.")
+        self.turn_timeout = QDoubleSpinBox()
+        self.turn_timeout.setRange(5, 24 * 3600)
+        self.turn_timeout.setSuffix(" s")
+        self.turn_timeout.setValue(float(config.get("turn_timeout", 300)))
+        self.turn_timeout.setAccessibleName("Turn timeout in seconds")
+
     def _lay_out(self) -> None:
         key_row = QHBoxLayout()
         key_row.addWidget(self.api_key)
@@ -118,6 +136,7 @@ class SettingsDialog(QDialog):
         key_label.setBuddy(self.api_key)
         form.addRow(key_label, key_row)
         form.addRow("&Model", self.model)
+        form.addRow("&First token within", self.first_token_timeout)
         form.addRow("&Request timeout", self.request_timeout)
         form.addRow("&Turn timeout", self.turn_timeout)
         form.addRow("Model requests per t&urn", self.round_trips)
@@ -154,11 +173,24 @@ class SettingsDialog(QDialog):
             self.model.setText(preset.model)
         if preset.local and not self.api_key.text().strip():
             self.api_key.setText(LOCAL_KEY)
+        # Timeouts follow the kind of endpoint, unless the person chose their own.
+        fitting, other = (LOCAL_TIMEOUTS, CLOUD_TIMEOUTS) if preset.local else \
+            (CLOUD_TIMEOUTS, LOCAL_TIMEOUTS)
+        boxes = self._timeout_boxes()
+        if all(boxes[k].value() in (other[k], fitting[k]) for k in boxes):
+            for setting, box in boxes.items():
+                box.setValue(fitting[setting])
+
+    def _timeout_boxes(self) -> dict[str, QDoubleSpinBox]:
+        return {"request_timeout": self.request_timeout,
+                "first_token_timeout": self.first_token_timeout,
+                "turn_timeout": self.turn_timeout}
 
     def values(self) -> dict[str, Any]:
         return {"api_key": self.api_key.text().strip(), "base_url": self.base_url.text().strip(),
                 "model": self.model.text().strip(),
                 "request_timeout": self.request_timeout.value(),
+                "first_token_timeout": self.first_token_timeout.value(),
                 "turn_timeout": self.turn_timeout.value(),
                 "max_round_trips": self.round_trips.value(),
                 "trash_days": self.trash_days.value()}

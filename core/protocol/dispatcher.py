@@ -559,11 +559,17 @@ class Dispatcher:
             client.close()
         elapsed_ms = (time.perf_counter() - started) * 1000
         found = config.model in models
-        message = f"Connected to {config.base_url} in {elapsed_ms:.0f} ms. " + (
-            f"The model {config.model} is available." if found else
-            f"The server does not list the model {config.model}; it lists "
-            f"{', '.join(models[:8]) or 'none'}{' …' if len(models) > 8 else ''}.")
-        return {"message": message, "model_found": found, "models": models,
+        # llama-server lists the one model it loaded and answers to any name.
+        serves_any = offer.is_local(config.base_url) and len(models) == 1
+        if found:
+            verdict = f"The model {config.model} is available."
+        elif serves_any:
+            verdict = f"The server runs {models[0]}, which answers whatever model name is set."
+        else:
+            verdict = (f"The server does not list the model {config.model}; it lists "
+                       f"{', '.join(models[:8]) or 'none'}{' …' if len(models) > 8 else ''}.")
+        message = f"Connected to {config.base_url} in {elapsed_ms:.0f} ms. {verdict}"
+        return {"message": message, "model_found": found or serves_any, "models": models,
                 "elapsed_ms": elapsed_ms}
 
     def _on_get_tool_limits(self, _body: dict[str, Any]) -> dict[str, Any]:

@@ -315,7 +315,8 @@ class GraphStore:
                 "type": type_, "mention_count": 1, "created_at": now, "updated_at": now,
             })
             return self.row("nodes", node_id)
-        changes: Row = {"mention_count": node["mention_count"] + 1, "updated_at": now}
+        mentioned = 0 if self._touched_this_turn("nodes", node["id"]) else 1
+        changes: Row = {"mention_count": node["mention_count"] + mentioned, "updated_at": now}
         if type_ and type_ != node["type"] and retype:
             changes["type"] = type_
         if node["deleted_at"] is not None and node["kind"] in ("entity", "state"):
@@ -323,6 +324,19 @@ class GraphStore:
             # emptying the trash would remove.
             changes["deleted_at"] = None
         return self.update("nodes", node["id"], changes)
+
+    def _touched_this_turn(self, table: str, row_id: int) -> bool:
+        """Whether the model's current turn already wrote this row: a fact said once and
+        stored twice in one turn (a model repeating its call) counts as one mention."""
+        change = self._change
+        if change is None or change.turn_id is None:
+            return False
+        if any(op.get("id") == row_id and op["table"] == table for op in change.ops):
+            return True
+        return self.query_one(
+            "SELECT 1 AS yes FROM change_rows r JOIN change_log c ON c.id = r.change_id"
+            " WHERE r.tbl = ? AND r.row_id = ? AND c.turn_id = ? LIMIT 1",
+            (table, row_id, change.turn_id)) is not None
 
     def persona_node(self) -> Row:
         node = self.find_node(PERSONA_NODE)
@@ -350,8 +364,9 @@ class GraphStore:
         now = self.clock()
         existing = self.active_edge(source_id, relation, target_id)
         if existing:
+            again = 0 if self._touched_this_turn("edges", existing["id"]) else 1
             changes: Row = {
-                "mention_count": existing["mention_count"] + 1,
+                "mention_count": existing["mention_count"] + again,
                 "confidence": max(existing["confidence"], confidence),
                 "updated_at": now,
             }

@@ -10,16 +10,29 @@ Each request takes the next step of the script. A step is a dict:
   status: an HTTP error status to answer with instead (message, code, headers: its body's
     error message and code, and extra headers such as Retry-After)
   delay: seconds to wait before answering; chunk_delay: seconds between chunks
+  keepalive: seconds of SSE keep-alive comments after the headers, before the first chunk
+    (what llama-server and proxies send while a model reads a long prompt)
   cut: end the stream in the middle, without finish_reason or [DONE]
+  reset: drop the connection in the middle of the stream (a server killed mid-reply)
+  error_event: {"message", "code"}: an error event in the middle of the stream, as
+    servers send when generation fails after the answer has started
   garbage: answer 200 with a body that is not JSON
   redirect: answer 307 pointing at this address
 Every request body is recorded in `requests` so tests can check what the app sent, and
 `server_seconds` adds up the time spent answering, so benchmarks can leave it out.
+
+With `cache_usage`, usage is counted the way DeepSeek counts it: prompt tokens estimated
+from the request, and `prompt_cache_hit_tokens` (also `prompt_tokens_details.
+cached_tokens`, OpenAI's name) for the part that repeats the previous request from its
+start, which a server's prefix cache would not process again.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import socket
+import struct
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -32,6 +45,8 @@ class ScriptedOpenAIServer:
         self.requests: list[dict[str, Any]] = []
         self.server_seconds = 0.0
         self.models = ["test-model", "deepseek-chat"]
+        self.cache_usage = False
+        self._previous_prompt = ""
         self.lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"fake": self})
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -55,6 +70,40 @@ class ScriptedOpenAIServer:
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+    def usage(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Token counts for a request (see `cache_usage`); about four characters a token."""
+        if not self.cache_usage:
+            return {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+        prompt = rendered_prompt(body)
+        with self.lock:
+            previous, self._previous_prompt = self._previous_prompt, prompt
+        shared = shared_prefix(previous, prompt)
+        tokens, cached = len(prompt) // 4, shared // 4
+        return {"prompt_tokens": tokens, "completion_tokens": 20, "total_tokens": tokens + 20,
+                "prompt_cache_hit_tokens": cached, "prompt_cache_miss_tokens": tokens - cached,
+                "prompt_tokens_details": {"cached_tokens": cached}}
+
+
+def rendered_prompt(body: dict[str, Any]) -> str:
+    """A request as a chat template lays it out: the first system message, the tools,
+    then every other message in order. Prefix caches work on this order."""
+    messages = body.get("messages") or []
+    system = [m for m in messages[:1] if m.get("role") == "system"]
+    parts = [json.dumps(m, ensure_ascii=False, sort_keys=True) for m in system]
+    parts.append(json.dumps(body.get("tools") or [], ensure_ascii=False, sort_keys=True))
+    parts += [json.dumps(m, ensure_ascii=False, sort_keys=True) for m in messages[len(system):]]
+    return "\n".join(parts)
+
+
+def shared_prefix(a: str, b: str) -> int:
+    """How many characters `a` and `b` share from their start."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _pieces(text: str, size: int = 7) -> list[str]:
@@ -103,7 +152,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif step.get("garbage"):
             self._raw(200, b"<html>this is not json</html>", "application/json")
         elif body.get("stream"):
-            self._stream(step, body.get("model", "m"))
+            self._stream(step, body.get("model", "m"), self.fake.usage(body))
         else:
             self._json(200, self._completion(step, body.get("model", "m")))
 
@@ -138,11 +187,16 @@ class _Handler(BaseHTTPRequestHandler):
                                                          "tool_calls": calls or None}}],
                 "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
 
-    def _stream(self, step: dict[str, Any], model: str) -> None:
+    def _stream(self, step: dict[str, Any], model: str, usage: dict[str, Any]) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Connection", "close")
         self.end_headers()
+        ends = time.monotonic() + step.get("keepalive", 0)
+        while time.monotonic() < ends:
+            self.wfile.write(b": keep-alive\n\n")
+            self.wfile.flush()
+            time.sleep(0.05)
         chunks: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
         chunks += [{"reasoning_content": p} for p in _pieces(step["reasoning"])] \
             if step.get("reasoning") else []
@@ -154,11 +208,12 @@ class _Handler(BaseHTTPRequestHandler):
                                                         "arguments": ""}}]})
             chunks += [{"tool_calls": [{"index": i, "function": {"arguments": p}}]}
                        for p in _pieces(self._arguments(call), 5)]
-        cut_at = len(chunks) // 2 if step.get("cut") else None
+        broken = step.get("cut") or step.get("reset") or step.get("error_event")
+        cut_at = len(chunks) // 2 if broken else None
         try:
             for n, delta in enumerate(chunks):
                 if n == cut_at:
-                    self.close_connection = True
+                    self._break_off(step)
                     return
                 self._event({"id": "c", "object": "chat.completion.chunk", "created": 0,
                              "model": model, "choices": [{"index": 0, "delta": delta,
@@ -169,13 +224,23 @@ class _Handler(BaseHTTPRequestHandler):
                          "model": model, "choices": [{"index": 0, "delta": {},
                                                       "finish_reason": finish}]})
             self._event({"id": "c", "object": "chat.completion.chunk", "created": 0,
-                         "model": model, "choices": [],
-                         "usage": {"prompt_tokens": 100, "completion_tokens": 20,
-                                   "total_tokens": 120}})
+                         "model": model, "choices": [], "usage": usage})
             self.wfile.write(b"data: [DONE]\n\n")
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             return
+        self.close_connection = True
+
+    def _break_off(self, step: dict[str, Any]) -> None:
+        """End the stream half-way: cleanly, with an error event, or with a reset."""
+        if "error_event" in step:
+            self._event({"error": {"message": step["error_event"].get("message", "failed"),
+                                   "code": step["error_event"].get("code"),
+                                   "type": "server_error"}})
+        elif step.get("reset"):  # RST instead of FIN: the client sees the connection die
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                       struct.pack("ii", 1, 0))
+            os.close(self.connection.detach())
         self.close_connection = True
 
     def _event(self, data: dict[str, Any]) -> None:

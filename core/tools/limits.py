@@ -13,11 +13,14 @@ from typing import Any
 
 from core.tools.registry import REGISTRY
 
+# Sized on real conversations: a three-step plan is three task_create calls plus a
+# state change, an introduction can set a name and a tone at once. The caps are there to
+# stop runaway loops (the loop guard stops identical repeats first), not ordinary work.
 DEFAULT_LIMITS: dict[str, int] = {
-    "persona_query_max": 1,
-    "persona_update_max": 1,
+    "persona_query_max": 2,
+    "persona_update_max": 2,
     "task_query_max": 4,
-    "task_update_max": 2,
+    "task_update_max": 8,
     "memory_query_max": 20,
     "memory_update_max": 10,
     "destroyed_rows_max": 20,

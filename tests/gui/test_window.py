@@ -160,7 +160,7 @@ def test_limits_dialog_cancel_changes_nothing_and_ok_saves(qtbot, open_window, h
     qtbot.addWidget(dialog)
     dialog.boxes["persona_update_max"].setValue(5)
     dialog.reject()
-    assert read_config(home).get("tool_limits", DEFAULT_LIMITS)["persona_update_max"] == 1
+    assert read_config(home).get("tool_limits", DEFAULT_LIMITS)["persona_update_max"] == 2
 
     dialog = LimitsDialog(window.host, dict(DEFAULT_LIMITS), window)
     qtbot.addWidget(dialog)
@@ -204,6 +204,10 @@ def test_settings_dialog_cancel_reverts_ok_saves_and_tests_the_connection(qtbot,
     qtbot.waitUntil(lambda: "is available" in dialog.result.text())
     dialog.preset.setCurrentText("Ollama (local)")
     assert dialog.base_url.text() == "http://localhost:11434/v1"
+    assert dialog.first_token_timeout.value() == 600 and dialog.turn_timeout.value() == 1800
+    dialog.preset.setCurrentText("DeepSeek")  # back to a cloud service: its timeouts
+    assert dialog.first_token_timeout.value() == 120 and dialog.turn_timeout.value() == 300
+    dialog.preset.setCurrentText("Ollama (local)")
     dialog.base_url.setText(llm.base_url)
     dialog.model.setText("deepseek-chat")
     dialog.round_trips.setValue(7)
@@ -213,7 +217,7 @@ def test_settings_dialog_cancel_reverts_ok_saves_and_tests_the_connection(qtbot,
         dialog.save()
     saved = read_config(home)
     assert saved["model"] == "deepseek-chat" and saved["max_round_trips"] == 7
-    assert saved["trash_days"] == 45
+    assert saved["trash_days"] == 45 and saved["first_token_timeout"] == 600
     assert saved["api_key"] == "sk-gui-test-000000"
 
     dialog = SettingsDialog(window.host, config, window)
