@@ -50,6 +50,9 @@ class TerminalChat:
                            f"{_first_line(data['result'])}\n")
         elif event == "tool_rejected":
             self.err.write(f"\n  [{data['name']} rejected] {data['reason']}\n")
+        elif event == "calls_in_text":
+            self.err.write(f"\n  [the model wrote its call to {', '.join(data['names'])} as "
+                           "text, above; it was run as a call]\n")
 
     def start(self, base_url: str | None, model: str | None) -> str | None:
         """Start the backend; answers a warning worth showing, if any."""
