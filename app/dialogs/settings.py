@@ -51,6 +51,17 @@ PRESETS = (
 CUSTOM = "Custom endpoint"
 
 
+def _seconds_box(value: Any, maximum: int, name: str, tip: str) -> QDoubleSpinBox:
+    box = QDoubleSpinBox()
+    box.setDecimals(0)
+    box.setRange(1, maximum)
+    box.setSuffix(" s")
+    box.setValue(float(value))
+    box.setAccessibleName(name)
+    box.setToolTip(tip)
+    return box
+
+
 class SettingsDialog(QDialog):
     def __init__(self, host: BackendHost, config: dict[str, Any],
                  parent: QWidget | None = None) -> None:
@@ -105,25 +116,16 @@ class SettingsDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
 
     def _make_timeouts(self, config: dict[str, Any]) -> None:
-        self.request_timeout = QDoubleSpinBox()
-        self.request_timeout.setRange(1, 3600)
-        self.request_timeout.setSuffix(" s")
-        self.request_timeout.setValue(float(config.get("request_timeout", 60)))
-        self.request_timeout.setAccessibleName("Request timeout in seconds")
-        self.first_token_timeout = QDoubleSpinBox()
-        self.first_token_timeout.setRange(1, 3600)
-        self.first_token_timeout.setSuffix(" s")
-        self.first_token_timeout.setValue(float(config.get("first_token_timeout", 120)))
-        self.first_token_timeout.setAccessibleName("First token timeout in seconds")
-        self.first_token_timeout.setToolTip(
+        self.first_token_timeout = _seconds_box(
+            config.get("first_token_timeout", 120), 3600, "First token timeout in seconds",
             "How long the model may take before it starts answering (reading the prompt). "
             "Keep-alive messages from the server do not count as an answer.")
-        self.request_timeout.setToolTip("How long the model may pause once it has started.")
-        self.turn_timeout = QDoubleSpinBox()
-        self.turn_timeout.setRange(5, 24 * 3600)
-        self.turn_timeout.setSuffix(" s")
-        self.turn_timeout.setValue(float(config.get("turn_timeout", 300)))
-        self.turn_timeout.setAccessibleName("Turn timeout in seconds")
+        self.request_timeout = _seconds_box(
+            config.get("request_timeout", 60), 3600, "Request timeout in seconds",
+            "How long the model may pause once it has started answering.")
+        self.turn_timeout = _seconds_box(
+            config.get("turn_timeout", 300), 24 * 3600, "Turn timeout in seconds",
+            "How long one message may take in all, tool calls included.")
 
     def _lay_out(self) -> None:
         key_row = QHBoxLayout()
@@ -136,9 +138,9 @@ class SettingsDialog(QDialog):
         key_label.setBuddy(self.api_key)
         form.addRow(key_label, key_row)
         form.addRow("&Model", self.model)
-        form.addRow("&First token within", self.first_token_timeout)
-        form.addRow("&Request timeout", self.request_timeout)
-        form.addRow("&Turn timeout", self.turn_timeout)
+        form.addRow("Wait for the &first token", self.first_token_timeout)
+        form.addRow("Wait for the &next token", self.request_timeout)
+        form.addRow("Whole &turn at most", self.turn_timeout)
         form.addRow("Model requests per t&urn", self.round_trips)
         form.addRow("Keep deleted memories", self.trash_days)
 
