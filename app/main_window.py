@@ -90,6 +90,8 @@ class MainWindow(QMainWindow):
         self.pane.input.stop_requested.connect(self.stop)
         self.pane.stop_button.clicked.connect(self.stop)
         self.pane.view.retry_requested.connect(self.retry)
+        self.pane.view.code_copied.connect(lambda code: self.statusBar().showMessage(
+            f"Code copied ({code.count(chr(10)) + 1} lines)", 3000))
         self.pane.notice.button.clicked.connect(self._notice_clicked)
         self.pane.approvals.decided.connect(self.decide_approval)
         self.pane.view.undo_turn_requested.connect(self.undo_turn)
@@ -232,6 +234,7 @@ class MainWindow(QMainWindow):
             return
         self.pane.input.accept_sent(text)
         self._clear_retry()
+        self.pane.view.follow_latest()  # what is sent, and its reply, are always seen
         self.chat.append(ChatMessage("user", text))
         self.chat.append(ChatMessage("assistant", "", streaming=True))
         self.trace.begin_turn(text)

@@ -4,6 +4,7 @@ data, not 2,000 widgets; laid-out documents are cached per message version and w
 
 from __future__ import annotations
 
+import math
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -24,18 +25,29 @@ from PySide6.QtGui import (
     QDesktopServices,
     QFont,
     QFontMetrics,
+    QGuiApplication,
     QMouseEvent,
     QPainter,
     QPalette,
     QTextDocument,
+    QTextOption,
 )
-from PySide6.QtWidgets import QAbstractItemView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
 
+from app.chat.code_blocks import style_code_blocks
+from app.chat.message_text import MessageText
 from app.chat.model import ChatMessage, MessageRole
 
 Index = QModelIndex | QPersistentModelIndex
 CACHE_SIZE = 600  # documents kept laid out; enough for several screens of scrolling
 RETRY = "Retry"
+COPY = "Copy"
 MAX_COLUMN_CHARS = 110  # longer lines are hard to read on wide windows
 
 
@@ -53,6 +65,7 @@ class MessageLayout:
     error_line: QRect | None
     retry: QRect | None
     height: int
+    copies: list[tuple[QRect, str]]  # each code block's Copy label and the code it copies
 
 
 class MessageDelegate(QStyledItemDelegate):
@@ -63,12 +76,14 @@ class MessageDelegate(QStyledItemDelegate):
         self._heights: dict[tuple, int] = {}  # relayouts of known rows cost a lookup
         self.retry_message: ChatMessage | None = None  # the failed reply that offers Retry
         self.retry_requested = None  # set by the view: a callable taking no arguments
+        self.code_copied = None  # set by the view: a callable taking the copied code
+        self.editing: ChatMessage | None = None  # shown by a selectable text on top
         self.reasoning_toggled = None  # set by the view: a callable taking the row
 
     # -- layout ---------------------------------------------------------------------------
 
     def _document(self, message: ChatMessage, part: str, width: int,
-                  font: QFont) -> QTextDocument:
+                  font: QFont, palette: QPalette) -> QTextDocument:
         key = (id(message), message.version, part, width, font.key())
         document = self._documents.get(key)
         if document is not None:
@@ -77,11 +92,21 @@ class MessageDelegate(QStyledItemDelegate):
         document = QTextDocument()
         document.setDocumentMargin(0)
         document.setDefaultFont(font)
-        if part == "body":
+        if part == "body" and message.role == "user":
+            document.setPlainText(message.content)  # as typed: line breaks and all
+        elif part == "body":
             text = message.content
             if message.streaming:
                 text = (text or "") + " ▍"
             document.setMarkdown(text if text or message.error else "…")
+            # Long words and code lines wrap instead of running out of the bubble.
+            option = document.defaultTextOption()
+            option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+            document.setDefaultTextOption(option)
+            base = palette.color(QPalette.ColorRole.Base)
+            document.code_blocks = style_code_blocks(  # type: ignore[attr-defined]
+                document, _tint(base, palette.color(QPalette.ColorRole.Text), 0.07),
+                base.lightnessF() < 0.5, highlight=not message.streaming)
         else:
             document.setPlainText(message.reasoning)
         document.setTextWidth(width)
@@ -117,11 +142,12 @@ class MessageDelegate(QStyledItemDelegate):
             if message.reasoning_open:
                 small = QFont(option.font)
                 small.setPointSizeF(option.font.pointSizeF() * 0.92)
-                reasoning = self._document(message, "reasoning", inner_width - pad, small)
+                reasoning = self._document(message, "reasoning", inner_width - pad, small,
+                                           option.palette)
                 reasoning_top_left = QPointF(inner_left + pad, y + pad // 2)
                 y += pad // 2 + round(reasoning.size().height())
             y += pad // 2
-        body = self._document(message, "body", inner_width, option.font)
+        body = self._document(message, "body", inner_width, option.font, option.palette)
         body_top_left = QPointF(inner_left, y)
         if message.content or not message.error:  # a failed empty reply shows its error only
             y += round(body.size().height())
@@ -139,7 +165,23 @@ class MessageDelegate(QStyledItemDelegate):
         bubble = QRect(bubble_left, top, bubble_width, y - top)
         return MessageLayout(bubble, header_y, body, body_top_left, reasoning_line, reasoning,
                              reasoning_top_left, error_line, retry,
-                             y - option.rect.top() + pad // 2)
+                             y - option.rect.top() + pad // 2,
+                             self._copy_labels(body, body_top_left, metrics, message))
+
+    @staticmethod
+    def _copy_labels(body: QTextDocument, top_left: QPointF, metrics: QFontMetrics,
+                     message: ChatMessage) -> list[tuple[QRect, str]]:
+        """A Copy label at the top right of each finished code block."""
+        if message.streaming:
+            return []
+        labels = []
+        width = metrics.horizontalAdvance(COPY) + metrics.height() // 2
+        for code in getattr(body, "code_blocks", ()):
+            first = body.documentLayout().blockBoundingRect(body.findBlockByNumber(code.first))
+            rect = QRect(round(top_left.x() + first.right()) - width - 2,
+                         round(top_left.y() + first.top()), width, metrics.height())
+            labels.append((rect, code.text))
+        return labels
 
     # -- Qt delegate interface ------------------------------------------------------------
 
@@ -178,7 +220,7 @@ class MessageDelegate(QStyledItemDelegate):
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRoundedRect(parts.bubble.adjusted(0, 0, -1, -1), radius, radius)
         self._paint_header(painter, option, message, parts)
-        if message.content or not message.error:
+        if (message.content or not message.error) and message is not self.editing:
             self._paint_document(painter, palette, parts.body, parts.body_top_left,
                                  QPalette.ColorRole.Text)
         muted = palette.color(QPalette.ColorRole.PlaceholderText)
@@ -193,6 +235,9 @@ class MessageDelegate(QStyledItemDelegate):
                                  QPalette.ColorRole.PlaceholderText)
         if parts.error_line is not None:
             self._paint_error(painter, option, message, parts)
+        painter.setPen(palette.color(QPalette.ColorRole.Link))
+        for rect, _code in parts.copies:
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, COPY)
         painter.restore()
 
     def _paint_header(self, painter: QPainter, option: QStyleOptionViewItem,
@@ -248,6 +293,39 @@ class MessageDelegate(QStyledItemDelegate):
         document.documentLayout().draw(painter, context)
         painter.restore()
 
+    # -- the selectable text over one message (see message_text) --------------------------
+
+    def body_rect(self, option: QStyleOptionViewItem, message: ChatMessage) -> QRect:
+        parts = self.layout(option, message)
+        size = parts.body.size()
+        return QRect(parts.body_top_left.toPoint(),
+                     QSize(math.ceil(size.width()), math.ceil(size.height())))
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem,
+                     index: Index) -> QWidget:
+        message: ChatMessage = index.data(MessageRole)
+        parts = self.layout(option, message)
+        offset = parts.body_top_left.toPoint()
+        editor = MessageText(parts.body, [(r.translated(-offset), code)
+                                          for r, code in parts.copies], parent)
+        editor.code_copied = self.code_copied
+        self.editing = message
+        return editor
+
+    def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem,
+                             index: Index) -> None:
+        editor.setGeometry(self.body_rect(option, index.data(MessageRole)))
+
+    def setEditorData(self, editor: QWidget, index: Index) -> None:
+        pass  # the text is the message's; nothing is edited
+
+    def setModelData(self, editor: QWidget, model, index: Index) -> None:
+        pass
+
+    def destroyEditor(self, editor: QWidget, index: Index) -> None:
+        self.editing = None
+        super().destroyEditor(editor, index)
+
     def editorEvent(self, event: QEvent, model, option: QStyleOptionViewItem,
                     index: Index) -> bool:
         """Clicks on Retry, on the reasoning line and on links inside a message."""
@@ -261,6 +339,12 @@ class MessageDelegate(QStyledItemDelegate):
         if parts.retry is not None and parts.retry.contains(point) and self.retry_requested:
             self.retry_requested()
             return True
+        for rect, code in parts.copies:
+            if rect.contains(point):
+                QGuiApplication.clipboard().setText(code)
+                if self.code_copied:
+                    self.code_copied(code)
+                return True
         if parts.reasoning_line is not None and parts.reasoning_line.contains(point) \
                 and self.reasoning_toggled:
             self.reasoning_toggled(index.row())

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QListView, QMenu, QWidget
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QMouseEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QListView,
+    QMenu,
+    QStyleOptionViewItem,
+    QToolButton,
+    QWidget,
+)
 
 from app.chat.delegate import MessageDelegate
 from app.chat.model import ChatModel, MessageRole
@@ -15,6 +23,7 @@ OLDER_PAGE = 100  # older messages brought in per scroll to the top
 class ChatView(QListView):
     retry_requested = Signal()
     undo_turn_requested = Signal(str)  # a turn id
+    code_copied = Signal(str)
 
     def __init__(self, model: ChatModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -24,6 +33,7 @@ class ChatView(QListView):
         self.setModel(model)
         self.delegate = MessageDelegate(self)
         self.delegate.retry_requested = self.retry_requested.emit
+        self.delegate.code_copied = self.code_copied.emit
         self.delegate.reasoning_toggled = self.toggle_reasoning
         self.setItemDelegate(self.delegate)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
@@ -35,12 +45,23 @@ class ChatView(QListView):
         self.setFrameShape(QListView.Shape.NoFrame)
         self.setMouseTracking(True)
         self._follow = True
+        self._unseen: set[int] = set()  # rows new or grown while the person read further up
+        self.jump = QToolButton(self)
+        self.jump.setObjectName("jumpToLatest")
+        self.jump.setAccessibleName("Jump to the latest message")
+        self.jump.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.jump.clicked.connect(self.follow_latest)
+        self.jump.hide()
         self._loading_older = False
         self._restore_from_bottom: int | None = None  # set while older rows come in
+        self._text_index: QPersistentModelIndex | None = None  # the selectable message
+        self._forward_to: QWidget | None = None  # where a drag that began on text goes
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.verticalScrollBar().valueChanged.connect(self._note_position)
         self.verticalScrollBar().rangeChanged.connect(self._keep_following)
         model.rowsInserted.connect(self._on_rows_inserted)
         model.modelReset.connect(self.delegate.clear_caches)
+        model.modelAboutToBeReset.connect(self.close_text)
         model.modelReset.connect(lambda: self._set_follow(True))
 
         copy = QAction("Copy message", self)
@@ -55,10 +76,42 @@ class ChatView(QListView):
         self._follow = follow
         if follow:
             self.scrollToBottom()
+        self._update_jump()
+
+    def follow_latest(self) -> None:
+        """Back to the newest message, and stay there as replies stream in (sending a
+        message does this; so does the Jump to latest button)."""
+        self._set_follow(True)
+
+    def _update_jump(self) -> None:
+        """Scrolled up from the end: offer the way back, with how many messages came or
+        grew below since."""
+        if self._follow:
+            self._unseen.clear()
+        self.jump.setVisible(not self._follow)
+        if not self._follow:
+            count = len(self._unseen)
+            self.jump.setText("↓ Jump to latest" + (
+                f" ({count} new message{'s' if count > 1 else ''})" if count else ""))
+            self.jump.adjustSize()
+            self._place_jump()
+
+    def _place_jump(self) -> None:
+        margin = self.fontMetrics().height()
+        area = self.viewport().geometry()
+        self.jump.move(area.right() - self.jump.width() - margin,
+                       area.bottom() - self.jump.height() - margin)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._place_jump()
 
     def _note_position(self, value: int) -> None:
         bar = self.verticalScrollBar()
-        self._follow = value >= bar.maximum() - self.fontMetrics().height()
+        following = value >= bar.maximum() - self.fontMetrics().height()
+        if following != self._follow:
+            self._follow = following
+            self._update_jump()
         if value < self.viewport().height() and self.chat.older and not self._loading_older:
             self._loading_older = True
             QTimer.singleShot(0, self._load_older)
@@ -79,14 +132,125 @@ class ChatView(QListView):
         elif self._follow:
             self.verticalScrollBar().setValue(maximum)
 
-    def _on_rows_inserted(self, _parent: QModelIndex, _first: int, _last: int) -> None:
+    def _on_rows_inserted(self, _parent: QModelIndex, first: int, last: int) -> None:
         if self._follow:
             self.scrollToBottom()
+        elif first > 0 and not self._loading_older and self._restore_from_bottom is None:
+            self._unseen.update(range(first, last + 1))  # new ones, not older ones
+            self._update_jump()
 
     def dataChanged(self, top_left, bottom_right, roles=()) -> None:
         """A growing reply changes its row's height: ask for a new layout of the rows."""
+        text = self._text_index
+        if text is not None and text.isValid() \
+                and top_left.row() <= text.row() <= bottom_right.row():
+            self.close_text()  # its text changed: the overlay would show the old one
         super().dataChanged(top_left, bottom_right, roles)
         self.scheduleDelayedItemsLayout()
+        latest = self.chat.rowCount() - 2  # the newest exchange; older edits are not news
+        if not self._follow and top_left.isValid() and bottom_right.row() >= latest:
+            before = len(self._unseen)
+            self._unseen.update(range(max(top_left.row(), latest), bottom_right.row() + 1))
+            if len(self._unseen) != before:
+                self._update_jump()
+
+    # -- selecting text inside a message -----------------------------------------------------
+
+    def _body_at(self, point: QPoint) -> QModelIndex | None:
+        """The message whose text is under `point` (viewport coordinates)."""
+        index = self.indexAt(point)
+        if not index.isValid():
+            return None
+        message = self.chat.messages[index.row()]
+        if message.streaming or not message.content:
+            return None
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        option.rect = self.visualRect(index)
+        return index if self.delegate.body_rect(option, message).contains(point) else None
+
+    def open_text(self, index: QModelIndex, focus: bool = False) -> QWidget | None:
+        """Put the selectable text over this message's body (one message at a time)."""
+        if self._text_index is None or QModelIndex(self._text_index) != index:
+            self.close_text()
+            message = self.chat.messages[index.row()]
+            if message.streaming or not message.content:
+                return None
+            self.openPersistentEditor(index)
+            self._text_index = QPersistentModelIndex(index)
+            editor = self.indexWidget(index)
+            if editor is not None:
+                editor.menu_requested = lambda where, chosen: self.show_menu(
+                    QModelIndex(self._text_index), where, chosen)
+                editor.installEventFilter(self)  # Esc goes back to the conversation
+        editor = self.indexWidget(index)
+        if focus and editor is not None:
+            editor.setFocus()
+        return editor
+
+    def close_text(self) -> None:
+        if self._text_index is not None:
+            if self._text_index.isValid():
+                self.closePersistentEditor(QModelIndex(self._text_index))
+            self._text_index = None
+            self._forward_to = None
+
+    def _forward(self, event: QMouseEvent) -> None:
+        """Hand the event to the selectable text. An event it leaves unaccepted comes back
+        up to this view, and is then taken as handled rather than sent round again."""
+        target, self._forward_to = self._forward_to, None
+        if target is None:
+            return
+        local = target.mapFrom(self.viewport(), event.position().toPoint())
+        copy = QMouseEvent(event.type(), local, event.globalPosition(), event.button(),
+                           event.buttons(), event.modifiers())
+        QApplication.sendEvent(target, copy)
+        if event.type() != QEvent.Type.MouseButtonRelease:
+            self._forward_to = target
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        """A press on a message's text starts a selection there: the selectable text is
+        put over it and gets this press and the drag that follows."""
+        index = self._body_at(event.position().toPoint())
+        if index is not None and event.button() == Qt.MouseButton.LeftButton:
+            self.setCurrentIndex(index)
+            editor = self.open_text(index, focus=True)
+            if editor is not None:
+                self._forward_to = editor.viewport()
+                self._forward(event)
+                return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self._forward_to is not None and event.buttons():
+            self._forward(event)
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if self._forward_to is not None:
+            self._forward(event)
+            return
+        super().mouseReleaseEvent(event)
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        index = self._body_at(event.position().toPoint())
+        if index is not None:
+            editor = self.open_text(index, focus=True)
+            if editor is not None:
+                self._forward_to = editor.viewport()
+                self._forward(event)
+                return
+        super().mouseDoubleClickEvent(event)
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape \
+                and self._text_index is not None and watched is self.indexWidget(
+                    QModelIndex(self._text_index)):
+            self.close_text()
+            self.setFocus()
+            return True
+        return super().eventFilter(watched, event)
 
     # -- actions on messages ---------------------------------------------------------------
 
@@ -126,15 +290,26 @@ class ChatView(QListView):
         if event.key() == Qt.Key.Key_Space and row is not None:
             self.toggle_reasoning(row)
             return
+        opens_text = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_F2)
+        if opens_text and row is not None \
+                and self.open_text(self.chat.index(row), focus=True) is not None:
+            return  # select with Shift+arrows or Ctrl+A; Esc goes back
         super().keyPressEvent(event)
 
     def contextMenuEvent(self, event) -> None:
         index = self.indexAt(event.pos())
+        if index.isValid():
+            self.show_menu(index, event.globalPos(), "")
+
+    def show_menu(self, index: QModelIndex, where: QPoint, chosen: str) -> None:
+        """The message's menu; `chosen` is text selected inside it, if any."""
         if not index.isValid():
             return
         self.setCurrentIndex(index)
         message = index.data(MessageRole)
         menu = QMenu(self)
+        if chosen:
+            menu.addAction("Copy", lambda: QGuiApplication.clipboard().setText(chosen))
         menu.addAction("Copy message", self.copy_selected)
         if message.reasoning:
             menu.addAction("Hide reasoning" if message.reasoning_open else "Show reasoning",
@@ -144,4 +319,4 @@ class ChatView(QListView):
         if message.turn_id:
             menu.addAction("Undo this turn's memory changes",
                            lambda: self.undo_turn_requested.emit(message.turn_id))
-        menu.exec(event.globalPos())
+        menu.exec(where)

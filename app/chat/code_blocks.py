@@ -1,0 +1,115 @@
+"""Code in a reply: a tinted monospace block that wraps instead of spilling out, syntax
+colours from Pygments once the reply is complete, and the text its Copy button copies.
+
+Qt's Markdown importer marks every line of a code block with the block's language (empty
+for an indented block); consecutive marked lines form one block.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pygments import lex
+from pygments.lexers import get_lexer_by_name
+from pygments.styles import get_style_by_name
+from pygments.util import ClassNotFound
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontDatabase,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
+
+MAX_HIGHLIGHTED = 200_000  # characters of one block; past this it stays plain (and fast)
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    first: int  # number of its first and last text block in the document
+    last: int
+    language: str
+    text: str
+
+
+def find_code_blocks(document: QTextDocument) -> list[CodeBlock]:
+    found: list[CodeBlock] = []
+    block = document.begin()
+    lines: list[str] = []
+    first = language = None
+    while True:
+        marked = block.isValid() and block.blockFormat().hasProperty(
+            QTextFormat.Property.BlockCodeLanguage)
+        if marked and first is None:
+            first, lines = block.blockNumber(), []
+            language = str(block.blockFormat().property(
+                QTextFormat.Property.BlockCodeLanguage) or "")
+        if marked:
+            lines.append(block.text())
+        elif first is not None:
+            found.append(CodeBlock(first, first + len(lines) - 1, language or "",
+                                   "\n".join(lines)))
+            first = None
+        if not block.isValid():
+            return found
+        block = block.next()
+
+
+def style_code_blocks(document: QTextDocument, background: QColor, dark: bool,
+                      highlight: bool) -> list[CodeBlock]:
+    """Tint, wrap and (with `highlight`) colour every code block; answers the blocks."""
+    blocks = find_code_blocks(document)
+    if not blocks:
+        return blocks
+    mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    mono.setPointSizeF(document.defaultFont().pointSizeF() * 0.95)
+    style = get_style_by_name("monokai" if dark else "default")
+    for code in blocks:
+        cursor = QTextCursor(document.findBlockByNumber(code.first))
+        end = document.findBlockByNumber(code.last)
+        cursor.setPosition(end.position() + end.length() - 1, QTextCursor.MoveMode.KeepAnchor)
+        shape = QTextBlockFormat()
+        shape.setBackground(background)
+        shape.setNonBreakableLines(False)  # long lines wrap inside the block
+        shape.setLeftMargin(6)
+        shape.setRightMargin(6)
+        cursor.mergeBlockFormat(shape)
+        face = QTextCharFormat()
+        face.setFont(mono, QTextCharFormat.FontPropertiesInheritanceBehavior
+                     .FontPropertiesSpecifiedOnly)
+        face.setFontFamilies([mono.family()])
+        cursor.mergeCharFormat(face)
+        if highlight and len(code.text) <= MAX_HIGHLIGHTED:
+            _colour(document, code, style)
+    return blocks
+
+
+def _colour(document: QTextDocument, code: CodeBlock, style) -> None:
+    try:
+        # Offsets must match the document's: no stripping of leading or trailing lines.
+        lexer = get_lexer_by_name(code.language, stripnl=False, ensurenl=False) \
+            if code.language else None
+    except ClassNotFound:
+        lexer = None
+    if lexer is None:
+        return
+    start = document.findBlockByNumber(code.first).position()
+    cursor = QTextCursor(document)
+    offset = 0
+    for kind, value in lex(code.text, lexer):
+        shown = style.style_for_token(kind)
+        if shown.get("color") or shown.get("bold") or shown.get("italic"):
+            face = QTextCharFormat()
+            if shown.get("color"):
+                face.setForeground(QColor(f"#{shown['color']}"))
+            if shown.get("bold"):
+                face.setFontWeight(QFont.Weight.Bold)
+            if shown.get("italic"):
+                face.setFontItalic(True)
+            cursor.setPosition(start + offset)
+            cursor.setPosition(start + offset + len(value), QTextCursor.MoveMode.KeepAnchor)
+            cursor.mergeCharFormat(face)
+        offset += len(value)

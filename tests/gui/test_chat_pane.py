@@ -1,0 +1,183 @@
+"""The chat pane as people live in it: text shown as typed, a view that follows what is
+sent, rows that never overlap at any width, stopped replies that stay "stopped"."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QStyleOptionViewItem
+
+from app.chat.model import ChatMessage
+from core.protocol.dispatcher import Dispatcher
+from core.protocol.packets import Packet, PacketType
+from tests.gui.conftest import wait_turn
+
+LONG = ("A long reply that wraps over many lines when the window is narrow. " * 30).strip()
+
+
+def fill(window, count: int, text: str = "message") -> None:
+    for i in range(count):
+        window.chat.append(ChatMessage("user" if i % 2 == 0 else "assistant", f"{text} {i}"))
+
+
+def test_the_persons_line_breaks_are_shown_as_typed(qtbot, open_window, home):
+    window = open_window(home)
+    window.chat.append(ChatMessage("user", "first line\nsecond line\n    indented third"))
+    view = window.pane.view
+    option = QStyleOptionViewItem()
+    view.initViewItemOption(option)
+    body = view.delegate.layout(option, window.chat.messages[0]).body
+    assert body.blockCount() == 3
+    assert body.toPlainText() == "first line\nsecond line\n    indented third"
+
+
+def test_sending_scrolls_to_the_end_and_streaming_does_not_yank_a_reader(qtbot, open_window,
+                                                                         home, llm):
+    window = open_window(home)
+    fill(window, 60)
+    view = window.pane.view
+    bar = view.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    view.scrollTo(window.chat.index(3))  # as "Go to message" does
+    qtbot.waitUntil(lambda: bar.value() < bar.maximum() - 100)
+    assert view.jump.isVisible() and view.jump.text() == "↓ Jump to latest"
+    llm.play({"text": "Here is the answer. " * 40, "chunk_delay": 0.002})
+    window.send("a question")
+    wait_turn(qtbot, window)
+    qtbot.waitUntil(lambda: bar.value() == bar.maximum())
+    assert not view.jump.isVisible()
+    # Scrolled up while a reply streams: the view stays put, the button counts the news.
+    llm.play({"text": "Another long answer. " * 60, "chunk_delay": 0.01})
+    window.send("another")
+    qtbot.waitUntil(lambda: window.chat.messages[-1].content != "")
+    view.scrollTo(window.chat.index(5))
+    qtbot.waitUntil(lambda: not view._follow)
+    held = bar.value()
+    wait_turn(qtbot, window)
+    assert bar.value() == held
+    assert view.jump.isVisible() and "(1 new message)" in view.jump.text()
+    view.jump.click()
+    qtbot.waitUntil(lambda: bar.value() == bar.maximum())
+    assert not view.jump.isVisible()
+
+
+def test_rows_never_overlap_after_the_width_changes(qtbot, open_window, home):
+    window = open_window(home)
+    window.resize(1600, 1000)
+    for _ in range(3):
+        window.chat.append(ChatMessage("assistant", LONG))
+        window.chat.append(ChatMessage("user", "short"))
+    view = window.pane.view
+    view.scrollToBottom()
+    def laid_out_right() -> bool:
+        option = QStyleOptionViewItem()
+        view.initViewItemOption(option)
+        for row in range(window.chat.rowCount() - 1):
+            this = view.visualRect(window.chat.index(row))
+            below = view.visualRect(window.chat.index(row + 1))
+            option.rect = this
+            needed = view.delegate.layout(option, window.chat.messages[row]).height
+            if this.height() < needed or this.bottom() >= below.top():
+                return False
+        return True
+
+    for width in (1600, 1100, 800, 1300):
+        window.resize(width, 1000)
+        qtbot.waitUntil(laid_out_right, timeout=3000)
+    window.resize(1600, 1000)
+    window.trace_dock.show()  # the dock takes width from the conversation
+    qtbot.waitUntil(laid_out_right, timeout=3000)
+
+
+def test_a_stopped_reply_still_reads_stopped_after_a_restart(qtbot, open_window, home):
+    dispatcher = Dispatcher(home / "graph_memory.db", home / "config.json")
+    dispatcher.open()
+    dispatcher.handle(Packet.make(PacketType.SAVE_HISTORY, {"messages": [
+        {"role": "user", "content": "tell me a story"},
+        {"role": "assistant", "content": "Once upon", "partial": True, "error": "cancelled"}]}))
+    dispatcher.close()
+    window = open_window(home)
+    reply = window.chat.messages[-1]
+    assert reply.error is None and reply.partial
+
+
+CODE_REPLY = ("Try this:\n\n```python\ndef double(x):\n    return x * 2  # "
+              + "a very long comment " * 20 + "\n```\n\nDone.")
+
+
+def test_a_code_block_is_tinted_wrapped_coloured_and_copyable(qtbot, open_window, home):
+    window = open_window(home)
+    window.resize(900, 700)
+    window.chat.append(ChatMessage("assistant", CODE_REPLY))
+    view = window.pane.view
+    qtbot.waitUntil(lambda: view.visualRect(window.chat.index(0)).height() > 0)
+    option = QStyleOptionViewItem()
+    view.initViewItemOption(option)
+    option.rect = view.visualRect(window.chat.index(0))
+    parts = view.delegate.layout(option, window.chat.messages[0])
+    body = parts.body
+    [code] = body.code_blocks
+    assert code.language == "python" and code.text.startswith("def double(x):")
+    first = body.findBlockByNumber(code.first)
+    assert first.blockFormat().background().color().isValid()
+    colours = {first.begin().fragment().charFormat().foreground().color().name()}
+    fragment = first.begin()
+    while not fragment.atEnd():
+        colours.add(fragment.fragment().charFormat().foreground().color().name())
+        fragment += 1
+    assert len(colours) > 1  # "def" is coloured unlike the name after it
+    # The long line wraps inside the bubble instead of running out of it.
+    long_line = body.findBlockByNumber(code.last)
+    assert long_line.layout().lineCount() > 1
+    assert body.size().width() <= parts.bubble.width()
+    rect, copied = parts.copies[0]
+    assert copied == code.text
+    with qtbot.waitSignal(view.code_copied):
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert QGuiApplication.clipboard().text() == code.text
+
+
+def test_part_of_a_message_can_be_selected_with_the_mouse_and_copied(qtbot, open_window,
+                                                                      home):
+    window = open_window(home)
+    window.resize(1000, 700)
+    window.chat.append(ChatMessage("assistant", "alpha beta gamma delta"))
+    view = window.pane.view
+    index = window.chat.index(0)
+    qtbot.waitUntil(lambda: view.visualRect(index).height() > 0)
+    option = QStyleOptionViewItem()
+    view.initViewItemOption(option)
+    option.rect = view.visualRect(index)
+    body = view.delegate.body_rect(option, window.chat.messages[0])
+    layout = view.delegate.layout(option, window.chat.messages[0]).body.documentLayout()
+
+    def at(position: int):
+        cursor_rect = layout.blockBoundingRect(layout.document().begin())
+        line = layout.document().begin().layout().lineAt(0)
+        x = line.cursorToX(position)[0]
+        return body.topLeft() + QPoint(round(x), round(cursor_rect.top() + line.height() / 2))
+
+    start, end = at(6), at(16)  # "beta gamma"
+    qtbot.mousePress(view.viewport(), Qt.MouseButton.LeftButton, pos=start)
+    qtbot.mouseMove(view.viewport(), end)
+    qtbot.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=end)
+    editor = view.indexWidget(index)
+    assert editor is not None and editor.textCursor().selectedText() == "beta gamma"
+    qtbot.keyClick(editor, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert QGuiApplication.clipboard().text() == "beta gamma"
+
+
+def test_a_message_can_be_selected_with_the_keyboard(qtbot, open_window, home):
+    window = open_window(home)
+    window.chat.append(ChatMessage("user", "line one\nline two"))
+    view = window.pane.view
+    view.setFocus()
+    view.setCurrentIndex(window.chat.index(0))
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    editor = view.indexWidget(window.chat.index(0))
+    assert editor is not None and editor.hasFocus()
+    qtbot.keyClick(editor, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(editor, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert QGuiApplication.clipboard().text() == "line one\n"
+    qtbot.keyClick(editor, Qt.Key.Key_Escape)
+    assert view.indexWidget(window.chat.index(0)) is None and view.hasFocus()
