@@ -227,7 +227,9 @@ class MainWindow(QMainWindow):
 
     # -- a turn ---------------------------------------------------------------------------
 
-    def send(self, text: str) -> None:
+    def send(self, text: str, replaces_turn: str | None = None) -> None:
+        """Send `text`; with `replaces_turn`, in place of that (newest) turn, whose memory
+        changes the backend takes back first."""
         if self.turn_running:
             self.statusBar().showMessage("A reply is still running: press Esc to stop it, "
                                          "or wait, then send.", 5000)
@@ -241,7 +243,10 @@ class MainWindow(QMainWindow):
         self.turn_running = True
         self.pane.set_running(True)
         self._set_state("Waiting for the model…")
-        self.host.send(PacketType.PROCESS_MESSAGE, {"user_input": text},
+        body = {"user_input": text}
+        if replaces_turn:
+            body["replaces_turn"] = replaces_turn
+        self.host.send(PacketType.PROCESS_MESSAGE, body,
                        lambda answer: self._turn_ended(text, answer))
 
     def on_progress(self, event: str, data: dict[str, Any]) -> None:
@@ -314,8 +319,17 @@ class MainWindow(QMainWindow):
             self._set_state("Stopping…")
 
     def retry(self) -> None:
-        if self.failed_text and not self.turn_running:
-            self.send(self.failed_text)
+        """Send the failed message again in place of the failed turn: one user message,
+        no stale error, and nothing the failed attempt wrote to the memory."""
+        if not self.failed_text or self.turn_running:
+            return
+        text, row = self.failed_text, self.pane.view.delegate.retry_message
+        turn = row.turn_id if row is not None else None
+        first = next((i for i, m in enumerate(self.chat.messages)
+                      if turn and m.turn_id == turn), None)
+        if first is not None:
+            self.chat.remove_from(first)
+        self.send(text, replaces_turn=turn)
 
     def _clear_retry(self) -> None:
         self.failed_text = None

@@ -346,3 +346,18 @@ def test_browser_packets_read_correct_undo_export_and_import(backend, llm, tmp_p
     assert merged["success"] and merged["edges_merged"] == 1
     bad = client.request(PacketType.LIST_NODES, {"kinds": ["nope"]})
     assert not bad["success"] and "unknown kind" in bad["error"]
+
+
+def test_a_turn_sent_again_replaces_the_newest_turn_only(backend, llm):
+    llm.play({"text": "first"}, {"text": "second"}, {"text": "again"})
+    _, client = backend()
+    first = client.process_message("one")
+    second = client.process_message("two")
+    refused = client._send(PacketType.PROCESS_MESSAGE,
+                           {"user_input": "one again", "replaces_turn": first["turn_id"]})
+    assert not refused["success"] and "newest turn" in refused["error"]
+    replaced = client._send(PacketType.PROCESS_MESSAGE,
+                            {"user_input": "two again", "replaces_turn": second["turn_id"]})
+    assert replaced["success"]
+    history = client.get_history()["history"]
+    assert [m["content"] for m in history] == ["one", "first", "two again", "again"]

@@ -87,6 +87,13 @@ class ChatModel(QAbstractListModel):
         self.endInsertRows()
         return row
 
+    def remove_from(self, row: int) -> None:
+        """Drop `row` and every row after it (a turn that is replaced)."""
+        if 0 <= row < len(self.messages):
+            self.beginRemoveRows(QModelIndex(), row, len(self.messages) - 1)
+            del self.messages[row:]
+            self.endRemoveRows()
+
     def last(self) -> ChatMessage | None:
         return self.messages[-1] if self.messages else None
 

@@ -248,12 +248,15 @@ class Dispatcher:
             raise _Refusal("user_input must be non-empty text")
         store = self._need_store()
         history = History(store)
+        replaced = body.get("replaces_turn")
+        if replaced is not None:
+            self._take_back_turn(store, history, replaced)
         turn_id = uuid.uuid4().hex
         recent = recent_context(history)
         history.append("user", text, turn_id=turn_id)
         if self.session is None:
             history.append("assistant", "", turn_id=turn_id, partial=True, error=NO_KEY)
-            raise _Refusal(NO_KEY)
+            raise _Refusal(NO_KEY, {"turn_id": turn_id})
         self.limiter.reset()
         executor = ToolExecutor(store)
         recalled: list[int] = []
@@ -305,6 +308,19 @@ class Dispatcher:
         if result.error:
             raise _Refusal(result.error, data)
         return data
+
+    @staticmethod
+    def _take_back_turn(store: GraphStore, history: History, turn_id: Any) -> None:
+        """Retry and regenerate replace the newest turn: its memory changes are undone
+        first, so nothing a discarded reply wrote stays, then its messages go."""
+        if not isinstance(turn_id, str) or turn_id != history.latest_turn():
+            raise _Refusal("replaces_turn must name the newest turn of the conversation")
+        try:
+            store.undo_turn(turn_id)
+        except StoreError as error:
+            if "changed nothing" not in str(error):
+                raise _Refusal(f"the turn cannot be replaced: {error}") from None
+        history.drop_turn(turn_id)
 
     def _ask_person(self, store: GraphStore, turn_id: str, outcome: dict[str, Any],
                     asked: list[dict[str, Any]], progress: Progress) -> dict[str, Any]:

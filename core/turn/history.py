@@ -77,6 +77,16 @@ class History:
             for message in messages:
                 self._insert(message)
 
+    def latest_turn(self) -> str | None:
+        row = self.store.query_one("SELECT turn_id FROM messages ORDER BY id DESC LIMIT 1")
+        return row["turn_id"] if row else None
+
+    def drop_turn(self, turn_id: str) -> int:
+        """Remove a turn's messages (a retried or regenerated turn); answers how many."""
+        with self.store.conn:
+            return self.store.conn.execute("DELETE FROM messages WHERE turn_id = ?",
+                                           (turn_id,)).rowcount
+
     def _insert(self, message: dict[str, Any]) -> int:
         message = clean_text(message)
         extra = {k: message[k] for k in JSON_FIELDS if message.get(k) is not None}

@@ -181,3 +181,26 @@ def test_a_message_can_be_selected_with_the_keyboard(qtbot, open_window, home):
     assert QGuiApplication.clipboard().text() == "line one\n"
     qtbot.keyClick(editor, Qt.Key.Key_Escape)
     assert view.indexWidget(window.chat.index(0)) is None and view.hasFocus()
+
+
+def test_retry_replaces_the_failed_turn_and_takes_back_what_it_wrote(qtbot, open_window,
+                                                                      home, llm):
+    window = open_window(home)
+    llm.play({"tool_calls": [{"name": "memory_commit", "arguments": {"triplets": [
+        {"subject": "User", "relation": "likes", "object": "tea"}]}}]},
+        *[{"status": 500, "message": "overloaded"}] * 3, {"text": "Hello!"})
+    window.send("hi, I like tea")
+    wait_turn(qtbot, window)
+    assert window.chat.messages[-1].error and window.registry.actions["chat.retry"].isEnabled()
+    window.retry()
+    wait_turn(qtbot, window)
+    assert [(m.role, m.content, m.error) for m in window.chat.messages] == [
+        ("user", "hi, I like tea", None), ("assistant", "Hello!", None)]
+    dispatcher = Dispatcher(home / "graph_memory.db", home / "config.json")
+    dispatcher.open()
+    try:
+        history = dispatcher.handle(Packet.make(PacketType.GET_HISTORY)).data["history"]
+        assert [m["role"] for m in history] == ["user", "assistant"]
+        assert dispatcher.store.query("SELECT * FROM edges WHERE status = 'active'") == []
+    finally:
+        dispatcher.close()
