@@ -25,7 +25,30 @@ def make_application(argv: list[str] | None = None, scheme: str = "system") -> Q
     app.setWindowIcon(QIcon(str(resource_path("trulymem.svg"))))
     if scheme in SCHEMES:
         apply_color_scheme(app, SCHEMES[scheme])
+    app.setPalette(readable_links(app.palette()))
+    font = app.font()
+    # Colour emoji at text size: without the emoji font named, fallback picked a small
+    # monochrome glyph. A font that is not installed is skipped.
+    font.setFamilies([*font.families(), "Noto Color Emoji", "Apple Color Emoji",
+                      "Segoe UI Emoji"])
+    app.setFont(font)
     return app
+
+
+def readable_links(palette: QPalette) -> QPalette:
+    """Links (and Retry, drawn in the link colour) light enough on a dark background: a
+    platform's dark theme can keep the light theme's dark blue."""
+    base = palette.color(QPalette.ColorRole.Base)
+    if base.lightnessF() >= 0.5:
+        return palette
+    for role in (QPalette.ColorRole.Link, QPalette.ColorRole.LinkVisited):
+        for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+            color = palette.color(group, role)
+            hue, saturation, lightness, alpha = color.getHslF()
+            if lightness < 0.65:
+                palette.setColor(group, role, QColor.fromHslF(
+                    max(hue, 0), saturation, 0.72, alpha))
+    return palette
 
 
 def apply_color_scheme(app: QApplication, scheme: Qt.ColorScheme) -> None:

@@ -10,7 +10,6 @@ from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QTabWidget,
@@ -28,6 +27,7 @@ from app.dialogs.palette import CommandPalette
 from app.dialogs.settings import SettingsDialog
 from app.dialogs.shortcuts import ShortcutList
 from app.graph.browser import GraphBrowser
+from app.status_parts import StatusPart, separator
 from app.trace.dock import TraceDock
 from app.trace.model import TraceModel
 from core.paths import make_private_file
@@ -105,17 +105,18 @@ class MainWindow(QMainWindow):
 
     def _make_status_bar(self) -> None:
         bar = self.statusBar()
-        self.state_label = QLabel()
+        self.state_label = StatusPart()
         self.state_label.setObjectName("turnState")
-        self.endpoint_label = QLabel()
+        self.endpoint_label = StatusPart()
         self.endpoint_label.setObjectName("endpoint")
-        self.tokens_label = QLabel("Tokens: none yet")
+        self.tokens_label = StatusPart("Tokens: none yet")
         self.tokens_label.setObjectName("tokens")
-        self.memory_label = QLabel()
+        self.memory_label = StatusPart()
         self.memory_label.setObjectName("memoryCounts")
-        bar.addWidget(self.state_label, 1)
+        bar.addWidget(self.state_label, 2)
         for label in (self.endpoint_label, self.tokens_label, self.memory_label):
-            bar.addPermanentWidget(label)
+            bar.addPermanentWidget(separator())
+            bar.addPermanentWidget(label, 1)
 
     def _bind_actions(self) -> None:
         bind = self.registry.bind
@@ -150,9 +151,12 @@ class MainWindow(QMainWindow):
             state = self.settings.value("state")
             if isinstance(state, QByteArray):
                 self._dock_sized = self.restoreState(state, STATE_VERSION)
-        else:
-            metrics = self.fontMetrics()
-            self.resize(110 * metrics.averageCharWidth(), 40 * metrics.height())
+        else:  # the first start: most of the screen, centred (remembered from then on)
+            screen = self.screen().availableGeometry()
+            width = min(1400, round(screen.width() * 0.8))
+            height = min(950, round(screen.height() * 0.85))
+            self.setGeometry(screen.x() + (screen.width() - width) // 2,
+                             screen.y() + (screen.height() - height) // 2, width, height)
         self.trace_action.setChecked(self.trace_dock.isVisible())
 
     # -- start ----------------------------------------------------------------------------
@@ -464,6 +468,8 @@ class MainWindow(QMainWindow):
             return
         dialog = SettingsDialog(self.host, answer["data"], self)
         if dialog.exec():
+            if not self.turn_running:  # a failure before the change is old news now
+                self._set_state("Settings saved")
             self.host.send(PacketType.GET_STATUS, None,
                            lambda status: self._show_status(status["data"]))
             self.host.send(PacketType.GET_CONFIG, None, self._config_loaded)

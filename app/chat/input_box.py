@@ -26,10 +26,18 @@ class InputBox(QPlainTextEdit):
         self.textChanged.connect(self.updateGeometry)
 
     def sizeHint(self) -> QSize:
-        lines = max(1, min(MAX_LINES, self.document().lineCount()))
+        """As tall as its text, measured on the laid-out lines: Chinese falls back to a
+        taller font than the Latin line spacing, and two lines of it must still fit."""
+        line = self.fontMetrics().lineSpacing()
+        text = 0.0
+        block = self.document().firstBlock()
+        while block.isValid() and text < MAX_LINES * line:
+            text += self.blockBoundingRect(block).height()
+            block = block.next()
+        text = min(max(text, line), MAX_LINES * line * 1.25)
         margins = self.contentsMargins()
-        height = (lines * self.fontMetrics().lineSpacing() + 2 * self.document().documentMargin()
-                  + margins.top() + margins.bottom() + 2)
+        height = text + 2 * self.document().documentMargin() + margins.top() \
+            + margins.bottom() + 2
         return QSize(super().sizeHint().width(), round(height))
 
     def minimumSizeHint(self) -> QSize:

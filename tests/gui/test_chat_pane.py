@@ -3,6 +3,8 @@ sent, rows that never overlap at any width, stopped replies that stay "stopped".
 
 from __future__ import annotations
 
+import itertools
+
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QStyleOptionViewItem
@@ -204,3 +206,41 @@ def test_retry_replaces_the_failed_turn_and_takes_back_what_it_wrote(qtbot, open
         assert dispatcher.store.query("SELECT * FROM edges WHERE status = 'active'") == []
     finally:
         dispatcher.close()
+
+
+def test_two_lines_of_chinese_fit_the_message_box_without_a_scroll_bar(qtbot, open_window,
+                                                                        home):
+    window = open_window(home)
+    box = window.pane.input
+    box.setPlainText("我最近在学日语，想去京都旅行。\n你能帮我安排一下行程吗？")
+    qtbot.waitUntil(lambda: box.height() == box.sizeHint().height())
+    assert box.verticalScrollBar().maximum() == 0
+
+
+def test_links_stay_readable_in_a_dark_palette():
+    from PySide6.QtGui import QColor, QPalette
+
+    from app.gui import readable_links
+
+    palette = QPalette()
+    palette.setColor(QPalette.ColorRole.Base, QColor("#111111"))
+    palette.setColor(QPalette.ColorRole.Link, QColor("#0000aa"))
+    assert readable_links(palette).color(QPalette.ColorRole.Link).lightnessF() > 0.65
+
+
+def test_the_first_window_fits_the_screen_and_the_status_bar_elides(qtbot, open_window,
+                                                                     home):
+    window = open_window(home)
+    screen = window.screen().availableGeometry()
+    assert window.width() <= screen.width() and window.height() <= screen.height()
+    assert window.width() >= 0.6 * min(screen.width(), 1400)
+    window.tokens_label.setText("Tokens: last 123,456 · session 9,876,543")
+    window.resize(800, 500)
+    qtbot.waitUntil(lambda: window.width() <= 820)
+    parts = [window.state_label, window.endpoint_label, window.tokens_label,
+             window.memory_label]
+    qtbot.waitUntil(lambda: all(p.geometry().right() <= window.statusBar().width()
+                                for p in parts))
+    spans = sorted((p.geometry().left(), p.geometry().right()) for p in parts)
+    assert all(a[1] < b[0] for a, b in itertools.pairwise(spans))  # side by side
+    assert window.tokens_label.toolTip() == "Tokens: last 123,456 · session 9,876,543"

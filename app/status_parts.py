@@ -1,0 +1,48 @@
+"""Status-bar parts that shrink gracefully: each elides its text to the room it gets (the
+whole text stays in its tooltip), so a narrow window shows "Tokens: last 1,2…" rather
+than parts clipped into each other."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import QFrame, QLabel, QWidget
+
+
+class StatusPart(QLabel):
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self._full = text
+
+    def setText(self, text: str) -> None:
+        self._full = text
+        self.setToolTip(text)
+        super().setText(text)
+        self.updateGeometry()
+
+    def text(self) -> str:
+        return self._full
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        return QSize(min(hint.width(), 6 * self.fontMetrics().averageCharWidth()),
+                     hint.height())
+
+    def sizeHint(self) -> QSize:
+        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 4,
+                     super().sizeHint().height())
+
+    def paintEvent(self, _event) -> None:
+        painter = QPainter(self)
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight,
+                                              self.contentsRect().width())
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        painter.drawText(self.contentsRect(), Qt.AlignmentFlag.AlignVCenter
+                         | Qt.AlignmentFlag.AlignLeft, shown)
+
+
+def separator() -> QFrame:
+    line = QFrame()
+    line.setFrameShape(QFrame.Shape.VLine)
+    line.setFrameShadow(QFrame.Shadow.Sunken)
+    return line
