@@ -1,32 +1,60 @@
-"""The command palette (Ctrl+K): type a few letters of any action and press Enter."""
+"""The command palette (Ctrl+K): a frameless popup at the top of the window; type a few
+letters of any action (fuzzy: "tlim" finds Tool limits) and press Enter."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QAction, QKeyEvent, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QDialog, QHeaderView, QLineEdit, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QKeyEvent, QPalette, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QDialog,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.actions import ActionRegistry
+from app.dialogs.fuzzy import fuzzy_score
 
 ActionRole = Qt.ItemDataRole.UserRole + 1
 
 
-class _WordFilter(QSortFilterProxyModel):
-    """Every typed word must appear in the action's text, menu or shortcut."""
+class _FuzzyFilter(QSortFilterProxyModel):
+    """Rows whose text, menu or shortcut match the query fuzzily, best match first."""
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
-        self.words: list[str] = []
+        self.query = ""
+        self.scores: dict[int, int] = {}
 
     def set_query(self, text: str) -> None:
-        self.words = text.casefold().split()
-        self.setFilterFixedString(text)  # refilters; the rows are judged by `words`
+        self.query = text
+        self.scores.clear()
+        self.invalidate()
+        self.sort(0 if text.strip() else -1, Qt.SortOrder.DescendingOrder)
+
+    def _score(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> int | None:
+        model = self.sourceModel()
+        item = model.index(row, 0, parent).data() or ""
+        text = item.split(": ", 1)[-1]  # the action's own name before its menu
+        menu = item.split(": ", 1)[0]
+        keys = model.index(row, 1, parent).data() or ""
+        best = [s for s in (fuzzy_score(self.query, text), fuzzy_score(self.query, item),
+                            fuzzy_score(self.query, keys)) if s is not None]
+        if not best:
+            return None
+        return max(best) + (2 if menu and fuzzy_score(self.query, text) is not None else 0)
 
     def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:
-        model = self.sourceModel()
-        text = " ".join(model.index(row, column, parent).data() or ""
-                        for column in range(model.columnCount())).casefold()
-        return all(word in text for word in self.words)
+        score = self._score(row, parent)
+        if score is not None:
+            self.scores[row] = score
+        return score is not None
+
+    def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:
+        return self.scores.get(left.row(), 0) < self.scores.get(right.row(), 0)
 
 
 class CommandPalette(QDialog):
@@ -34,6 +62,7 @@ class CommandPalette(QDialog):
         super().__init__(parent)
         self.setObjectName("commandPalette")
         self.setWindowTitle("Command palette")
+        self.setWindowFlags(Qt.WindowType.Popup | Qt.WindowType.FramelessWindowHint)
         self.items = QStandardItemModel(0, 2, self)
         for spec, action in registry.ordered():
             item = QStandardItem(f"{spec.menu}: {spec.text.rstrip('…')}")
@@ -44,7 +73,7 @@ class CommandPalette(QDialog):
                 cell.setEnabled(action.isEnabled())
                 cell.setEditable(False)
             self.items.appendRow([item, keys])
-        self.proxy = _WordFilter(self)
+        self.proxy = _FuzzyFilter(self)
         self.proxy.setSourceModel(self.items)
         self.query = QLineEdit()
         self.query.setAccessibleName("Find an action")
@@ -62,17 +91,34 @@ class CommandPalette(QDialog):
         self.list.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.list.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.list.activated.connect(self._run)
+        self.empty = QLabel()
+        self.empty.setObjectName("paletteEmpty")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self.empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.empty.hide()
         layout = QVBoxLayout(self)
         layout.addWidget(self.query)
         layout.addWidget(self.list)
+        layout.addWidget(self.empty)
         metrics = self.fontMetrics()
-        self.resize(60 * metrics.averageCharWidth(), 18 * metrics.height())
+        self.resize(64 * metrics.averageCharWidth(), 18 * metrics.height())
+        if parent is not None:  # at the top of the window, like an editor's palette
+            top = parent.mapToGlobal(parent.rect().topLeft())
+            self.move(top.x() + (parent.width() - self.width()) // 2,
+                      top.y() + 3 * metrics.height())
         self._filter("")
         self.chosen: QAction | None = None
 
     def _filter(self, text: str) -> None:
         self.proxy.set_query(text)
         self.list.setCurrentIndex(self.proxy.index(0, 0))
+        nothing = self.proxy.rowCount() == 0
+        self.list.setVisible(not nothing)
+        self.empty.setVisible(nothing)
+        if nothing:
+            self.empty.setText(f"No action matches “{text.strip()}”. Try fewer letters, "
+                               "or F1 for the list of shortcuts.")
 
     def eventFilter(self, watched, event) -> bool:
         """Up, Down and Enter in the query box move in and run from the list."""

@@ -1,7 +1,9 @@
-"""The shortcut list (F1): every action with its keys, read from the registry."""
+"""The shortcut list (F1): every action with its keys, read from the registry, with a box
+that narrows it down as you type."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import QSortFilterProxyModel, Qt
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -9,6 +11,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -28,9 +31,22 @@ class ShortcutList(QDialog):
             model.appendRow([QStandardItem(spec.text.rstrip("…")),
                              QStandardItem(registry.shortcut_text(spec.name) or "—"),
                              QStandardItem(spec.menu)])
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(model)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy.setFilterKeyColumn(-1)  # any column: action, keys or menu
+        self.search = QLineEdit()
+        self.search.setAccessibleName("Find a shortcut")
+        self.search.setPlaceholderText("Find an action or a key…")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self.proxy.setFilterFixedString)
         table = QTableView()
         table.setAccessibleName("Shortcuts")
-        table.setModel(model)
+        table.setModel(self.proxy)
+        table.setAlternatingRowColors(True)
+        table.setShowGrid(False)
+        table.setWordWrap(False)
+        table.verticalHeader().setDefaultSectionSize(round(self.fontMetrics().height() * 1.6))
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.verticalHeader().hide()
@@ -44,8 +60,12 @@ class ShortcutList(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.search)
         layout.addWidget(table)
         layout.addWidget(note)
         layout.addWidget(buttons)
         metrics = self.fontMetrics()
-        self.resize(52 * metrics.averageCharWidth(), 26 * metrics.height())
+        self.resize(80 * metrics.averageCharWidth(), 34 * metrics.height())
+        if parent is not None:  # never larger than the window it helps with
+            self.resize(min(self.width(), parent.width() - 40),
+                        min(self.height(), parent.height() - 40))

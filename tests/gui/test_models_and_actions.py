@@ -57,12 +57,35 @@ def test_the_palette_finds_an_action_by_words_and_runs_it(qtbot, open_window, ho
     palette = CommandPalette(window.registry, window)
     qtbot.addWidget(palette)
     qtbot.keyClicks(palette.query, "trace tool")
-    assert palette.proxy.rowCount() == 1
-    assert "Tool trace" in palette.proxy.index(0, 0).data()
+    assert "Tool trace" in palette.proxy.index(0, 0).data()  # the best match first
     qtbot.keyClick(palette.query, Qt.Key.Key_Return)
     assert palette.chosen is window.registry.actions["view.trace"]
     palette.chosen.trigger()
     assert window.trace_dock.isVisible()
+
+
+def test_the_palette_is_a_fuzzy_popup_that_says_when_nothing_matches(qtbot, open_window,
+                                                                     home):
+    window = open_window(home)
+    palette = CommandPalette(window.registry, window)
+    qtbot.addWidget(palette)
+    assert palette.windowFlags() & Qt.WindowType.Popup
+    qtbot.keyClicks(palette.query, "tlim")
+    assert "Tool limits" in palette.proxy.index(0, 0).data()
+    palette.query.setText("zzzq")
+    assert palette.proxy.rowCount() == 0 and palette.empty.isVisibleTo(palette)
+    assert "No action matches “zzzq”" in palette.empty.text()
+
+
+def test_the_shortcut_list_narrows_as_you_type(qtbot, open_window, home):
+    window = open_window(home)
+    listing = ShortcutList(window.registry, window)
+    qtbot.addWidget(listing)
+    everything = listing.table.model().rowCount()
+    qtbot.keyClicks(listing.search, "ctrl+t")
+    model = listing.table.model()
+    assert 0 < model.rowCount() < everything
+    assert "Tool trace" in {model.index(r, 0).data() for r in range(model.rowCount())}
 
 
 def test_ctrl_k_opens_the_palette_and_enter_runs_the_choice(qtbot, open_window, home):
