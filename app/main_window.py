@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from app.actions import ActionRegistry
 from app.backend_host import BackendHost
+from app.chat.memory_line import memory_line
 from app.chat.model import ChatMessage, ChatModel
 from app.chat.pane import ChatPane
 from app.dialogs.backups import BackupsDialog
@@ -90,6 +91,7 @@ class MainWindow(QMainWindow):
         self.pane.input.stop_requested.connect(self.stop)
         self.pane.stop_button.clicked.connect(self.stop)
         self.pane.view.retry_requested.connect(self.retry)
+        self.pane.view.memory_note_clicked.connect(self.show_turn_memory)
         self.pane.view.code_copied.connect(lambda code: self.statusBar().showMessage(
             f"Code copied ({code.count(chr(10)) + 1} lines)", 3000))
         self.pane.notice.button.clicked.connect(self._notice_clicked)
@@ -290,7 +292,9 @@ class MainWindow(QMainWindow):
             stopped = answer.get("error") == "cancelled"  # the person's choice, not a fault
             self.chat.change(row, streaming=False, content=content or "",
                              error=None if answer["success"] or stopped else answer["error"],
-                             partial=not answer["success"])
+                             partial=not answer["success"],
+                             memory_note=memory_line(answer.get("tool_calls"),
+                                                     answer.get("rejected_tools")))
         if answer.get("turn_id"):
             for message in self.chat.messages[-2:]:
                 message.turn_id = answer["turn_id"]
@@ -316,6 +320,18 @@ class MainWindow(QMainWindow):
             self.pane.view.set_retry_row(row)
             self._set_state("The last message failed: Retry (Ctrl+R) sends it again")
         self.refresh_memory_counts()
+
+    def show_turn_memory(self, turn_id: str) -> None:
+        """The memory line under a reply was clicked: that turn's calls in the trace dock,
+        and what it recalled or changed highlighted in the Memory tab."""
+        if not self.trace_dock.isVisible():
+            self.trace_action.trigger()
+        self.trace_dock.select_turn(turn_id)
+        self.host.send(PacketType.TURN_TOUCHED, {"turn_id": turn_id}, self._turn_touched)
+
+    def _turn_touched(self, answer: dict[str, Any]) -> None:
+        if answer["success"]:
+            self.browser.highlight(answer["data"])
 
     def stop(self) -> None:
         if self.turn_running:

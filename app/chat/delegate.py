@@ -66,6 +66,7 @@ class MessageLayout:
     retry: QRect | None
     height: int
     copies: list[tuple[QRect, str]]  # each code block's Copy label and the code it copies
+    memory_note: QRect | None = None  # "Remembered 2 · Recalled 3" under the reply
 
 
 class MessageDelegate(QStyledItemDelegate):
@@ -77,6 +78,7 @@ class MessageDelegate(QStyledItemDelegate):
         self.retry_message: ChatMessage | None = None  # the failed reply that offers Retry
         self.retry_requested = None  # set by the view: a callable taking no arguments
         self.code_copied = None  # set by the view: a callable taking the copied code
+        self.memory_note_clicked = None  # set by the view: a callable taking the row
         self.editing: ChatMessage | None = None  # shown by a selectable text on top
         self.reasoning_toggled = None  # set by the view: a callable taking the row
 
@@ -161,12 +163,19 @@ class MessageDelegate(QStyledItemDelegate):
                               metrics.height())
                 error_line.setWidth(inner_width - retry_width - pad)
             y += metrics.height()
+        note = None
+        if message.memory_note and not message.streaming:
+            y += pad // 2
+            note_width = min(inner_width, metrics.horizontalAdvance(
+                f"◆ {message.memory_note}") + pad)
+            note = QRect(inner_left, y, note_width, metrics.height())
+            y += metrics.height()
         y += pad
         bubble = QRect(bubble_left, top, bubble_width, y - top)
         return MessageLayout(bubble, header_y, body, body_top_left, reasoning_line, reasoning,
                              reasoning_top_left, error_line, retry,
                              y - option.rect.top() + pad // 2,
-                             self._copy_labels(body, body_top_left, metrics, message))
+                             self._copy_labels(body, body_top_left, metrics, message), note)
 
     @staticmethod
     def _copy_labels(body: QTextDocument, top_left: QPointF, metrics: QFontMetrics,
@@ -193,7 +202,7 @@ class MessageDelegate(QStyledItemDelegate):
             else index.data(MessageRole)
         width = self.view.viewport().width()
         key = (id(message), message.version, width, message.reasoning_open,
-               message is self.retry_message)
+               message is self.retry_message, message.memory_note)
         height = self._heights.get(key)
         if height is None:
             option = QStyleOptionViewItem(option)
@@ -235,6 +244,12 @@ class MessageDelegate(QStyledItemDelegate):
                                  QPalette.ColorRole.PlaceholderText)
         if parts.error_line is not None:
             self._paint_error(painter, option, message, parts)
+        if parts.memory_note is not None:
+            painter.setPen(muted)
+            painter.drawText(parts.memory_note, Qt.AlignmentFlag.AlignVCenter,
+                             QFontMetrics(option.font).elidedText(
+                                 f"◆ {message.memory_note}", Qt.TextElideMode.ElideRight,
+                                 parts.memory_note.width()))
         painter.setPen(palette.color(QPalette.ColorRole.Link))
         for rect, _code in parts.copies:
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, COPY)
@@ -345,6 +360,10 @@ class MessageDelegate(QStyledItemDelegate):
                 if self.code_copied:
                     self.code_copied(code)
                 return True
+        if parts.memory_note is not None and parts.memory_note.contains(point) \
+                and self.memory_note_clicked:
+            self.memory_note_clicked(index.row())
+            return True
         if parts.reasoning_line is not None and parts.reasoning_line.contains(point) \
                 and self.reasoning_toggled:
             self.reasoning_toggled(index.row())

@@ -8,6 +8,8 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
 
+from app.chat.memory_line import memory_line
+
 MessageRole = Qt.ItemDataRole.UserRole + 1
 SHOWN_AT_START = 120  # newest messages laid out at start; older ones load on scrolling up
 Index = QModelIndex | QPersistentModelIndex
@@ -24,6 +26,7 @@ class ChatMessage:
     streaming: bool = False
     reasoning_open: bool = False
     turn_id: str | None = None
+    memory_note: str = ""  # what the turn did to the memory, under the reply
     version: int = 0  # bumped on every change, so views can cache layouts per version
 
     @classmethod
@@ -35,7 +38,9 @@ class ChatMessage:
         return cls(role=row["role"], content=row.get("content") or "",
                    created_at=row.get("created_at") or time.time(),
                    reasoning=row.get("reasoning") or "", error=None if stopped else error,
-                   partial=bool(row.get("partial")) or stopped, turn_id=row.get("turn_id"))
+                   partial=bool(row.get("partial")) or stopped, turn_id=row.get("turn_id"),
+                   memory_note=memory_line(row.get("tool_calls"), row.get("rejected_tools"))
+                   if row["role"] == "assistant" else "")
 
 
 class ChatModel(QAbstractListModel):

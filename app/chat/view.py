@@ -24,6 +24,7 @@ class ChatView(QListView):
     retry_requested = Signal()
     undo_turn_requested = Signal(str)  # a turn id
     code_copied = Signal(str)
+    memory_note_clicked = Signal(str)  # the turn id of the reply whose line was clicked
 
     def __init__(self, model: ChatModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -34,6 +35,7 @@ class ChatView(QListView):
         self.delegate = MessageDelegate(self)
         self.delegate.retry_requested = self.retry_requested.emit
         self.delegate.code_copied = self.code_copied.emit
+        self.delegate.memory_note_clicked = self._memory_note_clicked
         self.delegate.reasoning_toggled = self.toggle_reasoning
         self.setItemDelegate(self.delegate)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
@@ -153,6 +155,11 @@ class ChatView(QListView):
             self._unseen.update(range(max(top_left.row(), latest), bottom_right.row() + 1))
             if len(self._unseen) != before:
                 self._update_jump()
+
+    def _memory_note_clicked(self, row: int) -> None:
+        turn = self.chat.messages[row].turn_id
+        if turn:
+            self.memory_note_clicked.emit(turn)
 
     # -- selecting text inside a message -----------------------------------------------------
 

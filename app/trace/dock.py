@@ -89,6 +89,16 @@ class TraceDock(QDockWidget):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         return tree
 
+    def select_turn(self, turn_id: str) -> None:
+        """Show this turn's calls: select it and open it."""
+        for row in range(self.model.rowCount()):
+            if self.model.turn_id_at(self.model.index(row, 0)) == turn_id:
+                index = self.proxy.mapFromSource(self.model.index(row, 0))
+                self.tree.setCurrentIndex(index)
+                self.tree.expand(index)
+                self.tree.scrollTo(index)
+                return
+
     def selected_turn(self) -> str | None:
         """The turn of the selected row (a turn or one of its calls), if it has an id."""
         return self.model.turn_id_at(self.proxy.mapToSource(self.tree.currentIndex()))

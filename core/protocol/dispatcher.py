@@ -420,6 +420,13 @@ class Dispatcher:
                 "facts": backups.describe(self.db_path)["facts"],
                 "store_error": self.store_error, "store_warning": self.store_warning}
 
+    def _on_turn_touched(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The nodes and edges one turn changed (the chat's memory line opens them)."""
+        turn_id = body.get("turn_id")
+        if not isinstance(turn_id, str) or not turn_id:
+            raise _Refusal("turn_id must name a turn")
+        return browse.turn_touched(self._need_store(), turn_id)
+
     def _on_trash_status(self, _body: dict[str, Any]) -> dict[str, Any]:
         return trash.trash_status(self._need_store())
 

@@ -41,6 +41,7 @@ class PacketType(Enum):
     EMPTY_TRASH = "empty_trash"
     # beyond the seed: backups
     LIST_BACKUPS = "list_backups"
+    TURN_TOUCHED = "turn_touched"
     RESTORE_BACKUP = "restore_backup"
 
 

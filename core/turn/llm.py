@@ -198,6 +198,16 @@ def _retry_after(error: Exception) -> float | None:
         return None
 
 
+def _counts(outcome: dict[str, Any]) -> dict[str, int]:
+    """How many facts a call made, reinforced or touched: what the chat's memory line
+    under a reply sums up."""
+    data = (outcome.get("data") or {}) if outcome.get("success") else {}
+    counts = {k: data[k] for k in ("created", "reinforced") if isinstance(data.get(k), int)}
+    if isinstance(data.get("edge_ids"), list):
+        counts["rows"] = len(data["edge_ids"])
+    return counts
+
+
 def _assistant_message(text: str, reasoning: str,
                        calls: list[dict[str, str]]) -> dict[str, Any]:
     """The model's tool-calling message, as the next request must repeat it."""
@@ -464,7 +474,8 @@ class ChatSession:
             guard.record(call["name"], call["arguments"], outcome, reply)
         arguments = _kept_arguments(call["arguments"])
         record = {"name": call["name"], "arguments": arguments, "result": reply,
-                  "duration_ms": duration, "success": outcome["success"]}
+                  "duration_ms": duration, "success": outcome["success"],
+                  "counts": _counts(outcome)}
         if outcome.get("rejected"):
             result.rejected_tools.append((call["name"], outcome["error"]))
             progress("tool_rejected", {"name": call["name"], "reason": outcome["error"]})

@@ -244,3 +244,34 @@ def test_the_first_window_fits_the_screen_and_the_status_bar_elides(qtbot, open_
     spans = sorted((p.geometry().left(), p.geometry().right()) for p in parts)
     assert all(a[1] < b[0] for a, b in itertools.pairwise(spans))  # side by side
     assert window.tokens_label.toolTip() == "Tokens: last 123,456 · session 9,876,543"
+
+
+def test_the_memory_line_says_what_a_turn_did_and_opens_it(qtbot, open_window, home, llm):
+    window = open_window(home)
+    llm.play({"tool_calls": [
+        {"name": "memory_commit", "arguments": {"triplets": [
+            {"subject": "User", "relation": "likes", "object": "tea"},
+            {"subject": "User", "relation": "lives in", "object": "Oslo"}]}},
+        {"name": "memory_recall", "arguments": {"query_intent": "tea"}}]},
+        {"text": "Noted."})
+    window.send("I like tea and live in Oslo")
+    wait_turn(qtbot, window)
+    reply = window.chat.messages[-1]
+    assert reply.memory_note.startswith("Remembered 2") and "Recalled" in reply.memory_note
+    view = window.pane.view
+    index = window.chat.index(window.chat.rowCount() - 1)
+    qtbot.waitUntil(lambda: view.visualRect(index).height() > 0)
+    option = QStyleOptionViewItem()
+    view.initViewItemOption(option)
+    option.rect = view.visualRect(index)
+    note = view.delegate.layout(option, reply).memory_note
+    assert note is not None
+    with qtbot.waitSignal(view.memory_note_clicked):
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=note.center())
+    qtbot.waitUntil(lambda: window.trace_dock.isVisible()
+                    and window.trace_dock.selected_turn() == reply.turn_id)
+    qtbot.waitUntil(lambda: len(window.browser.model.changed) >= 3)  # User, tea, Oslo
+    # After a restart the line is rebuilt from the history.
+    window.close()
+    again = open_window(home)
+    assert again.chat.messages[-1].memory_note == reply.memory_note

@@ -1,0 +1,47 @@
+"""The quiet line under a reply that says what the turn did to the memory: people who
+never open the tool trace still see that the memory works ("Remembered 2 · Updated 1 ·
+Recalled 3")."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+VERBS = ("Remembered", "Updated", "Forgot", "Planned", "Recalled")
+
+
+def _arguments(call: dict[str, Any]) -> dict[str, Any]:
+    arguments = call.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return {}
+    return arguments if isinstance(arguments, dict) else {}
+
+
+def memory_line(tool_calls: list[dict[str, Any]] | None,
+                rejected: list[Any] | None) -> str:
+    """The summary of a turn's calls, or "" when it made none."""
+    totals = dict.fromkeys(VERBS, 0)
+    for call in tool_calls or []:
+        if not call.get("success"):
+            continue
+        name, counts = call.get("name"), call.get("counts") or {}
+        if name == "memory_commit":
+            totals["Remembered"] += counts.get("created", 0)
+            totals["Updated"] += counts.get("reinforced", 0)
+        elif name == "memory_purge":
+            mode = _arguments(call).get("mode", "soft")
+            totals["Updated" if mode == "supersede" else "Forgot"] += counts.get("rows", 0)
+        elif name in ("memory_recall", "memory_query_archived"):
+            totals["Recalled"] += counts.get("rows", 0)
+        elif name == "task_create":
+            totals["Planned"] += 1
+        elif name in ("task_set_state", "task_link_info", "persona_update", "persona_remove"):
+            totals["Updated"] += 1
+    parts = [f"{verb} {count}" for verb, count in totals.items() if count]
+    refused = len(rejected or [])
+    if refused:
+        parts.append(f"{refused} call{'s' if refused > 1 else ''} refused")
+    return " · ".join(parts)
