@@ -224,3 +224,16 @@ def test_llama_server_serving_any_name_gets_no_false_not_listed_warning(backend,
     answer = client.test_connection(model="local-model")
     assert answer["success"] and answer["data"]["model_found"]
     assert "answers whatever model name is set" in answer["data"]["message"]
+
+
+def test_an_empty_stream_is_asked_again_without_streaming(backend, llm):
+    """llama-cpp-python's function-calling formats answer a streamed request that wants a
+    tool with a stream of nothing ("automatic streaming tool choice is not supported");
+    the same request without streaming works."""
+    client = backend()
+    llm.play({"empty_stream": True}, {"tool_calls": [commit(("User", "likes", "tea"))]},
+             {"text": "Noted."})
+    result = client.process_message("I like tea")
+    assert result["success"] and result["content"] == "Noted."
+    assert [r["stream"] for r in llm.requests] == [True, False, True]
+    assert "1 new" in result["tool_calls"][0]["result"]

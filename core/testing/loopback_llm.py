@@ -14,6 +14,8 @@ Each request takes the next step of the script. A step is a dict:
     (what llama-server and proxies send while a model reads a long prompt)
   cut: end the stream in the middle, without finish_reason or [DONE]
   reset: drop the connection in the middle of the stream (a server killed mid-reply)
+  empty_stream: answer a streamed request with a stream that carries nothing (what
+    llama-cpp-python's function-calling formats do when the model wants a tool)
   error_event: {"message", "code"}: an error event in the middle of the stream, as
     servers send when generation fails after the answer has started
   garbage: answer 200 with a body that is not JSON
@@ -151,6 +153,8 @@ class _Handler(BaseHTTPRequestHandler):
                        step.get("headers"))
         elif step.get("garbage"):
             self._raw(200, b"<html>this is not json</html>", "application/json")
+        elif body.get("stream") and step.get("empty_stream"):
+            self._raw(200, b"", "text/event-stream")
         elif body.get("stream"):
             self._stream(step, body.get("model", "m"), self.fake.usage(body))
         else:

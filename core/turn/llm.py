@@ -43,6 +43,12 @@ class TurnCancelled(Exception):
         self.partial = partial  # text that arrived before the stop
 
 
+class EmptyStream(Exception):
+    """The endpoint answered a streamed request with a stream of nothing. llama-cpp-python's
+    function-calling formats do this when the model wants a tool ("automatic streaming
+    tool choice is not supported"); the same request without streaming works there."""
+
+
 class BadReply(Exception):
     """The endpoint answered, but not with a whole chat completion stream."""
 
@@ -273,9 +279,7 @@ class ChatSession:
                 answer_now = guard.must_answer or \
                     result.round_trips == options.max_round_trips
                 attempt = _Attempt(result, progress, options, answer_now)
-                text, reasoning, calls = self._stream_once(messages, attempt)
-                if not calls and (written := calls_in_text(text, offered)):
-                    calls, text = self._calls_from_text(written, result, progress)
+                text, reasoning, calls = self._ask(messages, attempt, offered)
                 result.content += text
                 result.reasoning += reasoning
                 if not calls:
@@ -305,6 +309,18 @@ class ChatSession:
             with self._stream_lock:
                 self._stream = None
         return result
+
+    def _ask(self, messages: list[dict[str, Any]], attempt: _Attempt,
+             offered: set[str]) -> tuple[str, str, list[dict[str, str]]]:
+        """One model request: streamed, or not when the stream came empty; a reply that
+        is a call written as text is taken as that call."""
+        try:
+            text, reasoning, calls = self._stream_once(messages, attempt)
+        except EmptyStream:
+            text, reasoning, calls = self._complete_once(messages, attempt)
+        if not calls and (written := calls_in_text(text, offered)):
+            calls, text = self._calls_from_text(written, attempt.result, attempt.progress)
+        return text, reasoning, calls
 
     @staticmethod
     def _calls_from_text(written: list[dict[str, str]], result: TurnResult,
@@ -416,8 +432,7 @@ class ChatSession:
         if self._stalled:
             raise BadReply(f"{self._stalled}; what had arrived is kept", "".join(text))
         if attempt.chunks == 0:
-            raise BadReply("the API sent a response that is not valid JSON or not a chat "
-                           "completion stream: check the base URL")
+            raise EmptyStream
         if not finished:
             raise BadReply("the reply stream broke off before the model finished",
                            partial="".join(text))
@@ -425,6 +440,39 @@ class ChatSession:
         for i, call in enumerate(ordered):
             call["id"] = call["id"] or f"call_{attempt.result.round_trips}_{i}"
         return "".join(text), "".join(reasoning), ordered
+
+    def _complete_once(self, messages: list[dict[str, Any]],
+                       attempt: _Attempt) -> tuple[str, str, list[dict[str, str]]]:
+        """The same request without streaming, after a stream that carried nothing."""
+        self._check_cancel()
+        extra: dict[str, Any] = {}
+        if attempt.options.temperature is not None:
+            extra["temperature"] = attempt.options.temperature
+        try:
+            completion = self.client.chat.completions.create(
+                model=self.model, messages=messages, tools=attempt.options.tools,
+                tool_choice="none" if attempt.answer_now else "auto", stream=False, **extra)
+        except (openai.OpenAIError, ValueError, OSError) as error:
+            if self._cancel.is_set():
+                raise TurnCancelled from None
+            raise BadReply("the API sent an empty stream, and then failed without "
+                           f"streaming: {describe_api_error(error, self.base_url)}") from None
+        choices = getattr(completion, "choices", None)
+        if not choices:
+            raise BadReply("the API sent a response that is not valid JSON or not a chat "
+                           "completion: check the base URL")
+        if completion.usage:
+            self._add_usage(completion.usage, attempt.result, attempt.progress)
+        message = choices[0].message
+        text = message.content or ""
+        if text:
+            attempt.progress("text", {"delta": text})
+        reasoning = getattr(message, "reasoning_content", None) or (
+            (message.model_extra or {}).get("reasoning_content")) or ""
+        calls = [{"id": call.id or f"call_{attempt.result.round_trips}_{i}",
+                  "name": call.function.name, "arguments": call.function.arguments or ""}
+                 for i, call in enumerate(message.tool_calls or [])]
+        return text, reasoning, calls
 
     @staticmethod
     def _add_usage(usage: Any, result: TurnResult, progress: Progress) -> None:
