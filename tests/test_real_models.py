@@ -211,11 +211,13 @@ def test_a_turn_that_runs_out_of_time_is_recorded_as_a_timeout(backend, llm):
     assert recorded["error"].startswith("timeout") and recorded["error"] != "cancelled"
 
 
-def test_a_local_server_is_sent_a_low_temperature(backend, llm):
+def test_a_local_server_is_sent_a_low_temperature_and_a_reply_cap(backend, llm):
     client = backend()
     llm.play({"text": "hi"})
     client.process_message("hello")
     assert llm.requests[0]["temperature"] == offer.LOCAL_TEMPERATURE
+    assert llm.requests[0]["max_tokens"] == offer.LOCAL_MAX_TOKENS  # no endless runs
+    assert offer.max_tokens("https://api.deepseek.com") is None
 
 
 def test_llama_server_serving_any_name_gets_no_false_not_listed_warning(backend, llm):

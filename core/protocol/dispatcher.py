@@ -282,7 +282,8 @@ class Dispatcher:
         tool_set = offer.tool_set(config.tool_set, config.base_url, text)
         options = TurnOptions(openai_tools(tool_set), config.max_round_trips,
                               offer.temperature(config.temperature, config.base_url),
-                              config.first_token_timeout, config.request_timeout)
+                              config.first_token_timeout, config.request_timeout,
+                              offer.max_tokens(config.base_url))
         offered.update(t["function"]["name"] for t in options.tools)
         # The instructions and the tools come first and never change, then the earlier
         # messages, then what changes every turn: a server's prompt cache reuses the rest.

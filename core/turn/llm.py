@@ -87,6 +87,7 @@ class TurnOptions:
     temperature: float | None = None
     first_token_timeout: float = 120.0
     stall_timeout: float = 60.0
+    max_tokens: int | None = None  # a cap on one reply (local servers run to the end)
 
 
 @dataclass
@@ -202,6 +203,17 @@ def _retry_after(error: Exception) -> float | None:
         return max(0.0, float(value)) if value is not None else None
     except ValueError:
         return None
+
+
+def _sampling(options: TurnOptions) -> dict[str, Any]:
+    """The optional request fields a turn sets: only those given, so a server keeps its
+    own defaults for the rest."""
+    extra: dict[str, Any] = {}
+    if options.temperature is not None:
+        extra["temperature"] = options.temperature
+    if options.max_tokens is not None:
+        extra["max_tokens"] = options.max_tokens
+    return extra
 
 
 def _counts(outcome: dict[str, Any]) -> dict[str, int]:
@@ -343,9 +355,7 @@ class ChatSession:
                 answer_now: bool) -> Any:
         """Open the stream; rate limits and server errors are retried with backoff (the
         server's Retry-After first), timeouts and refused connections are not."""
-        extra: dict[str, Any] = {}
-        if options.temperature is not None:
-            extra["temperature"] = options.temperature
+        extra = _sampling(options)
         for attempt in range(RETRIES + 1):
             try:
                 # tool_choice "auto" is the API's default, but some servers
@@ -445,9 +455,7 @@ class ChatSession:
                        attempt: _Attempt) -> tuple[str, str, list[dict[str, str]]]:
         """The same request without streaming, after a stream that carried nothing."""
         self._check_cancel()
-        extra: dict[str, Any] = {}
-        if attempt.options.temperature is not None:
-            extra["temperature"] = attempt.options.temperature
+        extra = _sampling(attempt.options)
         try:
             completion = self.client.chat.completions.create(
                 model=self.model, messages=messages, tools=attempt.options.tools,

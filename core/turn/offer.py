@@ -14,6 +14,9 @@ import re
 from urllib.parse import urlsplit
 
 LOCAL_TEMPERATURE = 0.3
+# llama-server and llama-cpp-python generate until the context is full unless told when to
+# stop; a small model that starts repeating itself then runs for minutes.
+LOCAL_MAX_TOKENS = 4096
 _LOCAL_NAMES = ("localhost", "host.docker.internal")
 # Words that ask for maintenance; a turn whose message has one offers every tool.
 _MAINTENANCE = re.compile(
@@ -43,6 +46,11 @@ def tool_set(setting: str, base_url: str, message: str) -> str:
     if setting in ("core", "full", "compact"):
         return setting
     return "compact" if is_local(base_url) else "core"
+
+
+def max_tokens(base_url: str) -> int | None:
+    """A cap on one reply for local servers; cloud services have their own."""
+    return LOCAL_MAX_TOKENS if is_local(base_url) else None
 
 
 def temperature(setting: float | None, base_url: str) -> float | None:
