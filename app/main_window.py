@@ -67,6 +67,7 @@ class MainWindow(QMainWindow):
         self.status_data: dict[str, Any] = {}
         self.turn_running = False
         self.failed_text: str | None = None
+        self.editing_turn: str | None = None  # Edit last message: sending replaces it
         self.import_progress: ImportProgress | None = None
         self.session_tokens = 0
         self._dock_sized = False
@@ -92,6 +93,9 @@ class MainWindow(QMainWindow):
         self.pane.stop_button.clicked.connect(self.stop)
         self.pane.view.retry_requested.connect(self.retry)
         self.pane.view.memory_note_clicked.connect(self.show_turn_memory)
+        self.pane.view.regenerate_requested.connect(self.regenerate)
+        self.pane.view.edit_requested.connect(self.edit_last)
+        self.pane.view.delete_turn_requested.connect(self.delete_turn)
         self.pane.view.code_copied.connect(lambda code: self.statusBar().showMessage(
             f"Code copied ({code.count(chr(10)) + 1} lines)", 3000))
         self.pane.notice.button.clicked.connect(self._notice_clicked)
@@ -128,6 +132,8 @@ class MainWindow(QMainWindow):
         bind("chat.send", self.pane.send_typed)
         bind("chat.stop", self.stop)
         bind("chat.retry", self.retry)
+        bind("chat.regenerate", self.regenerate)
+        bind("chat.edit_last", self.edit_last)
         bind("chat.copy_reply", self.copy_last_reply)
         bind("chat.focus_input", self.pane.input.setFocus)
         bind("chat.clear", self.clear_conversation)
@@ -240,6 +246,10 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("A reply is still running: press Esc to stop it, "
                                          "or wait, then send.", 5000)
             return
+        if replaces_turn is None and self.editing_turn is not None:
+            replaces_turn = self.editing_turn
+            self.chat.remove_rows(self.chat.rows_of(replaces_turn))
+        self.editing_turn = None
         self.pane.input.accept_sent(text)
         self._clear_retry()
         self.pane.view.follow_latest()  # what is sent, and its reply, are always seen
@@ -320,6 +330,54 @@ class MainWindow(QMainWindow):
             self.pane.view.set_retry_row(row)
             self._set_state("The last message failed: Retry (Ctrl+R) sends it again")
         self.refresh_memory_counts()
+
+    def regenerate(self) -> None:
+        """Ask again for the newest reply, in place of it; what it wrote to the memory is
+        taken back first."""
+        turn = self.chat.newest_turn()
+        if self.turn_running or turn is None:
+            return
+        rows = self.chat.rows_of(turn)
+        asked = next((self.chat.messages[r].content for r in rows
+                      if self.chat.messages[r].role == "user"), None)
+        if asked is None:
+            return
+        self._clear_retry()
+        self.chat.remove_rows(rows)
+        self.send(asked, replaces_turn=turn)
+        self.statusBar().showMessage("Regenerating: what the old reply wrote to the memory "
+                                     "was taken back.", 8000)
+
+    def edit_last(self) -> None:
+        """Put the newest message back in the box; sending it replaces that exchange."""
+        turn = self.chat.newest_turn()
+        if self.turn_running or turn is None:
+            return
+        asked = next((self.chat.messages[r].content for r in self.chat.rows_of(turn)
+                      if self.chat.messages[r].role == "user"), None)
+        if asked is None:
+            return
+        self.editing_turn = turn
+        self.pane.input.setPlainText(asked)
+        self.pane.input.setFocus()
+        self.pane.input.moveCursor(self.pane.input.textCursor().MoveOperation.End)
+        self._set_state("Editing your last message: sending it replaces that exchange and "
+                        "takes back what its reply wrote to the memory")
+
+    def delete_turn(self, turn_id: str) -> None:
+        if self.turn_running:
+            return
+
+        def done(answer: dict[str, Any]) -> None:
+            if answer["success"]:
+                self.chat.remove_rows(self.chat.rows_of(turn_id))
+                self.statusBar().showMessage("Exchange deleted from the conversation; the "
+                                             "memory keeps what it learned (Ctrl+Alt+Z "
+                                             "takes that back).", 8000)
+            else:
+                self.statusBar().showMessage(f"Not deleted: {answer['error']}", 8000)
+
+        self.host.send(PacketType.DELETE_TURN, {"turn_id": turn_id}, done)
 
     def show_turn_memory(self, turn_id: str) -> None:
         """The memory line under a reply was clicked: that turn's calls in the trace dock,

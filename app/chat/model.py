@@ -92,6 +92,18 @@ class ChatModel(QAbstractListModel):
         self.endInsertRows()
         return row
 
+    def newest_turn(self) -> str | None:
+        return next((m.turn_id for m in reversed(self.messages) if m.turn_id), None)
+
+    def rows_of(self, turn_id: str) -> list[int]:
+        return [i for i, m in enumerate(self.messages) if m.turn_id == turn_id]
+
+    def remove_rows(self, rows: list[int]) -> None:
+        for row in sorted(rows, reverse=True):
+            self.beginRemoveRows(QModelIndex(), row, row)
+            del self.messages[row]
+            self.endRemoveRows()
+
     def remove_from(self, row: int) -> None:
         """Drop `row` and every row after it (a turn that is replaced)."""
         if 0 <= row < len(self.messages):

@@ -25,6 +25,9 @@ class ChatView(QListView):
     undo_turn_requested = Signal(str)  # a turn id
     code_copied = Signal(str)
     memory_note_clicked = Signal(str)  # the turn id of the reply whose line was clicked
+    regenerate_requested = Signal()
+    edit_requested = Signal()
+    delete_turn_requested = Signal(str)
 
     def __init__(self, model: ChatModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -270,9 +273,18 @@ class ChatView(QListView):
         return self.chat.messages[row].turn_id if row is not None else None
 
     def copy_selected(self) -> None:
+        """The selected message as text (Markdown marks rendered away)."""
         row = self.selected_row()
-        if row is not None:
-            QGuiApplication.clipboard().setText(self.chat.messages[row].content)
+        if row is None:
+            return
+        message = self.chat.messages[row]
+        if message.role == "user":
+            text = message.content
+        else:
+            option = QStyleOptionViewItem()
+            self.initViewItemOption(option)
+            text = self.delegate.layout(option, message).body.toPlainText()
+        QGuiApplication.clipboard().setText(text)
 
     def toggle_reasoning(self, row: int) -> None:
         message = self.chat.messages[row]
@@ -318,6 +330,13 @@ class ChatView(QListView):
         if chosen:
             menu.addAction("Copy", lambda: QGuiApplication.clipboard().setText(chosen))
         menu.addAction("Copy message", self.copy_selected)
+        menu.addAction("Copy as Markdown",
+                       lambda: QGuiApplication.clipboard().setText(message.content))
+        newest = message.turn_id is not None and message.turn_id == self.chat.newest_turn()
+        if newest and message.role == "assistant" and not message.streaming:
+            menu.addAction("Regenerate reply", self.regenerate_requested.emit)
+        if newest and message.role == "user":
+            menu.addAction("Edit and resend", self.edit_requested.emit)
         if message.reasoning:
             menu.addAction("Hide reasoning" if message.reasoning_open else "Show reasoning",
                            lambda: self.toggle_reasoning(index.row()))
@@ -326,4 +345,6 @@ class ChatView(QListView):
         if message.turn_id:
             menu.addAction("Undo this turn's memory changes",
                            lambda: self.undo_turn_requested.emit(message.turn_id))
+            menu.addAction("Delete this exchange",
+                           lambda: self.delete_turn_requested.emit(message.turn_id))
         menu.exec(where)

@@ -421,6 +421,17 @@ class Dispatcher:
                 "facts": backups.describe(self.db_path)["facts"],
                 "store_error": self.store_error, "store_warning": self.store_warning}
 
+    def _on_delete_turn(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Remove one exchange from the conversation; the memory keeps what it learned
+        (Undo this turn takes that back)."""
+        turn_id = body.get("turn_id")
+        if not isinstance(turn_id, str) or not turn_id:
+            raise _Refusal("turn_id must name a turn")
+        removed = History(self._need_store()).drop_turn(turn_id)
+        if not removed:
+            raise _Refusal("that exchange is not in the conversation")
+        return {"removed": removed}
+
     def _on_turn_touched(self, body: dict[str, Any]) -> dict[str, Any]:
         """The nodes and edges one turn changed (the chat's memory line opens them)."""
         turn_id = body.get("turn_id")

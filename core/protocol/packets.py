@@ -42,6 +42,7 @@ class PacketType(Enum):
     # beyond the seed: backups
     LIST_BACKUPS = "list_backups"
     TURN_TOUCHED = "turn_touched"
+    DELETE_TURN = "delete_turn"
     RESTORE_BACKUP = "restore_backup"
 
 

@@ -275,3 +275,74 @@ def test_the_memory_line_says_what_a_turn_did_and_opens_it(qtbot, open_window, h
     window.close()
     again = open_window(home)
     assert again.chat.messages[-1].memory_note == reply.memory_note
+
+
+def active_facts(home) -> list[str]:
+    dispatcher = Dispatcher(home / "graph_memory.db", home / "config.json")
+    dispatcher.open()
+    try:
+        return [r["name"] for r in dispatcher.store.query(
+            "SELECT t.name FROM edges e JOIN nodes t ON t.id = e.target_id"
+            " WHERE e.status = 'active' ORDER BY t.name")]
+    finally:
+        dispatcher.close()
+
+
+def commit_step(thing: str) -> dict:
+    return {"tool_calls": [{"name": "memory_commit", "arguments": {"triplets": [
+        {"subject": "User", "relation": "likes", "object": thing}]}}]}
+
+
+def test_regenerate_takes_back_what_the_old_reply_wrote(qtbot, open_window, home, llm):
+    window = open_window(home)
+    llm.play(commit_step("coffee"), {"text": "You like coffee."},
+             commit_step("tea"), {"text": "You like tea."})
+    window.send("what do I like? (I said tea)")
+    wait_turn(qtbot, window)
+    window.registry.actions["chat.regenerate"].trigger()
+    wait_turn(qtbot, window)
+    assert [(m.role, m.content) for m in window.chat.messages] == [
+        ("user", "what do I like? (I said tea)"), ("assistant", "You like tea.")]
+    assert active_facts(home) == ["tea"]  # the discarded reply's coffee is gone
+
+
+def test_edit_last_message_resends_it_in_place_of_the_old_exchange(qtbot, open_window,
+                                                                    home, llm):
+    window = open_window(home)
+    llm.play(commit_step("Rome"), {"text": "Rome, noted."},
+             commit_step("Paris"), {"text": "Paris, noted."})
+    window.send("I live in Rome")
+    wait_turn(qtbot, window)
+    window.registry.actions["chat.edit_last"].trigger()
+    assert window.pane.input.toPlainText() == "I live in Rome"
+    window.pane.input.setPlainText("I live in Paris")
+    window.pane.send_typed()
+    wait_turn(qtbot, window)
+    assert [m.content for m in window.chat.messages] == ["I live in Paris", "Paris, noted."]
+    assert active_facts(home) == ["Paris"]
+
+
+def test_deleting_an_exchange_keeps_what_the_memory_learned(qtbot, open_window, home, llm):
+    window = open_window(home)
+    llm.play(commit_step("jazz"), {"text": "Jazz, noted."}, {"text": "Hello."})
+    window.send("I like jazz")
+    wait_turn(qtbot, window)
+    window.send("hi")
+    wait_turn(qtbot, window)
+    first = window.chat.messages[0].turn_id
+    window.delete_turn(first)
+    qtbot.waitUntil(lambda: len(window.chat.messages) == 2)
+    assert [m.content for m in window.chat.messages] == ["hi", "Hello."]
+    assert active_facts(home) == ["jazz"]
+    window.close()
+    again = open_window(home)
+    assert [m.content for m in again.chat.messages] == ["hi", "Hello."]
+
+
+def test_a_reply_copies_as_text_or_as_markdown(qtbot, open_window, home):
+    window = open_window(home)
+    window.chat.append(ChatMessage("assistant", "Some **bold** words"))
+    view = window.pane.view
+    view.setCurrentIndex(window.chat.index(0))
+    view.copy_selected()
+    assert QGuiApplication.clipboard().text() == "Some bold words"
