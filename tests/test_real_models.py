@@ -239,3 +239,11 @@ def test_an_empty_stream_is_asked_again_without_streaming(backend, llm):
     assert result["success"] and result["content"] == "Noted."
     assert [r["stream"] for r in llm.requests] == [True, False, True]
     assert "1 new" in result["tool_calls"][0]["result"]
+
+
+def test_a_tool_calling_message_carries_text_content_never_null(backend, llm):
+    client = backend()
+    llm.play({"tool_calls": [commit(("User", "likes", "tea"))]}, {"text": "Noted."})
+    client.process_message("I like tea")
+    sent = llm.requests[1]["messages"][-2]
+    assert sent["role"] == "assistant" and sent["tool_calls"] and sent["content"] == ""

@@ -229,7 +229,9 @@ def _counts(outcome: dict[str, Any]) -> dict[str, int]:
 def _assistant_message(text: str, reasoning: str,
                        calls: list[dict[str, str]]) -> dict[str, Any]:
     """The model's tool-calling message, as the next request must repeat it."""
-    message: dict[str, Any] = {"role": "assistant", "content": text or None, "tool_calls": [
+    # Content is "" rather than null when there is none: llama-cpp-python refuses a null
+    # (500, "Input should be a valid string"), and the OpenAI API takes either.
+    message: dict[str, Any] = {"role": "assistant", "content": text, "tool_calls": [
         {"id": c["id"], "type": "function",
          "function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls]}
     if reasoning:
