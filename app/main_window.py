@@ -21,6 +21,7 @@ from app.backend_host import BackendHost
 from app.chat.memory_line import memory_line
 from app.chat.model import ChatMessage, ChatModel
 from app.chat.pane import ChatPane
+from app.conversations import Conversations
 from app.dialogs.backups import BackupsDialog
 from app.dialogs.import_progress import ImportProgress
 from app.dialogs.limits import LimitsDialog
@@ -61,6 +62,8 @@ class MainWindow(QMainWindow):
         self.trace_dock = TraceDock(self.trace, self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.trace_dock)
         self.trace_dock.hide()
+        self.conversations = Conversations(self)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.conversations.sidebar)
 
         self.config: dict[str, Any] = {}
         self.limits: dict[str, int] = {}
@@ -139,6 +142,9 @@ class MainWindow(QMainWindow):
         bind("chat.clear", self.clear_conversation)
         bind("view.palette", self.open_palette)
         self.trace_action = bind("view.trace", self._toggle_trace, checkable=True)
+        self.sidebar_action = bind("view.sidebar", self._toggle_sidebar, checkable=True)
+        bind("chat.new", self.conversations.new)
+        bind("chat.export", self.conversations.export)
         bind("view.graph", self.open_graph)
         bind("memory.refresh", self.refresh_memory)
         bind("memory.undo", self.browser.undo)
@@ -166,6 +172,7 @@ class MainWindow(QMainWindow):
             self.setGeometry(screen.x() + (screen.width() - width) // 2,
                              screen.y() + (screen.height() - height) // 2, width, height)
         self.trace_action.setChecked(self.trace_dock.isVisible())
+        self.sidebar_action.setChecked(self.conversations.sidebar.isVisible())
 
     # -- start ----------------------------------------------------------------------------
 
@@ -173,6 +180,7 @@ class MainWindow(QMainWindow):
         """The backend opened its store and config: show what it found."""
         self._show_status(status)
         self.host.send(PacketType.GET_HISTORY, None, self._history_loaded)
+        self.conversations.refresh()
         self.host.send(PacketType.GET_CONFIG, None, self._config_loaded)
         self.host.send(PacketType.GET_TOOL_LIMITS, None, self._limits_loaded)
         self.host.send(PacketType.LIST_APPROVALS, None, self._approvals_loaded)
@@ -218,12 +226,23 @@ class MainWindow(QMainWindow):
             self._set_state(f"History not loaded: {answer['error']}")
             self.usable.emit()
             return
-        history = answer["history"]
+        self.show_history(answer["history"])
+        self.usable.emit()
+
+    def show_history(self, history: list[dict[str, Any]]) -> None:
+        """Show a conversation's messages (at start, or another conversation chosen)."""
+        self._clear_retry()
+        self.editing_turn = None
         self.chat.reset(history)
         self.trace.load_history(history)
         self.pane.input.sent = [m["content"] for m in history if m["role"] == "user"][-50:]
         self.pane.view.scrollToBottom()
-        self.usable.emit()
+
+    def reload_history(self) -> None:
+        self.host.send(PacketType.GET_HISTORY, None, self._history_loaded)
+
+    def _toggle_sidebar(self) -> None:
+        self.conversations.sidebar.setVisible(self.sidebar_action.isChecked())
 
     def _config_loaded(self, answer: dict[str, Any]) -> None:
         if answer["success"]:
@@ -330,6 +349,7 @@ class MainWindow(QMainWindow):
             self.pane.view.set_retry_row(row)
             self._set_state("The last message failed: Retry (Ctrl+R) sends it again")
         self.refresh_memory_counts()
+        self.conversations.refresh()  # its title and place in the list may have changed
 
     def regenerate(self) -> None:
         """Ask again for the newest reply, in place of it; what it wrote to the memory is

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -36,10 +37,13 @@ def fill(path, facts=200) -> None:
 
 
 def damage(path) -> None:
-    """Overwrite part of a page in the middle of the file, as a failing disk would."""
-    pages = path.stat().st_size // 4096
+    """Overwrite part of a page holding facts, as a failing disk would."""
+    with sqlite3.connect(path) as conn:
+        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'edges'"
+                            ).fetchone()[0]
+    conn.close()
     with open(path, "r+b") as handle:
-        handle.seek((pages // 2) * 4096 + 8)
+        handle.seek((root - 1) * 4096 + 8)
         handle.write(bytes(range(256)) * 2)
 
 

@@ -47,6 +47,10 @@ class Notice(QFrame):
         self.show()
 
 
+FIRST_HINT = ("Say hello. What you tell the assistant that matters, it keeps in its memory "
+              "graph; open the tool trace (Ctrl+T) to watch.")
+
+
 class ChatPane(QWidget):
     send_requested = Signal(str)
 
@@ -55,8 +59,7 @@ class ChatPane(QWidget):
         self.notice = Notice()
         self.approvals = ApprovalCard()
         self.view = ChatView(model)
-        self.empty = QLabel("Say hello. What you tell the assistant that matters, it keeps "
-                            "in its memory graph; open the tool trace (Ctrl+T) to watch.")
+        self.empty = QLabel(FIRST_HINT)
         self.empty.setObjectName("emptyHint")
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -94,6 +97,20 @@ class ChatPane(QWidget):
         text = self.input.toPlainText().strip()
         if text:
             self.send_requested.emit(text)
+
+    def set_remembered(self, remembered: dict | None) -> None:
+        """The empty state of a new chat says what the assistant already remembers: every
+        conversation shares the memory."""
+        facts = (remembered or {}).get("facts") or []
+        persona = (remembered or {}).get("persona") or ""
+        if not facts and not persona:
+            self.empty.setText(FIRST_HINT)
+            return
+        lines = ["A new chat. The assistant remembers you across conversations:", ""]
+        lines += [f"• {fact}" for fact in facts]
+        if persona:
+            lines += ["", f"Its persona: {persona}"]
+        self.empty.setText("\n".join(lines))
 
     def _show_empty_hint(self) -> None:
         empty = self.view.model().rowCount() == 0

@@ -111,6 +111,16 @@ class ChatView(QListView):
         super().resizeEvent(event)
         self._place_jump()
 
+    def viewportEvent(self, event) -> bool:
+        """Heights follow the width: when the viewport's width changes (the window, a dock,
+        a scroll bar appearing), every row is measured and placed again. The list's own
+        relayout can run before the width settles and keep rows placed for the old one,
+        which drew text over the next message."""
+        if event.type() == QEvent.Type.Resize and event.size().width() != \
+                event.oldSize().width():
+            self.scheduleDelayedItemsLayout()
+        return super().viewportEvent(event)
+
     def _note_position(self, value: int) -> None:
         bar = self.verticalScrollBar()
         following = value >= bar.maximum() - self.fontMetrics().height()

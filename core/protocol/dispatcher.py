@@ -26,6 +26,7 @@ from core.store import (
     StoreError,
     backups,
     browse,
+    conversations,
     describe_sqlite_error,
     exchange,
     trash,
@@ -38,7 +39,7 @@ from core.turn import offer
 from core.turn.history import History
 from core.turn.llm import ChatSession, TurnOptions, describe_api_error, make_client, model_words
 from core.turn.prompts import system_prompt, turn_message
-from core.turn.snapshot import memory_snapshot
+from core.turn.snapshot import glance, memory_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +105,7 @@ class Dispatcher:
         self._changes_at_backup: int | None = None
         self._last_backup_at: float | None = None
         self._stopped = threading.Event()  # a stop for work other than a turn (an import)
+        self.conversation_id: int | None = None  # the one shown; None: the one used last
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -138,6 +140,7 @@ class Dispatcher:
         opened = open_checked(self.db_path, self.config.trash_days)
         self.store, self.store_error = opened.store, opened.error
         self.store_warning, self.store_detail = opened.warning, opened.detail
+        self.conversation_id = None
         saved = backups.backup_files(backups.backup_folder(self.db_path))
         self._last_backup_at = backups.made_at(saved[0]) if saved else None
         self._changes_at_backup = None
@@ -237,6 +240,12 @@ class Dispatcher:
                 self.maybe_backup()
         return PacketResponse.ok(packet.id, data)
 
+    def _history(self) -> History:
+        """The shown conversation's messages (the recent ones go to the model)."""
+        history = History(self._need_store(), self.conversation_id)
+        self.conversation_id = history.conversation_id
+        return history
+
     def _need_store(self) -> GraphStore:
         if self.store is None:
             raise _Refusal(self.store_error or "the memory store is not open")
@@ -247,7 +256,7 @@ class Dispatcher:
         if not isinstance(text, str) or not text.strip():
             raise _Refusal("user_input must be non-empty text")
         store = self._need_store()
-        history = History(store)
+        history = self._history()
         replaced = body.get("replaces_turn")
         if replaced is not None:
             self._take_back_turn(store, history, replaced)
@@ -427,10 +436,78 @@ class Dispatcher:
         turn_id = body.get("turn_id")
         if not isinstance(turn_id, str) or not turn_id:
             raise _Refusal("turn_id must name a turn")
-        removed = History(self._need_store()).drop_turn(turn_id)
+        removed = self._history().drop_turn(turn_id)
         if not removed:
             raise _Refusal("that exchange is not in the conversation")
         return {"removed": removed}
+
+    # -- conversations --------------------------------------------------------------------
+
+    def _conversation(self, body: dict[str, Any]) -> dict[str, Any]:
+        return conversations.get(self._need_store(), body.get("conversation_id"))
+
+    def _on_list_conversations(self, body: dict[str, Any]) -> dict[str, Any]:
+        history = self._history()
+        return {"conversations": conversations.listing(history.store,
+                                                       bool(body.get("deleted"))),
+                "current": history.conversation_id}
+
+    def _on_new_conversation(self, _body: dict[str, Any]) -> dict[str, Any]:
+        """A fresh conversation, shown from now on; the memory comes along."""
+        store = self._need_store()
+        self.conversation_id = conversations.create(store)
+        return {"conversation": conversations.get(store, self.conversation_id),
+                "remembered": glance(store)}
+
+    def _on_open_conversation(self, body: dict[str, Any]) -> dict[str, Any]:
+        conversation = self._conversation(body)
+        if conversation["deleted_at"] is not None:
+            raise _Refusal("that conversation is deleted; restore it first")
+        self.conversation_id = conversation["id"]
+        history = self._history()
+        return {"conversation": conversation, "history": history.messages(cap=SHOWN_CHARS),
+                "remembered": glance(history.store)}
+
+    def _on_rename_conversation(self, body: dict[str, Any]) -> dict[str, Any]:
+        return {"conversation": conversations.rename(
+            self._need_store(), self._conversation(body)["id"], body.get("title"))}
+
+    def _on_delete_conversation(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Deleted softly: RESTORE_CONVERSATION brings it back. Deleting the one shown
+        shows the one used last (or a new one)."""
+        store = self._need_store()
+        conversation = self._conversation(body)
+        conversations.set_deleted(store, conversation["id"], True)
+        if conversation["id"] == self.conversation_id:
+            self.conversation_id = None
+        return {"current": self._history().conversation_id}
+
+    def _on_restore_conversation(self, body: dict[str, Any]) -> dict[str, Any]:
+        conversation = self._conversation(body)
+        conversations.set_deleted(self._need_store(), conversation["id"], False)
+        return {"conversation": conversations.get(self._need_store(), conversation["id"])}
+
+    def _on_search_conversations(self, body: dict[str, Any]) -> dict[str, Any]:
+        query = body.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise _Refusal("query must be text to look for")
+        return {"results": conversations.search(self._need_store(), query)}
+
+    def _on_export_conversation(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The conversation as Markdown; with `path`, written there too."""
+        store = self._need_store()
+        conversation_id = body.get("conversation_id", self._history().conversation_id)
+        text = conversations.markdown(store, conversation_id)
+        path = body.get("path")
+        if path is None:
+            return {"markdown": text}
+        if not isinstance(path, str) or not path:
+            raise _Refusal("path must name a file")
+        try:
+            size = exchange.write_text_atomically(Path(path), text)
+        except OSError as error:
+            raise _Refusal(f"cannot write {path}: {error.strerror}") from None
+        return {"path": path, "bytes": size, "markdown": text}
 
     def _on_turn_touched(self, body: dict[str, Any]) -> dict[str, Any]:
         """The nodes and edges one turn changed (the chat's memory line opens them)."""
@@ -621,11 +698,13 @@ class Dispatcher:
         return {"status": "tool_limits_updated", "limits": dict(self.limiter.limits)}
 
     def _on_get_history(self, _body: dict[str, Any]) -> dict[str, Any]:
-        return {"history": History(self._need_store()).messages(cap=SHOWN_CHARS)}
+        history = self._history()
+        return {"history": history.messages(cap=SHOWN_CHARS),
+                "conversation_id": history.conversation_id}
 
     def _on_save_history(self, body: dict[str, Any]) -> dict[str, Any]:
         try:
-            History(self._need_store()).replace(body.get("messages"))
+            self._history().replace(body.get("messages"))
         except ValueError as error:
             raise _Refusal(str(error)) from None
         return {"status": "history_saved"}

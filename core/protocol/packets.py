@@ -43,6 +43,14 @@ class PacketType(Enum):
     LIST_BACKUPS = "list_backups"
     TURN_TOUCHED = "turn_touched"
     DELETE_TURN = "delete_turn"
+    LIST_CONVERSATIONS = "list_conversations"
+    NEW_CONVERSATION = "new_conversation"
+    OPEN_CONVERSATION = "open_conversation"
+    RENAME_CONVERSATION = "rename_conversation"
+    DELETE_CONVERSATION = "delete_conversation"
+    RESTORE_CONVERSATION = "restore_conversation"
+    SEARCH_CONVERSATIONS = "search_conversations"
+    EXPORT_CONVERSATION = "export_conversation"
     RESTORE_BACKUP = "restore_backup"
 
 

@@ -69,6 +69,11 @@ def _write_atomically(path: Path, write: Any) -> int:
     return size
 
 
+def write_text_atomically(path: Path, text: str) -> int:
+    """A text file written whole or not at all (a conversation exported as Markdown)."""
+    return _write_atomically(path, lambda stream: stream.write(text.encode()))
+
+
 def export_json(store: GraphStore, path: str | Path) -> dict[str, Any]:
     def write(stream: BinaryIO) -> None:
         for text in _json_lines(store):

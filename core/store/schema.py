@@ -201,8 +201,40 @@ V7 = """
 CREATE INDEX edges_successor ON edges(superseded_by) WHERE superseded_by IS NOT NULL;
 """
 
+# Conversations: the memory is shared, each conversation keeps its own messages. What was
+# there before becomes one conversation. Messages get a full-text index for search across
+# every conversation, CJK-aware like the graph's.
+V8 = f"""
+CREATE TABLE conversations (
+    id INTEGER PRIMARY KEY,
+    title TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    deleted_at REAL
+);
+CREATE INDEX conversations_recent ON conversations(deleted_at, updated_at);
+ALTER TABLE messages ADD COLUMN conversation_id INTEGER REFERENCES conversations(id);
+CREATE INDEX messages_conversation ON messages(conversation_id, id);
+CREATE INDEX messages_turn ON messages(turn_id);
+INSERT INTO conversations(title, created_at, updated_at)
+    SELECT 'Earlier conversation', min(created_at), max(created_at) FROM messages
+    HAVING count(*) > 0;
+UPDATE messages SET conversation_id = (SELECT max(id) FROM conversations);
+CREATE VIRTUAL TABLE message_fts USING fts5(body, tokenize = '{FTS_TOKENIZER}');
+INSERT INTO message_fts(rowid, body) SELECT id, search_text(content) FROM messages;
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO message_fts(rowid, body) VALUES (new.id, search_text(new.content));
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+    DELETE FROM message_fts WHERE rowid = old.id;
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+    UPDATE message_fts SET body = search_text(new.content) WHERE rowid = new.id;
+END;
+"""
+
 Migration = str | Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7]
+MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8]
 LATEST_VERSION = len(MIGRATIONS)
 
 

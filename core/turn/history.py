@@ -1,13 +1,15 @@
-"""The chat history shown to the person: kept in the same database, apart from the graph."""
+"""The chat history shown to the person: kept in the same database, apart from the graph,
+one conversation at a time."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from core.store import GraphStore, StoreError
+from core.store import GraphStore, StoreError, conversations
 
 JSON_FIELDS = ("tool_calls", "rejected_tools", "usage")
+CONVERSATIONS_SCHEMA = 8  # the schema version that brought conversations
 ROLES = ("user", "assistant", "system")
 
 
@@ -29,16 +31,28 @@ def clean_text(value: Any) -> Any:
 
 
 class History:
-    def __init__(self, store: GraphStore) -> None:
+    """The messages of one conversation (by default the one used last)."""
+
+    def __init__(self, store: GraphStore, conversation_id: int | None = None) -> None:
         self.store = store
+        # A file too damaged to migrate is read as it is: before conversations, it held
+        # one history.
+        self.legacy = store.schema_version() < CONVERSATIONS_SCHEMA
+        self.conversation_id = conversation_id if conversation_id is not None or \
+            self.legacy else conversations.current(store)
 
     def append(self, role: str, content: str, **fields: Any) -> int:
         """Add one message; `fields` may carry tool_calls, rejected_tools, usage, partial,
         error, turn_id, reasoning and round_trips."""
         if self.store.read_only:
             raise StoreError(self.store.read_only)
+        first = role == "user" and self.store.query_one(
+            "SELECT 1 AS yes FROM messages WHERE conversation_id = ? AND role = 'user'"
+            " LIMIT 1", (self.conversation_id,)) is None
         with self.store.conn:
-            return self._insert({"role": role, "content": content, **fields})
+            message_id = self._insert({"role": role, "content": content, **fields})
+        conversations.touch(self.store, self.conversation_id, content if first else None)
+        return message_id
 
     def messages(self, limit: int | None = None, cap: int | None = None) -> list[dict[str, Any]]:
         """Oldest first; with `limit`, only the newest `limit` messages. With `cap`, text
@@ -50,8 +64,11 @@ class History:
             " substr(reasoning, 1, :cap) AS reasoning, length(reasoning) AS reasoning_length")
         rows = self.store.query(
             "SELECT id, role, " + text + ", tool_calls, rejected_tools, usage, partial, error,"
-            " turn_id, created_at, round_trips FROM messages ORDER BY id DESC LIMIT :limit",
-            {"cap": cap, "limit": limit if limit is not None else -1})
+            " turn_id, created_at, round_trips FROM messages"
+            + ("" if self.legacy else " WHERE conversation_id = :conversation")
+            + " ORDER BY id DESC LIMIT :limit",
+            {"cap": cap, "limit": limit if limit is not None else -1,
+             "conversation": self.conversation_id})
         for row in rows:
             for name in JSON_FIELDS:
                 row[name] = json.loads(row[name]) if row[name] else None
@@ -73,31 +90,34 @@ class History:
                                  f"({', '.join(ROLES)}) and text content")
         with self.store.conn:
             self.store.conn.execute("BEGIN IMMEDIATE")
-            self.store.conn.execute("DELETE FROM messages")
+            self.store.conn.execute("DELETE FROM messages WHERE conversation_id = ?",
+                                    (self.conversation_id,))
             for message in messages:
                 self._insert(message)
 
     def latest_turn(self) -> str | None:
-        row = self.store.query_one("SELECT turn_id FROM messages ORDER BY id DESC LIMIT 1")
+        row = self.store.query_one("SELECT turn_id FROM messages WHERE conversation_id = ?"
+                                   " ORDER BY id DESC LIMIT 1", (self.conversation_id,))
         return row["turn_id"] if row else None
 
     def drop_turn(self, turn_id: str) -> int:
         """Remove a turn's messages (a retried or regenerated turn); answers how many."""
         with self.store.conn:
-            return self.store.conn.execute("DELETE FROM messages WHERE turn_id = ?",
-                                           (turn_id,)).rowcount
+            return self.store.conn.execute(
+                "DELETE FROM messages WHERE turn_id = ? AND conversation_id = ?",
+                (turn_id, self.conversation_id)).rowcount
 
     def _insert(self, message: dict[str, Any]) -> int:
         message = clean_text(message)
         extra = {k: message[k] for k in JSON_FIELDS if message.get(k) is not None}
         cursor = self.store.conn.execute(
             "INSERT INTO messages(role, content, tool_calls, rejected_tools, usage, partial,"
-            " error, turn_id, created_at, reasoning, round_trips)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " error, turn_id, created_at, reasoning, round_trips, conversation_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (message["role"], message["content"],
              *(json.dumps(extra[k], ensure_ascii=False) if k in extra else None
                for k in JSON_FIELDS),
              int(bool(message.get("partial"))), message.get("error"), message.get("turn_id"),
              message.get("created_at") or self.store.clock(), message.get("reasoning") or None,
-             message.get("round_trips")))
+             message.get("round_trips"), self.conversation_id))
         return cursor.lastrowid

@@ -42,6 +42,14 @@ def person_profile(store: GraphStore) -> list[dict]:
                                             PROFILE_FACTS))
 
 
+def glance(store: GraphStore, facts: int = 6) -> dict[str, object]:
+    """What a new chat shows it already knows: the persona and the facts about the user
+    mentioned most (every conversation shares the memory)."""
+    persona = persona_text(store)
+    return {"persona": "" if persona.endswith("(empty)") else persona.removeprefix("Persona: "),
+            "facts": [fact_line(e) for e in person_profile(store)[:facts]]}
+
+
 def memory_snapshot(store: GraphStore, message: str) -> str:
     """Profile, persona, active tasks and the memories most relevant to `message`; a
     section with nothing in it is left out."""

@@ -1,0 +1,159 @@
+"""The window's side of conversations: the sidebar, and switching, creating, renaming,
+deleting, restoring, searching and exporting through the backend. The chat pane shows
+whichever conversation is current; the memory is the same in all of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QFileDialog
+
+from app.chat.sidebar import ConversationSidebar
+from core.protocol.packets import PacketType
+
+if TYPE_CHECKING:
+    from app.main_window import MainWindow
+
+
+class Conversations(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.host = window.host
+        self.sidebar = ConversationSidebar(window)
+        self.current: int | None = None
+        sidebar = self.sidebar
+        sidebar.open_requested.connect(self.open)
+        sidebar.new_requested.connect(self.new)
+        sidebar.rename_requested.connect(self.rename)
+        sidebar.delete_requested.connect(self.delete)
+        sidebar.restore_requested.connect(self.restore)
+        sidebar.export_requested.connect(self.export)
+        sidebar.copy_requested.connect(self.copy)
+        sidebar.search_requested.connect(self.search)
+        sidebar.deleted_requested.connect(self.refresh)
+        sidebar.result_chosen.connect(self.go_to_result)
+
+    def _say(self, text: str) -> None:
+        self.window.statusBar().showMessage(text, 8000)
+
+    def _busy(self) -> bool:
+        if self.window.turn_running:
+            self._say("A reply is running: stop it (Esc) or wait before switching.")
+            return True
+        return False
+
+    def refresh(self, deleted: bool = False) -> None:
+        self.host.send(PacketType.LIST_CONVERSATIONS, {"deleted": deleted},
+                       lambda answer: self._listed(answer, deleted))
+
+    def _listed(self, answer: dict[str, Any], deleted: bool) -> None:
+        if answer["success"]:
+            self.current = answer["data"]["current"]
+            self.sidebar.set_conversations(answer["data"]["conversations"], self.current,
+                                           deleted)
+
+    def _show(self, data: dict[str, Any]) -> None:
+        """Put a conversation's messages in the pane."""
+        self.window.show_history(data.get("history") or [])
+        self.window.pane.set_remembered(data.get("remembered"))
+        self.refresh()
+
+    def new(self) -> None:
+        if self._busy():
+            return
+
+        def done(answer: dict[str, Any]) -> None:
+            if answer["success"]:
+                self._show(answer["data"])
+                self.window.pane.input.setFocus()
+
+        self.host.send(PacketType.NEW_CONVERSATION, None, done)
+
+    def open(self, conversation_id: int, then: Any = None) -> None:
+        if self._busy():
+            return
+
+        def done(answer: dict[str, Any]) -> None:
+            if not answer["success"]:
+                self._say(f"Not opened: {answer['error']}")
+                return
+            self._show(answer["data"])
+            if then is not None:
+                then()
+
+        self.host.send(PacketType.OPEN_CONVERSATION, {"conversation_id": conversation_id},
+                       done)
+
+    def go_to_result(self, conversation_id: int, turn_id: str) -> None:
+        """A search result: open its conversation and go to the message."""
+        def jump() -> None:
+            if turn_id:
+                self.window.show_message(turn_id)
+
+        if conversation_id == self.current:
+            jump()
+        else:
+            self.open(conversation_id, jump)
+
+    def rename(self, conversation_id: int, title: str) -> None:
+        self.host.send(PacketType.RENAME_CONVERSATION,
+                       {"conversation_id": conversation_id, "title": title},
+                       lambda answer: self.refresh() if answer["success"]
+                       else self._say(f"Not renamed: {answer['error']}"))
+
+    def delete(self, conversation_id: int) -> None:
+        if self._busy():
+            return
+
+        def done(answer: dict[str, Any]) -> None:
+            if not answer["success"]:
+                self._say(f"Not deleted: {answer['error']}")
+                return
+            self._say("Conversation deleted: Deleted conversations, at the bottom of the "
+                      "sidebar, brings it back. The memory keeps what it learned.")
+            if conversation_id == self.current:
+                self.window.reload_history()
+            self.refresh()
+
+        self.host.send(PacketType.DELETE_CONVERSATION, {"conversation_id": conversation_id},
+                       done)
+
+    def restore(self, conversation_id: int) -> None:
+        self.host.send(PacketType.RESTORE_CONVERSATION, {"conversation_id": conversation_id},
+                       lambda answer: (self._say("Conversation restored."),
+                                       self.refresh(deleted=True)) if answer["success"]
+                       else self._say(f"Not restored: {answer['error']}"))
+
+    def search(self, text: str) -> None:
+        self.host.send(PacketType.SEARCH_CONVERSATIONS, {"query": text},
+                       lambda answer: self.sidebar.set_results(answer["data"]["results"])
+                       if answer["success"] else self._say(answer["error"]))
+
+    def export(self, conversation_id: int | None = None) -> None:
+        path, _ = QFileDialog.getSaveFileName(self.window, "Export conversation",
+                                              str(Path.home() / "conversation.md"),
+                                              "Markdown (*.md)")
+        if path:
+            self.export_to(path, conversation_id)
+
+    def export_to(self, path: str, conversation_id: int | None = None) -> None:
+        body: dict[str, Any] = {"path": path}
+        if conversation_id is not None:
+            body["conversation_id"] = conversation_id
+        self.host.send(PacketType.EXPORT_CONVERSATION, body,
+                       lambda answer: self._say(f"Conversation exported to {path}")
+                       if answer["success"] else self._say(f"Not exported: {answer['error']}"))
+
+    def copy(self, conversation_id: int | None = None) -> None:
+        body = {} if conversation_id is None else {"conversation_id": conversation_id}
+
+        def done(answer: dict[str, Any]) -> None:
+            if answer["success"]:
+                QGuiApplication.clipboard().setText(answer["data"]["markdown"])
+                self._say("Conversation copied as Markdown")
+
+        self.host.send(PacketType.EXPORT_CONVERSATION, body, done)

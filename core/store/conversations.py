@@ -1,0 +1,131 @@
+"""Conversations: each keeps its own messages; the memory graph is shared by all.
+
+A conversation is deleted softly (it can be restored) and found again by full-text
+search over every conversation's messages, English and Chinese alike.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from core.store.graph import GraphStore, Row, StoreError
+from core.store.search import fts_candidates
+
+NEW_TITLE = "New chat"
+TITLE_CHARS = 60
+SNIPPET_CHARS = 160
+
+
+def _now(store: GraphStore) -> float:
+    return store.clock() if store.clock else time.time()
+
+
+def create(store: GraphStore, title: str = NEW_TITLE) -> int:
+    now = _now(store)
+    with store.conn:
+        return store.conn.execute(
+            "INSERT INTO conversations(title, created_at, updated_at) VALUES (?, ?, ?)",
+            (title, now, now)).lastrowid
+
+
+def current(store: GraphStore) -> int:
+    """The conversation to show at start: the one used last, or a new one."""
+    row = store.query_one("SELECT id FROM conversations WHERE deleted_at IS NULL ORDER BY"
+                          " updated_at DESC, id DESC LIMIT 1")
+    return row["id"] if row else create(store)
+
+
+def get(store: GraphStore, conversation_id: Any) -> Row:
+    if isinstance(conversation_id, bool) or not isinstance(conversation_id, int):
+        raise StoreError("conversation_id must be a whole number")
+    row = store.query_one("SELECT * FROM conversations WHERE id = ?", (conversation_id,))
+    if row is None:
+        raise StoreError(f"there is no conversation {conversation_id}")
+    return row
+
+
+def listing(store: GraphStore, deleted: bool = False) -> list[Row]:
+    """Newest first, with how many messages each holds and its first words."""
+    return store.query(
+        "SELECT c.id, c.title, c.created_at, c.updated_at, c.deleted_at,"
+        " (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS messages"
+        " FROM conversations c WHERE (c.deleted_at IS NOT NULL) = ?"
+        " ORDER BY c.updated_at DESC, c.id DESC", (int(deleted),))
+
+
+def rename(store: GraphStore, conversation_id: int, title: Any) -> Row:
+    if not isinstance(title, str) or not title.strip():
+        raise StoreError("a conversation needs a title with a visible character")
+    get(store, conversation_id)
+    with store.conn:
+        store.conn.execute("UPDATE conversations SET title = ? WHERE id = ?",
+                           (" ".join(title.split())[:200], conversation_id))
+    return get(store, conversation_id)
+
+
+def title_from(text: str) -> str:
+    """A title from the first message: its first line, cut at a word."""
+    line = " ".join(text.strip().splitlines()[0].split()) if text.strip() else NEW_TITLE
+    if len(line) <= TITLE_CHARS:
+        return line
+    cut = line[:TITLE_CHARS].rsplit(" ", 1)[0]
+    return (cut if len(cut) > TITLE_CHARS // 2 else line[:TITLE_CHARS]) + "…"
+
+
+def touch(store: GraphStore, conversation_id: int, first_text: str | None = None) -> None:
+    """A message was added: the conversation moves to the top, and a new chat takes its
+    title from its first message."""
+    with store.conn:
+        store.conn.execute("UPDATE conversations SET updated_at = ? WHERE id = ?",
+                           (_now(store), conversation_id))
+        if first_text is not None:
+            store.conn.execute("UPDATE conversations SET title = ? WHERE id = ? AND title = ?",
+                               (title_from(first_text), conversation_id, NEW_TITLE))
+
+
+def set_deleted(store: GraphStore, conversation_id: int, deleted: bool) -> None:
+    get(store, conversation_id)
+    with store.conn:
+        store.conn.execute("UPDATE conversations SET deleted_at = ? WHERE id = ?",
+                           (_now(store) if deleted else None, conversation_id))
+
+
+def search(store: GraphStore, text: str, limit: int = 50) -> list[Row]:
+    """Messages of any conversation (not deleted) that match `text`, best first, each
+    with its conversation's title and a snippet around the match."""
+    hits = fts_candidates(store, "message_fts", text, max(limit * 3, 60))
+    if not hits:
+        return []
+    order = {rowid: rank for rank, (rowid, _score) in enumerate(hits)}
+    marks = ", ".join("?" * len(order))
+    rows = store.query(
+        "SELECT m.id, m.role, m.content, m.created_at, m.turn_id, m.conversation_id,"
+        " c.title FROM messages m JOIN conversations c ON c.id = m.conversation_id"
+        f" WHERE m.id IN ({marks}) AND c.deleted_at IS NULL", list(order))
+    rows.sort(key=lambda r: order[r["id"]])
+    words = [w.casefold() for w in text.split() if w]
+    for row in rows:
+        row["snippet"] = _snippet(row.pop("content"), words or [text.casefold()])
+    return rows[:limit]
+
+
+def _snippet(content: str, words: list[str]) -> str:
+    folded = content.casefold()
+    found = min((i for i in (folded.find(w) for w in words) if i >= 0), default=0)
+    start = max(0, found - SNIPPET_CHARS // 3)
+    piece = " ".join(content[start:start + SNIPPET_CHARS].split())
+    return ("…" if start else "") + piece + ("…" if start + SNIPPET_CHARS < len(content) else "")
+
+
+def markdown(store: GraphStore, conversation_id: int) -> str:
+    """The conversation as Markdown: its title, then each message under who said it."""
+    conversation = get(store, conversation_id)
+    lines = [f"# {conversation['title']}", ""]
+    for message in store.query("SELECT role, content, created_at, error FROM messages WHERE"
+                               " conversation_id = ? ORDER BY id", (conversation_id,)):
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(message["created_at"]))
+        who = "You" if message["role"] == "user" else "Assistant"
+        lines += [f"**{who}** · {when}", ""]
+        lines += [message["content"] or f"*({message['error'] or 'no reply'})*", ""]
+    return "\n".join(lines).rstrip() + "\n"
