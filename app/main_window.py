@@ -107,6 +107,9 @@ class MainWindow(QMainWindow):
         self.trace_dock.undo_turn_requested.connect(self.undo_turn)
         self.browser.empty_trash_requested.connect(self.empty_trash)
         self.trace_dock.visibilityChanged.connect(self._trace_visibility)
+        self.conversations.sidebar.visibilityChanged.connect(
+            lambda shown: self.sidebar_action.setChecked(
+                shown or not self.conversations.sidebar.isHidden()))
         self.browser.status_message.connect(lambda text: self.statusBar().showMessage(text,
                                                                                       8000))
         self.browser.memory_changed.connect(self.refresh_memory_counts)
@@ -172,7 +175,7 @@ class MainWindow(QMainWindow):
             self.setGeometry(screen.x() + (screen.width() - width) // 2,
                              screen.y() + (screen.height() - height) // 2, width, height)
         self.trace_action.setChecked(self.trace_dock.isVisible())
-        self.sidebar_action.setChecked(self.conversations.sidebar.isVisible())
+        self.sidebar_action.setChecked(not self.conversations.sidebar.isHidden())
 
     # -- start ----------------------------------------------------------------------------
 
