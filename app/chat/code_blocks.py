@@ -22,6 +22,7 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
     QTextFormat,
+    QTextTable,
 )
 
 MAX_HIGHLIGHTED = 200_000  # characters of one block; past this it stays plain (and fast)
@@ -113,3 +114,19 @@ def _colour(document: QTextDocument, code: CodeBlock, style) -> None:
             cursor.setPosition(start + offset + len(value), QTextCursor.MoveMode.KeepAnchor)
             cursor.mergeCharFormat(face)
         offset += len(value)
+
+
+def fix_tables(document: QTextDocument) -> None:
+    """Qt's Markdown importer puts an empty paragraph at the top of a table's first cell,
+    which pushes its header text a line below the others; remove it."""
+    for frame in document.rootFrame().childFrames():
+        if not isinstance(frame, QTextTable):
+            continue
+        cell = frame.cellAt(0, 0)
+        first = cell.firstCursorPosition().block()
+        if first.text() == "" and first.next().isValid() \
+                and first.next().position() < cell.lastCursorPosition().position() + 1:
+            cursor = QTextCursor(first)
+            cursor.movePosition(QTextCursor.MoveOperation.NextBlock,
+                                QTextCursor.MoveMode.KeepAnchor)
+            cursor.removeSelectedText()

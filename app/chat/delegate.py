@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.chat.code_blocks import style_code_blocks
+from app.chat.code_blocks import fix_tables, style_code_blocks
 from app.chat.message_text import MessageText
 from app.chat.model import ChatMessage, MessageRole
 
@@ -101,6 +101,7 @@ class MessageDelegate(QStyledItemDelegate):
             if message.streaming:
                 text = (text or "") + " ▍"
             document.setMarkdown(text if text or message.error else "…")
+            fix_tables(document)
             # Long words and code lines wrap instead of running out of the bubble.
             option = document.defaultTextOption()
             option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)

@@ -18,8 +18,7 @@ class InputBox(QPlainTextEdit):
         super().__init__(parent)
         self.setObjectName("messageInput")
         self.setAccessibleName("Message")
-        self.setPlaceholderText("Message TrulyMEM  (Enter sends, Shift+Enter new line, "
-                                "Esc stops a reply)")
+        self.setPlaceholderText("Message TrulyMEM (Enter sends, Shift+Enter: new line)")
         self.setTabChangesFocus(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.sent: list[str] = []

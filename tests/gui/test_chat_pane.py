@@ -346,3 +346,14 @@ def test_a_reply_copies_as_text_or_as_markdown(qtbot, open_window, home):
     view.setCurrentIndex(window.chat.index(0))
     view.copy_selected()
     assert QGuiApplication.clipboard().text() == "Some bold words"
+
+
+def test_a_table_header_reads_on_one_line(qtbot, open_window, home):
+    window = open_window(home)
+    window.chat.append(ChatMessage("assistant", "| Day | City |\n|---|---|\n| 1 | Kyoto |"))
+    option = QStyleOptionViewItem()
+    window.pane.view.initViewItemOption(option)
+    body = window.pane.view.delegate.layout(option, window.chat.messages[0]).body
+    [table] = body.rootFrame().childFrames()
+    cell = table.cellAt(0, 0)
+    assert cell.firstCursorPosition().block().text() == "Day"
