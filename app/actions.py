@@ -40,6 +40,8 @@ SPECS: tuple[ActionSpec, ...] = (
     ActionSpec("chat.new", "New chat", "Ctrl+N", "Chat",
                "Start a new conversation; the assistant still remembers you"),
     ActionSpec("chat.export", "Export conversation as Markdown…", "", "Chat"),
+    ActionSpec("chat.switch_model", "Switch model…", "Ctrl+Shift+M", "Chat",
+               "Pick the model for the next message from the endpoint's list"),
     ActionSpec("chat.send", "Send message", "Ctrl+Return", "Chat"),
     ActionSpec("chat.stop", "Stop reply", "Esc", "Chat", "Stop the running turn"),
     ActionSpec("chat.retry", "Retry failed message", "Ctrl+R", "Chat"),

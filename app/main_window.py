@@ -6,11 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
+from PySide6.QtCore import QByteArray, QPoint, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QTabWidget,
     QWidget,
@@ -71,6 +72,7 @@ class MainWindow(QMainWindow):
         self.turn_running = False
         self.failed_text: str | None = None
         self.editing_turn: str | None = None  # Edit last message: sending replaces it
+        self.model_menu: QMenu | None = None
         self.import_progress: ImportProgress | None = None
         self.session_tokens = 0
         self._dock_sized = False
@@ -121,6 +123,8 @@ class MainWindow(QMainWindow):
         self.state_label.setObjectName("turnState")
         self.endpoint_label = StatusPart()
         self.endpoint_label.setObjectName("endpoint")
+        self.endpoint_label.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.endpoint_label.clicked.connect(self.switch_model)
         self.tokens_label = StatusPart("Tokens: none yet")
         self.tokens_label.setObjectName("tokens")
         self.memory_label = StatusPart()
@@ -147,6 +151,7 @@ class MainWindow(QMainWindow):
         self.trace_action = bind("view.trace", self._toggle_trace, checkable=True)
         self.sidebar_action = bind("view.sidebar", self._toggle_sidebar, checkable=True)
         bind("chat.new", self.conversations.new)
+        bind("chat.switch_model", self.switch_model)
         bind("chat.export", self.conversations.export)
         bind("view.graph", self.open_graph)
         bind("memory.refresh", self.refresh_memory)
@@ -570,6 +575,38 @@ class MainWindow(QMainWindow):
             self.host.send(PacketType.GET_STATUS, None,
                            lambda status: self._show_status(status["data"]))
             self.host.send(PacketType.GET_CONFIG, None, self._config_loaded)
+
+    def switch_model(self) -> None:
+        """The quick model switcher: the endpoint's models in a menu over the status bar."""
+        self.host.send(PacketType.LIST_MODELS, {}, self._show_model_menu)
+
+    def _show_model_menu(self, answer: dict[str, Any]) -> None:
+        if not answer["success"]:
+            self.statusBar().showMessage(f"Models not listed: {answer['error']}", 8000)
+            return
+        self.model_menu = menu = QMenu(self)
+        current = answer["data"]["current"]
+        for name in answer["data"]["models"]:
+            action = menu.addAction(name)
+            action.setCheckable(True)
+            action.setChecked(name == current)
+            action.triggered.connect(lambda _checked=False, chosen=name: self.use_model(chosen))
+        if menu.isEmpty():
+            menu.addAction("The endpoint lists no models").setEnabled(False)
+        corner = self.endpoint_label.mapToGlobal(self.endpoint_label.rect().topLeft())
+        menu.popup(corner - QPoint(0, menu.sizeHint().height()))
+
+    def use_model(self, name: str) -> None:
+        def done(answer: dict[str, Any]) -> None:
+            if not answer["success"]:
+                self.statusBar().showMessage(f"Model not changed: {answer['error']}", 8000)
+                return
+            self.statusBar().showMessage(f"The next message goes to {name}", 6000)
+            self.host.send(PacketType.GET_STATUS, None,
+                           lambda status: self._show_status(status["data"]))
+            self.host.send(PacketType.GET_CONFIG, None, self._config_loaded)
+
+        self.host.send(PacketType.SET_CONFIG, {"model": name}, done)
 
     def open_limits(self) -> None:
         self.host.send(PacketType.GET_TOOL_LIMITS, None, self._show_limits)

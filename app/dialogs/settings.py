@@ -73,6 +73,8 @@ class SettingsDialog(QDialog):
         self._make_fields(config)
         self._lay_out()
         self._match_preset()
+        if self.api_key.text().strip():
+            self.fetch_models()
         self.preset.currentTextChanged.connect(self._apply_preset)
         self.base_url.textEdited.connect(lambda _text: self._match_preset())
 
@@ -90,8 +92,18 @@ class SettingsDialog(QDialog):
         self.show_key.setCheckable(True)
         self.show_key.setAccessibleName("Show the API key")
         self.show_key.toggled.connect(self._reveal)
-        self.model = QLineEdit(config.get("model", ""))
-        self.model.setAccessibleName("Model")
+        # The model picker: the endpoint's own list, fetched on the backend thread; any
+        # name can still be typed. `model` is its text field.
+        self.model_box = QComboBox()
+        self.model_box.setEditable(True)
+        self.model_box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model_box.setAccessibleName("Model")
+        self.model = self.model_box.lineEdit()
+        self.model.setText(config.get("model", ""))
+        self.refresh_models = QPushButton("↻")
+        self.refresh_models.setAccessibleName("Fetch the endpoint's models")
+        self.refresh_models.setToolTip("Fetch the list of models from the endpoint")
+        self.refresh_models.clicked.connect(lambda: self.fetch_models(refresh=True))
         self._make_timeouts(config)
         self.round_trips = QSpinBox()
         self.round_trips.setRange(1, 100)
@@ -137,7 +149,12 @@ class SettingsDialog(QDialog):
         key_label = QLabel("API &key")
         key_label.setBuddy(self.api_key)
         form.addRow(key_label, key_row)
-        form.addRow("&Model", self.model)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model_box, 1)
+        model_row.addWidget(self.refresh_models)
+        model_label = QLabel("&Model")
+        model_label.setBuddy(self.model_box)
+        form.addRow(model_label, model_row)
         form.addRow("Wait for the &first token", self.first_token_timeout)
         form.addRow("Wait for the &next token", self.request_timeout)
         form.addRow("Whole &turn at most", self.turn_timeout)
@@ -196,6 +213,26 @@ class SettingsDialog(QDialog):
                 "turn_timeout": self.turn_timeout.value(),
                 "max_round_trips": self.round_trips.value(),
                 "trash_days": self.trash_days.value()}
+
+    def fetch_models(self, refresh: bool = False) -> None:
+        """Fill the picker from the endpoint (cached by the backend unless `refresh`)."""
+        values = self.values()
+        body = {k: values[k] for k in ("api_key", "base_url")}
+        body["refresh"] = refresh
+        self.refresh_models.setEnabled(False)
+        self.host.send(PacketType.LIST_MODELS, body, self._models_fetched)
+
+    def _models_fetched(self, answer: dict[str, Any]) -> None:
+        self.refresh_models.setEnabled(True)
+        if not answer["success"]:
+            self.result.setText(f"Models not listed: {answer['error']}")
+            return
+        typed = self.model.text()
+        self.model_box.blockSignals(True)
+        self.model_box.clear()
+        self.model_box.addItems(answer["data"]["models"])
+        self.model.setText(typed)
+        self.model_box.blockSignals(False)
 
     def test_connection(self) -> None:
         self.test_button.setEnabled(False)

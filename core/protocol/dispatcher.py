@@ -106,6 +106,7 @@ class Dispatcher:
         self._last_backup_at: float | None = None
         self._stopped = threading.Event()  # a stop for work other than a turn (an import)
         self.conversation_id: int | None = None  # the one shown; None: the one used last
+        self._models: dict[tuple[str, str], list[str]] = {}  # per endpoint and key
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -683,6 +684,28 @@ class Dispatcher:
         message = f"Connected to {config.base_url} in {elapsed_ms:.0f} ms. {verdict}"
         return {"message": message, "model_found": found or serves_any, "models": models,
                 "elapsed_ms": elapsed_ms}
+
+    def _on_list_models(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The endpoint's models, for the model picker: kept for the session per address,
+        fetched again with `refresh`. `base_url` and `api_key` may name unsaved settings."""
+        changes = {k: body[k] for k in ("api_key", "base_url") if body.get(k)}
+        try:
+            config = updated(self.config, **changes)
+        except ConfigError as error:
+            raise _Refusal(str(error)) from None
+        key = (config.base_url, config.api_key)
+        if body.get("refresh") or key not in self._models:
+            if not config.api_key:
+                raise _Refusal(NO_KEY)
+            client = make_client(config.api_key, config.base_url,
+                                 min(config.request_timeout, 15.0))
+            try:
+                self._models[key] = sorted(m.id for m in client.models.list())
+            except (openai.OpenAIError, ValueError, OSError) as error:
+                raise _Refusal(describe_api_error(error, config.base_url)) from None
+            finally:
+                client.close()
+        return {"models": self._models[key], "current": config.model}
 
     def _on_get_tool_limits(self, _body: dict[str, Any]) -> dict[str, Any]:
         return dict(self.limiter.limits)

@@ -43,6 +43,7 @@ class PacketType(Enum):
     LIST_BACKUPS = "list_backups"
     TURN_TOUCHED = "turn_touched"
     DELETE_TURN = "delete_turn"
+    LIST_MODELS = "list_models"
     LIST_CONVERSATIONS = "list_conversations"
     NEW_CONVERSATION = "new_conversation"
     OPEN_CONVERSATION = "open_conversation"
