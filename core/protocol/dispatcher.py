@@ -11,7 +11,6 @@ import logging
 import sqlite3
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,49 +31,23 @@ from core.store import (
     trash,
 )
 from core.store.opening import open_checked
-from core.tools import ToolExecutor, approvals, corrections, openai_tools
+from core.tools import ToolExecutor, approvals, corrections
 from core.tools.limits import ToolLimiter, validate_limits
-from core.tools.schemas import TOOL_NAMES
 from core.turn import offer
 from core.turn.history import History
-from core.turn.llm import ChatSession, TurnOptions, describe_api_error, make_client, model_words
-from core.turn.prompts import system_prompt, turn_message
-from core.turn.snapshot import glance, memory_snapshot
+from core.turn.llm import ChatSession, describe_api_error, make_client
+from core.turn.run import NO_KEY, Turn, TurnRefused
+from core.turn.snapshot import glance
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str, dict[str, Any]], None]
-RECENT_MESSAGES = 6  # earlier exchanges sent along for continuity; memory holds the rest
-RECENT_CHARS = 24_000  # …within this many characters in all (about 6,000 tokens)
-RECENT_MESSAGE_CHARS = 8_000  # and this many for any one of them
 SHOWN_CHARS = 200_000  # of one message, as the window loads the history
-NO_KEY = "API Key not configured"
 REPORTS_PROGRESS = (PacketType.PROCESS_MESSAGE, PacketType.IMPORT_MEMORY)
 
 
 def _no_progress(_event: str, _data: dict[str, Any]) -> None:
     return None
-
-
-def recent_context(history: History) -> list[dict[str, str]]:
-    """The latest exchanges for the model, within a character budget: a 10 MB paste is
-    not sent again on every later turn (the history keeps it whole).
-
-    The window starts at a message id that moves in steps of RECENT_MESSAGES, so it
-    holds between RECENT_MESSAGES and twice that many messages and, on most turns, the
-    previous request's messages are a prefix of this one's: what a server's prompt cache
-    reuses. Over the budget, the oldest messages go first.
-    """
-    latest = history.messages(RECENT_MESSAGES * 2, cap=RECENT_MESSAGE_CHARS)
-    if not latest:
-        return []
-    start = (latest[-1]["id"] // RECENT_MESSAGES - 1) * RECENT_MESSAGES
-    chosen = [{"role": m["role"], "content": model_words(m["content"])}
-              for m in latest if m["id"] > start]
-    chosen = [m for m in chosen if m["content"]]
-    while sum(len(m["content"]) for m in chosen) > RECENT_CHARS:
-        chosen.pop(0)
-    return chosen
 
 
 class Dispatcher:
@@ -253,104 +226,13 @@ class Dispatcher:
         return self.store
 
     def _on_process_message(self, body: dict[str, Any], progress: Progress) -> dict[str, Any]:
-        text = body.get("user_input")
-        if not isinstance(text, str) or not text.strip():
-            raise _Refusal("user_input must be non-empty text")
-        store = self._need_store()
-        history = self._history()
-        replaced = body.get("replaces_turn")
-        if replaced is not None:
-            self._take_back_turn(store, history, replaced)
-        turn_id = uuid.uuid4().hex
-        recent = recent_context(history)
-        history.append("user", text, turn_id=turn_id)
-        if self.session is None:
-            history.append("assistant", "", turn_id=turn_id, partial=True, error=NO_KEY)
-            raise _Refusal(NO_KEY, {"turn_id": turn_id})
-        self.limiter.reset()
-        executor = ToolExecutor(store)
-        recalled: list[int] = []
-        asked: list[dict[str, Any]] = []
-
-        offered: set[str] = set()
-
-        def run_tool(name: str, args: str) -> dict[str, Any]:
-            if name not in offered and name in TOOL_NAMES:
-                return {"success": False, "rejected": True,
-                        "error": f"Tool call rejected: {name} is not offered in this turn "
-                                 "(it is for when the user asks for that kind of work); "
-                                 "answer with what you have"}
-            outcome = executor.execute(name, args, turn_id=turn_id, actor="model",
-                                       limiter=self.limiter)
-            if outcome["success"]:
-                recalled.extend(outcome["data"].get("edge_ids") or [])
-            elif outcome.get("over_budget"):
-                outcome = self._ask_person(store, turn_id, outcome, asked, progress)
-            return outcome
-
-        config = self.config
-        tool_set = offer.tool_set(config.tool_set, config.base_url, text)
-        options = TurnOptions(openai_tools(tool_set), config.max_round_trips,
-                              offer.temperature(config.temperature, config.base_url),
-                              config.first_token_timeout, config.request_timeout,
-                              offer.max_tokens(config.base_url))
-        offered.update(t["function"]["name"] for t in options.tools)
-        # The instructions and the tools come first and never change, then the earlier
-        # messages, then what changes every turn: a server's prompt cache reuses the rest.
-        messages = [{"role": "system", "content": system_prompt(tool_set == "compact")},
-                    *recent,
-                    {"role": "user", "content": turn_message(memory_snapshot(store, text),
-                                                              text)}]
-        session, limit = self.session, config.turn_timeout
-        deadline = threading.Timer(limit, lambda: session.expire(limit))
-        deadline.daemon = True
-        deadline.start()
+        """One turn of the shown conversation (see `core.turn.run`)."""
+        turn = Turn(self._need_store(), self._history(), self.session, self.config,
+                    self.limiter, progress=progress, can_ask_person=self.can_ask_person)
         try:
-            result = session.run(messages, run_tool, progress, options)
-        finally:
-            deadline.cancel()
-        data = {**result.data(), "turn_id": turn_id, "approvals": asked,
-                "touched": browse.turn_touched(store, turn_id, recalled)}
-        history.append("assistant", result.content, turn_id=turn_id,
-                       tool_calls=result.tool_calls, rejected_tools=result.rejected_tools,
-                       usage=result.usage, partial=result.error is not None,
-                       error=result.error, reasoning=result.reasoning,
-                       round_trips=result.round_trips)
-        if result.error:
-            raise _Refusal(result.error, data)
-        return data
-
-    @staticmethod
-    def _take_back_turn(store: GraphStore, history: History, turn_id: Any) -> None:
-        """Retry and regenerate replace the newest turn: its memory changes are undone
-        first, so nothing a discarded reply wrote stays, then its messages go."""
-        if not isinstance(turn_id, str) or turn_id != history.latest_turn():
-            raise _Refusal("replaces_turn must name the newest turn of the conversation")
-        try:
-            store.undo_turn(turn_id)
-        except StoreError as error:
-            if "changed nothing" not in str(error):
-                raise _Refusal(f"the turn cannot be replaced: {error}") from None
-        history.drop_turn(turn_id)
-
-    def _ask_person(self, store: GraphStore, turn_id: str, outcome: dict[str, Any],
-                    asked: list[dict[str, Any]], progress: Progress) -> dict[str, Any]:
-        """A call over the budget: with a window, keep it for the person to allow; either
-        way tell the model plainly that it did not run and must not be retried."""
-        request = None
-        if self.can_ask_person:
-            try:
-                request = approvals.request(store, turn_id, outcome["over_budget"])
-            except sqlite3.Error as error:  # cannot keep the request: refuse it outright
-                log.warning("approval request not kept: %s", error)
-        if request is None:
-            return {**outcome, "error": outcome["error"] + ". Tell the person what you "
-                    "wanted to remove; do not retry in smaller parts."}
-        asked.append(request)
-        progress("approval_requested", request)
-        return {**outcome, "error": outcome["error"] + ", and they have been asked to allow "
-                "or deny it in the window. Tell them briefly what you asked for; do not "
-                "retry it in smaller parts."}
+            return turn.run(body.get("user_input"), body.get("replaces_turn"))
+        except TurnRefused as refusal:
+            raise _Refusal(str(refusal), refusal.data) from None
 
     def _on_execute_tool(self, body: dict[str, Any]) -> dict[str, Any]:
         name = body.get("tool_name")

@@ -1,0 +1,176 @@
+"""One turn of one conversation: the person's message in, the model's reply out, with the
+memory tools in between.
+
+It keeps the message and the reply in the conversation's history, puts the recent
+messages, the memory snapshot and the offered tools in front of the model, runs the
+model's calls through the executor under the turn's limits, asks the person about a call
+that would take away more than a turn may, and enforces the turn's time limit. The
+dispatcher only routes packets here.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from core.config import Config
+from core.store import GraphStore, StoreError, browse
+from core.tools import ToolExecutor, approvals, openai_tools
+from core.tools.limits import ToolLimiter
+from core.tools.schemas import TOOL_NAMES
+from core.turn import offer
+from core.turn.history import History
+from core.turn.llm import ChatSession, TurnOptions, model_words
+from core.turn.prompts import system_prompt, turn_message
+from core.turn.snapshot import memory_snapshot
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, dict[str, Any]], None]
+NO_KEY = "API Key not configured"
+RECENT_MESSAGES = 6  # earlier exchanges sent along for continuity; memory holds the rest
+RECENT_CHARS = 24_000  # …within this many characters in all (about 6,000 tokens)
+RECENT_MESSAGE_CHARS = 8_000  # and this many for any one of them
+
+
+class TurnRefused(Exception):
+    """The turn did not give a reply: the message says why, `data` what is known."""
+
+    def __init__(self, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.data = data
+
+
+def recent_context(history: History) -> list[dict[str, str]]:
+    """The latest exchanges for the model, within a character budget: a 10 MB paste is
+    not sent again on every later turn (the history keeps it whole).
+
+    The window starts at a message id that moves in steps of RECENT_MESSAGES, so it
+    holds between RECENT_MESSAGES and twice that many messages and, on most turns, the
+    previous request's messages are a prefix of this one's: what a server's prompt cache
+    reuses. Over the budget, the oldest messages go first.
+    """
+    latest = history.messages(RECENT_MESSAGES * 2, cap=RECENT_MESSAGE_CHARS)
+    if not latest:
+        return []
+    start = (latest[-1]["id"] // RECENT_MESSAGES - 1) * RECENT_MESSAGES
+    chosen = [{"role": m["role"], "content": model_words(m["content"])}
+              for m in latest if m["id"] > start]
+    chosen = [m for m in chosen if m["content"]]
+    while sum(len(m["content"]) for m in chosen) > RECENT_CHARS:
+        chosen.pop(0)
+    return chosen
+
+
+class Turn:
+    def __init__(self, store: GraphStore, history: History, session: ChatSession | None,
+                 config: Config, limiter: ToolLimiter, *, progress: Progress,
+                 can_ask_person: bool = False) -> None:
+        """`can_ask_person`: a window shows approval requests, so a call over the budget
+        waits for the person instead of being refused outright."""
+        self.store, self.history, self.session = store, history, session
+        self.config, self.limiter, self.progress = config, limiter, progress
+        self.can_ask_person = can_ask_person
+        self.turn_id = uuid.uuid4().hex
+        self.offered: set[str] = set()
+        self.recalled: list[int] = []
+        self.asked: list[dict[str, Any]] = []
+
+    def run(self, text: Any, replaces_turn: Any = None) -> dict[str, Any]:
+        if not isinstance(text, str) or not text.strip():
+            raise TurnRefused("user_input must be non-empty text")
+        if replaces_turn is not None:
+            self._take_back(replaces_turn)
+        recent = recent_context(self.history)
+        self.history.append("user", text, turn_id=self.turn_id)
+        if self.session is None:
+            self.history.append("assistant", "", turn_id=self.turn_id, partial=True,
+                                error=NO_KEY)
+            raise TurnRefused(NO_KEY, {"turn_id": self.turn_id})
+        self.limiter.reset()
+        options, compact = self._options(text)
+        # The instructions and the tools come first and never change, then the earlier
+        # messages, then what changes every turn: a server's prompt cache reuses the rest.
+        messages = [{"role": "system", "content": system_prompt(compact)}, *recent,
+                    {"role": "user", "content": turn_message(
+                        memory_snapshot(self.store, text), text)}]
+        result = self._play(messages, options)
+        data = {**result.data(), "turn_id": self.turn_id, "approvals": self.asked,
+                "touched": browse.turn_touched(self.store, self.turn_id, self.recalled)}
+        self.history.append("assistant", result.content, turn_id=self.turn_id,
+                            tool_calls=result.tool_calls, rejected_tools=result.rejected_tools,
+                            usage=result.usage, partial=result.error is not None,
+                            error=result.error, reasoning=result.reasoning,
+                            round_trips=result.round_trips)
+        if result.error:
+            raise TurnRefused(result.error, data)
+        return data
+
+    def _options(self, text: str) -> tuple[TurnOptions, bool]:
+        config = self.config
+        tool_set = offer.tool_set(config.tool_set, config.base_url, text)
+        options = TurnOptions(openai_tools(tool_set), config.max_round_trips,
+                              offer.temperature(config.temperature, config.base_url),
+                              config.first_token_timeout, config.request_timeout,
+                              offer.max_tokens(config.base_url))
+        self.offered = {t["function"]["name"] for t in options.tools}
+        return options, tool_set == "compact"
+
+    def _play(self, messages: list[dict[str, Any]], options: TurnOptions) -> Any:
+        """The model's loop, stopped when the turn's time is up."""
+        session, limit = self.session, self.config.turn_timeout
+        deadline = threading.Timer(limit, lambda: session.expire(limit))
+        deadline.daemon = True
+        deadline.start()
+        try:
+            return session.run(messages, self._run_tool, self.progress, options)
+        finally:
+            deadline.cancel()
+
+    def _run_tool(self, name: str, arguments: str) -> dict[str, Any]:
+        if name not in self.offered and name in TOOL_NAMES:
+            return {"success": False, "rejected": True,
+                    "error": f"Tool call rejected: {name} is not offered in this turn (it is "
+                             "for when the user asks for that kind of work); answer with "
+                             "what you have"}
+        outcome = ToolExecutor(self.store).execute(name, arguments, turn_id=self.turn_id,
+                                                   actor="model", limiter=self.limiter)
+        if outcome["success"]:
+            self.recalled.extend(outcome["data"].get("edge_ids") or [])
+        elif outcome.get("over_budget"):
+            outcome = self._ask_person(outcome)
+        return outcome
+
+    def _take_back(self, turn_id: Any) -> None:
+        """Retry and regenerate replace the newest turn: its memory changes are undone
+        first, so nothing a discarded reply wrote stays, then its messages go."""
+        if not isinstance(turn_id, str) or turn_id != self.history.latest_turn():
+            raise TurnRefused("replaces_turn must name the newest turn of the conversation")
+        try:
+            self.store.undo_turn(turn_id)
+        except StoreError as error:
+            if "changed nothing" not in str(error):
+                raise TurnRefused(f"the turn cannot be replaced: {error}") from None
+        self.history.drop_turn(turn_id)
+
+    def _ask_person(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        """A call over the budget: with a window, keep it for the person to allow; either
+        way tell the model plainly that it did not run and must not be retried."""
+        request = None
+        if self.can_ask_person:
+            try:
+                request = approvals.request(self.store, self.turn_id, outcome["over_budget"])
+            except sqlite3.Error as error:  # cannot keep the request: refuse it outright
+                log.warning("approval request not kept: %s", error)
+        if request is None:
+            return {**outcome, "error": outcome["error"] + ". Tell the person what you "
+                    "wanted to remove; do not retry in smaller parts."}
+        self.asked.append(request)
+        self.progress("approval_requested", request)
+        return {**outcome, "error": outcome["error"] + ", and they have been asked to allow "
+                "or deny it in the window. Tell them briefly what you asked for; do not "
+                "retry it in smaller parts."}
