@@ -46,6 +46,8 @@ from app.chat.model import ChatMessage, MessageRole
 
 Index = QModelIndex | QPersistentModelIndex
 CACHE_SIZE = 600  # documents kept laid out; enough for several screens of scrolling
+LONG_STREAM = 20_000  # characters past which a streaming reply is shown as plain text…
+STREAM_REFRESH = 0.25  # …and laid out again at most this often (seconds)
 RETRY = "Retry"
 COPY = "Copy"
 MAX_COLUMN_CHARS = 110  # longer lines are hard to read on wide windows
@@ -75,6 +77,7 @@ class MessageDelegate(QStyledItemDelegate):
         self.view = view
         self._documents: OrderedDict[tuple, QTextDocument] = OrderedDict()
         self._heights: dict[tuple, int] = {}  # relayouts of known rows cost a lookup
+        self._streamed: dict[int, tuple[int, float]] = {}  # long replies: version, when
         self.retry_message: ChatMessage | None = None  # the failed reply that offers Retry
         self.retry_requested = None  # set by the view: a callable taking no arguments
         self.code_copied = None  # set by the view: a callable taking the copied code
@@ -86,7 +89,8 @@ class MessageDelegate(QStyledItemDelegate):
 
     def _document(self, message: ChatMessage, part: str, width: int,
                   font: QFont, palette: QPalette) -> QTextDocument:
-        key = (id(message), message.version, part, width, font.key())
+        version = self._shown_version(message) if part == "body" else message.version
+        key = (id(message), version, part, width, font.key())
         document = self._documents.get(key)
         if document is not None:
             self._documents.move_to_end(key)
@@ -96,6 +100,8 @@ class MessageDelegate(QStyledItemDelegate):
         document.setDefaultFont(font)
         if part == "body" and message.role == "user":
             document.setPlainText(message.content)  # as typed: line breaks and all
+        elif part == "body" and message.streaming and len(message.content) > LONG_STREAM:
+            document.setPlainText(message.content + " ▍")  # formatted when it is complete
         elif part == "body":
             text = message.content
             if message.streaming:
@@ -117,6 +123,19 @@ class MessageDelegate(QStyledItemDelegate):
         if len(self._documents) > CACHE_SIZE:
             self._documents.popitem(last=False)
         return document
+
+    def _shown_version(self, message: ChatMessage) -> int:
+        """The version of a reply to draw. A long reply still streaming is laid out again
+        at most every STREAM_REFRESH seconds, not on every token: each layout of it takes
+        tens of milliseconds, and tokens come every few."""
+        if not (message.streaming and len(message.content) > LONG_STREAM):
+            return message.version
+        shown = self._streamed.get(id(message))
+        now = time.monotonic()
+        if shown is None or now - shown[1] >= STREAM_REFRESH:
+            self._streamed[id(message)] = (message.version, now)
+            return message.version
+        return shown[0]
 
     def clear_caches(self) -> None:
         """After a model reset: cached entries are keyed by object ids that may be reused."""
@@ -202,7 +221,7 @@ class MessageDelegate(QStyledItemDelegate):
         message: ChatMessage = rows[index.row()] if rows is not None \
             else index.data(MessageRole)
         width = self.view.viewport().width()
-        key = (id(message), message.version, width, message.reasoning_open,
+        key = (id(message), self._shown_version(message), width, message.reasoning_open,
                message is self.retry_message, message.memory_note)
         height = self._heights.get(key)
         if height is None:
