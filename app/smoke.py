@@ -30,6 +30,24 @@ def _wait(app, condition, timeout: float = TIMEOUT) -> bool:
     return True
 
 
+def _check_code_colours() -> str | None:
+    """A Python block gets syntax colours: in a frozen build the lexers are loaded by name
+    and fail silently if they were left out. Answers a problem, or None."""
+    from PySide6.QtGui import QColor, QTextDocument  # noqa: PLC0415
+
+    from app.chat.code_blocks import style_code_blocks  # noqa: PLC0415
+
+    document = QTextDocument()
+    document.setMarkdown("```python\ndef f():\n    return 1\n```\n")
+    style_code_blocks(document, QColor("#eeeeee"), dark=False, highlight=True)
+    block, colours = document.begin(), set()
+    fragment = block.begin()
+    while not fragment.atEnd():
+        colours.add(fragment.fragment().charFormat().foreground().color().name())
+        fragment += 1
+    return None if len(colours) > 1 else "code blocks are not coloured (lexers missing?)"
+
+
 def _check_tls() -> str:
     """Build the TLS context the openai client uses for https endpoints: in a frozen build
     this fails if the ssl module or the trust-store package was left out."""
@@ -89,11 +107,12 @@ def _play_one_turn(home: Path) -> list[str]:
                 Config(api_key="sk-smoke-test-0000", base_url=llm.base_url, model="smoke"))
     app = gui.make_application()
     qInstallMessageHandler(_qt_message)
+    colours = _check_code_colours()
     window = gui.open_window(home)
     usable: list[bool] = []
     window.usable.connect(lambda: usable.append(True))
     window.show()
-    problems = []
+    problems = [colours] if colours else []
     try:
         if not _wait(app, lambda: bool(usable)):
             return ["the window never became usable"]

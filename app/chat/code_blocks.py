@@ -95,7 +95,7 @@ def _colour(document: QTextDocument, code: CodeBlock, style) -> None:
         # Offsets must match the document's: no stripping of leading or trailing lines.
         lexer = get_lexer_by_name(code.language, stripnl=False, ensurenl=False) \
             if code.language else None
-    except ClassNotFound:
+    except (ClassNotFound, ImportError):  # a language the packaged program leaves out
         lexer = None
     if lexer is None:
         return
