@@ -235,6 +235,7 @@ class MainWindow(QMainWindow):
             self.usable.emit()
             return
         self.show_history(answer["history"])
+        self.pane.set_remembered(answer.get("remembered"))
         self.usable.emit()
 
     def show_history(self, history: list[dict[str, Any]]) -> None:

@@ -106,7 +106,7 @@ class ChatPane(QWidget):
         if not facts and not persona:
             self.empty.setText(FIRST_HINT)
             return
-        lines = ["A new chat. The assistant remembers you across conversations:", ""]
+        lines = ["A new chat. The assistant remembers you in every conversation:", ""]
         lines += [f"• {fact}" for fact in facts]
         if persona:
             lines += ["", f"Its persona: {persona}"]

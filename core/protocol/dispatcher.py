@@ -337,8 +337,10 @@ class Dispatcher:
 
     def _on_new_conversation(self, _body: dict[str, Any]) -> dict[str, Any]:
         """A fresh conversation, shown from now on; the memory comes along."""
-        store = self._need_store()
-        self.conversation_id = conversations.create(store)
+        history = self._history()
+        store = history.store
+        if history.messages(limit=1):  # an empty new chat is reused, not piled up
+            self.conversation_id = conversations.create(store)
         return {"conversation": conversations.get(store, self.conversation_id),
                 "remembered": glance(store)}
 
@@ -604,8 +606,11 @@ class Dispatcher:
 
     def _on_get_history(self, _body: dict[str, Any]) -> dict[str, Any]:
         history = self._history()
-        return {"history": history.messages(cap=SHOWN_CHARS),
-                "conversation_id": history.conversation_id}
+        messages = history.messages(cap=SHOWN_CHARS)
+        answer = {"history": messages, "conversation_id": history.conversation_id}
+        if not messages and not history.legacy:
+            answer["remembered"] = glance(history.store)  # what an empty chat shows
+        return answer
 
     def _on_save_history(self, body: dict[str, Any]) -> dict[str, Any]:
         try:

@@ -46,8 +46,12 @@ def glance(store: GraphStore, facts: int = 6) -> dict[str, object]:
     """What a new chat shows it already knows: the persona and the facts about the user
     mentioned most (every conversation shares the memory)."""
     persona = persona_text(store)
+    lines = []
+    for edge in person_profile(store)[:facts]:
+        about = "" if edge["source_name"] == PERSON_NODE else f"{edge['source_name']} "
+        lines.append(f"{about}{edge['relation']} {edge['target_name']}")
     return {"persona": "" if persona.endswith("(empty)") else persona.removeprefix("Persona: "),
-            "facts": [fact_line(e) for e in person_profile(store)[:facts]]}
+            "facts": lines}
 
 
 def memory_snapshot(store: GraphStore, message: str) -> str:

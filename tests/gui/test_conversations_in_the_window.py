@@ -26,7 +26,7 @@ def test_conversations_are_listed_switched_searched_and_restored(qtbot, open_win
 
     window.registry.actions["chat.new"].trigger()
     qtbot.waitUntil(lambda: window.chat.rowCount() == 0 and len(titles(window)) == 2)
-    assert "User -loves-> jazz" in window.pane.empty.text()  # the new chat knows the person
+    assert "• loves jazz" in window.pane.empty.text()  # the new chat knows the person
     llm.play({"text": "京都的春天很美。"})
     window.send("春天去京都怎么样？")
     wait_turn(qtbot, window)
