@@ -11,6 +11,7 @@ from typing import Any
 
 from core.store.graph import GraphStore, Row, StoreError
 from core.store.search import fts_candidates
+from core.store.text import display_name
 
 NEW_TITLE = "New chat"
 TITLE_CHARS = 60
@@ -55,12 +56,13 @@ def listing(store: GraphStore, deleted: bool = False) -> list[Row]:
 
 
 def rename(store: GraphStore, conversation_id: int, title: Any) -> Row:
-    if not isinstance(title, str) or not title.strip():
+    shown = display_name(title)[:200] if isinstance(title, str) else ""
+    if not shown:
         raise StoreError("a conversation needs a title with a visible character")
     get(store, conversation_id)
     with store.conn:
         store.conn.execute("UPDATE conversations SET title = ? WHERE id = ?",
-                           (" ".join(title.split())[:200], conversation_id))
+                           (shown, conversation_id))
     return get(store, conversation_id)
 
 
