@@ -22,6 +22,7 @@ from app.backend_host import BackendHost
 from app.chat.memory_line import memory_line
 from app.chat.model import ChatMessage, ChatModel
 from app.chat.pane import ChatPane
+from app.chat.stream_buffer import StreamBuffer
 from app.conversations import Conversations
 from app.dialogs.backups import BackupsDialog
 from app.dialogs.import_progress import ImportProgress
@@ -73,6 +74,7 @@ class MainWindow(QMainWindow):
         self.failed_text: str | None = None
         self.editing_turn: str | None = None  # Edit last message: sending replaces it
         self.model_menu: QMenu | None = None
+        self.stream = StreamBuffer(self._streamed, self)
         self.import_progress: ImportProgress | None = None
         self.session_tokens = 0
         self._dock_sized = False
@@ -294,14 +296,11 @@ class MainWindow(QMainWindow):
                        lambda answer: self._turn_ended(text, answer))
 
     def on_progress(self, event: str, data: dict[str, Any]) -> None:
-        row = self.chat.streaming_row()
-        if event == "text" and row is not None:
-            self.chat.extend_text(row, data["delta"])
-            self._set_state("Replying…")
-        elif event == "reasoning" and row is not None:
-            self.chat.extend_text(row, data["delta"], reasoning=True)
-            self._set_state("Thinking…")
-        elif event == "tool_started":
+        if event in ("text", "reasoning"):
+            self.stream.add(event, data["delta"])
+            return
+        self.stream.flush()  # what streamed before a tool call shows before it
+        if event == "tool_started":
             self.trace.call_started(data["name"], data.get("arguments"))
             self._set_state(f"Using {data['name']}…")
         elif event == "tool_finished":
@@ -319,7 +318,15 @@ class MainWindow(QMainWindow):
         elif event == "import" and self.import_progress is not None:
             self.import_progress.show_progress(data)
 
+    def _streamed(self, kind: str, text: str) -> None:
+        row = self.chat.streaming_row()
+        if row is None:
+            return
+        self.chat.extend_text(row, text, reasoning=kind == "reasoning")
+        self._set_state("Thinking…" if kind == "reasoning" else "Replying…")
+
     def _turn_ended(self, text: str, answer: dict[str, Any]) -> None:
+        self.stream.flush()
         self.turn_running = False
         self.pane.set_running(False)
         self.trace.end_turn(answer)

@@ -33,13 +33,13 @@ def _wait(app, condition, timeout: float = TIMEOUT) -> bool:
 def _check_code_colours() -> str | None:
     """A Python block gets syntax colours: in a frozen build the lexers are loaded by name
     and fail silently if they were left out. Answers a problem, or None."""
-    from PySide6.QtGui import QColor, QTextDocument  # noqa: PLC0415
+    from PySide6.QtGui import QTextDocument  # noqa: PLC0415
 
     from app.chat.code_blocks import style_code_blocks  # noqa: PLC0415
 
     document = QTextDocument()
     document.setMarkdown("```python\ndef f():\n    return 1\n```\n")
-    style_code_blocks(document, QColor("#eeeeee"), dark=False, highlight=True)
+    style_code_blocks(document, dark=False, highlight=True, wrap_chars=80)
     block, colours = document.begin(), set()
     fragment = block.begin()
     while not fragment.atEnd():

@@ -22,6 +22,8 @@ class StatusPart(QLabel):
         super().mousePressEvent(event)
 
     def setText(self, text: str) -> None:
+        if text == self._full and self.toolTip() == text:
+            return  # set on every streamed delta: no relayout when nothing changed
         self._full = text
         self.setToolTip(text)
         super().setText(text)

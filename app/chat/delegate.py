@@ -15,6 +15,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     QPointF,
     QRect,
+    QRectF,
     QSize,
     Qt,
     QUrl,
@@ -24,6 +25,7 @@ from PySide6.QtGui import (
     QColor,
     QDesktopServices,
     QFont,
+    QFontDatabase,
     QFontMetrics,
     QGuiApplication,
     QMouseEvent,
@@ -40,7 +42,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.chat.code_blocks import fix_tables, style_code_blocks
+from app.chat.code_blocks import code_rects, fix_tables, style_code_blocks
 from app.chat.message_text import MessageText
 from app.chat.model import ChatMessage, MessageRole
 
@@ -113,9 +115,10 @@ class MessageDelegate(QStyledItemDelegate):
             option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
             document.setDefaultTextOption(option)
             base = palette.color(QPalette.ColorRole.Base)
+            mono = QFontMetrics(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
             document.code_blocks = style_code_blocks(  # type: ignore[attr-defined]
-                document, _tint(base, palette.color(QPalette.ColorRole.Text), 0.07),
-                base.lightnessF() < 0.5, highlight=not message.streaming)
+                document, base.lightnessF() < 0.5, highlight=not message.streaming,
+                wrap_chars=max(8, int(width / max(1, mono.averageCharWidth())) - 2))
         else:
             document.setPlainText(message.reasoning)
         document.setTextWidth(width)
@@ -249,9 +252,10 @@ class MessageDelegate(QStyledItemDelegate):
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRoundedRect(parts.bubble.adjusted(0, 0, -1, -1), radius, radius)
         self._paint_header(painter, option, message, parts)
+        self._paint_code_backgrounds(painter, palette, parts)
         if (message.content or not message.error) and message is not self.editing:
             self._paint_document(painter, palette, parts.body, parts.body_top_left,
-                                 QPalette.ColorRole.Text)
+                                 QPalette.ColorRole.Text, visible=self.view.viewport().rect())
         muted = palette.color(QPalette.ColorRole.PlaceholderText)
         if parts.reasoning_line is not None:
             painter.setPen(muted)
@@ -261,7 +265,8 @@ class MessageDelegate(QStyledItemDelegate):
                              f"{arrow} {label} ({len(message.reasoning):,} characters)")
         if parts.reasoning is not None and parts.reasoning_top_left is not None:
             self._paint_document(painter, palette, parts.reasoning, parts.reasoning_top_left,
-                                 QPalette.ColorRole.PlaceholderText)
+                                 QPalette.ColorRole.PlaceholderText,
+                                 visible=self.view.viewport().rect())
         if parts.error_line is not None:
             self._paint_error(painter, option, message, parts)
         if parts.memory_note is not None:
@@ -317,12 +322,32 @@ class MessageDelegate(QStyledItemDelegate):
             painter.drawText(parts.retry, Qt.AlignmentFlag.AlignCenter, RETRY)
 
     @staticmethod
+    def _paint_code_backgrounds(painter: QPainter, palette: QPalette,
+                                parts: MessageLayout) -> None:
+        blocks = getattr(parts.body, "code_blocks", ())
+        if not blocks:
+            return
+        tint = _tint(palette.color(QPalette.ColorRole.Base),
+                     palette.color(QPalette.ColorRole.Text), 0.07)
+        painter.save()
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(tint)
+        for rect in code_rects(parts.body, blocks):
+            painter.drawRoundedRect(rect.translated(parts.body_top_left).adjusted(-4, -2, 4, 2),
+                                    4, 4)
+        painter.restore()
+
+    @staticmethod
     def _paint_document(painter: QPainter, palette: QPalette, document: QTextDocument,
-                        top_left: QPointF, color: QPalette.ColorRole) -> None:
+                        top_left: QPointF, color: QPalette.ColorRole, *,
+                        visible: QRect) -> None:
+        """Draw only the lines inside `visible` (the viewport): a 2,000-line reply drew
+        every line on each repaint, 10 ms each, while only a screenful shows."""
         context = QAbstractTextDocumentLayout.PaintContext()
         text_palette = QPalette(palette)
         text_palette.setColor(QPalette.ColorRole.Text, palette.color(color))
         context.palette = text_palette
+        context.clip = QRectF(visible).translated(-top_left)
         painter.save()
         painter.translate(top_left)
         document.documentLayout().draw(painter, context)

@@ -9,6 +9,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QStyleOptionViewItem
 
+from app.chat.code_blocks import code_rects
 from app.chat.model import ChatMessage
 from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketType
@@ -121,7 +122,8 @@ def test_a_code_block_is_tinted_wrapped_coloured_and_copyable(qtbot, open_window
     [code] = body.code_blocks
     assert code.language == "python" and code.text.startswith("def double(x):")
     first = body.findBlockByNumber(code.first)
-    assert first.blockFormat().background().color().isValid()
+    [tinted] = code_rects(body, body.code_blocks)  # the delegate paints the tint here
+    assert tinted.height() > 2 * first.layout().lineCount() and tinted.width() > 0
     colours = {first.begin().fragment().charFormat().foreground().color().name()}
     fragment = first.begin()
     while not fragment.atEnd():
