@@ -132,6 +132,7 @@ class MessageDelegate(QStyledItemDelegate):
         at most every STREAM_REFRESH seconds, not on every token: each layout of it takes
         tens of milliseconds, and tokens come every few."""
         if not (message.streaming and len(message.content) > LONG_STREAM):
+            self._streamed.pop(id(message), None)  # finished: nothing left to throttle
             return message.version
         shown = self._streamed.get(id(message))
         now = time.monotonic()

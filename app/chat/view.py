@@ -228,18 +228,23 @@ class ChatView(QListView):
         if event.type() != QEvent.Type.MouseButtonRelease:
             self._forward_to = target
 
-    def mousePressEvent(self, event: QMouseEvent) -> None:
-        """A press on a message's text starts a selection there: the selectable text is
-        put over it and gets this press and the drag that follows."""
+    def _press_on_text(self, event: QMouseEvent) -> bool:
+        """A press (or double click) on a message's text starts a selection there: the
+        selectable text is put over it and gets this event and the drag that follows."""
         index = self._body_at(event.position().toPoint())
-        if index is not None and event.button() == Qt.MouseButton.LeftButton:
-            self.setCurrentIndex(index)
-            editor = self.open_text(index, focus=True)
-            if editor is not None:
-                self._forward_to = editor.viewport()
-                self._forward(event)
-                return
-        super().mousePressEvent(event)
+        if index is None or event.button() != Qt.MouseButton.LeftButton:
+            return False
+        self.setCurrentIndex(index)
+        editor = self.open_text(index, focus=True)
+        if editor is None:
+            return False
+        self._forward_to = editor.viewport()
+        self._forward(event)
+        return True
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if not self._press_on_text(event):
+            super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         if self._forward_to is not None and event.buttons():
@@ -254,14 +259,8 @@ class ChatView(QListView):
         super().mouseReleaseEvent(event)
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
-        index = self._body_at(event.position().toPoint())
-        if index is not None:
-            editor = self.open_text(index, focus=True)
-            if editor is not None:
-                self._forward_to = editor.viewport()
-                self._forward(event)
-                return
-        super().mouseDoubleClickEvent(event)
+        if not self._press_on_text(event):
+            super().mouseDoubleClickEvent(event)
 
     def eventFilter(self, watched, event) -> bool:
         if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape \
