@@ -700,8 +700,8 @@ class MainWindow(QMainWindow):
     def export_memory(self, path: str, kind: str) -> None:
         self.host.send(PacketType.EXPORT_MEMORY, {"path": path, "format": kind},
                        lambda answer: self._report(
-                           "Export", answer, f"Exported {answer.get('nodes', 0):,} nodes and "
-                           f"{answer.get('edges', 0):,} facts to {path}"))
+                           "Export", answer,
+                           f"{(answer.get('summary') or '').capitalize()}, to {path}"))
 
     def choose_import(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Import memory", str(Path.home()),

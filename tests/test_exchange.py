@@ -42,6 +42,7 @@ def test_importing_into_a_store_with_memories_merges_by_name(tmp_path, store, li
                                                              run, clock):
     path = tmp_path / "export.json"
     export_json(store, path)
+    clock.advance(1)  # the other memory learned the same facts later, on its own
     other = GraphStore(tmp_path / "other.db", clock=clock)
     try:
         from core.tools import ToolExecutor
@@ -56,9 +57,22 @@ def test_importing_into_a_store_with_memories_merges_by_name(tmp_path, store, li
         berlin = other.find_node("Berlin")
         assert other.active_edge(anna["id"], "lives in", berlin["id"])["mention_count"] == 2
         assert other.find_node("小明") is not None
-        assert "1 already known" in report["summary"]
+        assert "1 known facts reinforced" in report["summary"]
     finally:
         other.close()
+
+
+def test_importing_your_own_export_again_changes_nothing(tmp_path, store, lived_in):
+    path = tmp_path / "export.json"
+    export_json(store, path)
+    before = store.dump()
+    report = import_json(store, path)
+    assert report["nodes_added"] == report["edges_added"] == report["edges_merged"] == 0
+    assert report["edges_known"] == len(before["edges"])
+    assert store.dump() == before  # no mention counted twice, no history row doubled
+    again = tmp_path / "again.json"
+    export_json(store, again)
+    assert again.read_bytes() == path.read_bytes()
 
 
 def test_graphml_is_well_formed_with_labels(tmp_path, store, lived_in):

@@ -26,10 +26,13 @@ from core.store import (
     backups,
     browse,
     conversations,
+    describe,
     describe_sqlite_error,
     exchange,
+    review,
     trash,
 )
+from core.store.counts import counts_line, memory_counts
 from core.store.opening import open_checked
 from core.tools import ToolExecutor, approvals, corrections
 from core.tools.limits import ToolLimiter, validate_limits
@@ -79,6 +82,7 @@ class Dispatcher:
         self._last_backup_at: float | None = None
         self._stopped = threading.Event()  # a stop for work other than a turn (an import)
         self.conversation_id: int | None = None  # the one shown; None: the one used last
+        self._progress: Progress = _no_progress  # the running packet's event channel
         self._models: dict[tuple[str, str], list[str]] = {}  # per endpoint and key
 
     # -- life cycle ----------------------------------------------------------------------
@@ -113,6 +117,8 @@ class Dispatcher:
         """Open the memory, checking it first (see `core.store.opening`)."""
         opened = open_checked(self.db_path, self.config.trash_days)
         self.store, self.store_error = opened.store, opened.error
+        if self.store is not None:
+            self.store.on_commit.append(self._announce_change)
         self.store_warning, self.store_detail = opened.warning, opened.detail
         self.conversation_id = None
         saved = backups.backup_files(backups.backup_folder(self.db_path))
@@ -197,6 +203,7 @@ class Dispatcher:
         handler = getattr(self, f"_on_{packet.type.value}", None)
         if handler is None:
             return PacketResponse.fail(packet.id, f"unknown packet type {packet.type.value}")
+        self._progress = progress
         try:
             data = handler(packet.body, progress) if packet.type in REPORTS_PROGRESS \
                 else handler(packet.body)
@@ -210,9 +217,22 @@ class Dispatcher:
             log.exception("packet %s failed", packet.type.value)
             return PacketResponse.fail(packet.id, f"internal error: {type(error).__name__}")
         finally:
+            self._progress = _no_progress
             if packet.type not in (PacketType.SHUTDOWN, PacketType.RESTORE_BACKUP):
                 self.maybe_backup()
         return PacketResponse.ok(packet.id, data)
+
+    def _announce_change(self, touched: dict[str, Any]) -> None:
+        """Each committed memory change is told once, as a "memory_changed" event with what
+        it touched, who made it, and the counts after it: a front end updates its lists,
+        picture, review count and status from this instead of asking again."""
+        self._progress("memory_changed", {**touched, **self._memory_state()})
+
+    def _memory_state(self) -> dict[str, Any]:
+        store = self._need_store()
+        counts = memory_counts(store.conn)
+        return {"counts": counts, "counts_line": counts_line(counts),
+                "review_count": review.count(store)}
 
     def _history(self) -> History:
         """The shown conversation's messages (the recent ones go to the model)."""
@@ -255,7 +275,28 @@ class Dispatcher:
         outcome = ToolExecutor(store).undo(change_id)
         if not outcome["success"]:
             raise _Refusal(outcome["error"])
-        return outcome["data"]
+        lines = describe.describe_change(store, outcome["data"]["change_id"])
+        return {**outcome["data"], "lines": lines, "message": describe.sentence(lines)}
+
+    def _on_redo(self, _body: dict[str, Any]) -> dict[str, Any]:
+        """Take back the newest undo, when nothing but redos came after it."""
+        store = self._need_store()
+        undo_id = browse.last_redoable(store)
+        if undo_id is None:
+            raise _Refusal("there is nothing to redo")
+        change_id = store.undo_changes([undo_id], "redo", {"change_id": undo_id})
+        lines = describe.describe_change(store, change_id)
+        return {"change_id": change_id, "redone": undo_id, "lines": lines,
+                "message": describe.sentence(lines)}
+
+    def _on_memory_state(self, _body: dict[str, Any]) -> dict[str, Any]:
+        return self._memory_state()
+
+    def _on_review_list(self, body: dict[str, Any]) -> dict[str, Any]:
+        return review.waiting(self._need_store(), body.get("limit", 200), body.get("before"))
+
+    def _on_review_keep(self, body: dict[str, Any]) -> dict[str, Any]:
+        return review.keep(self._need_store(), body.get("change_ids"), body.get("through"))
 
     def _on_undo_turn(self, body: dict[str, Any]) -> dict[str, Any]:
         """Take back every memory change one turn made (its approved calls included); without

@@ -53,6 +53,11 @@ class PacketType(Enum):
     SEARCH_CONVERSATIONS = "search_conversations"
     EXPORT_CONVERSATION = "export_conversation"
     RESTORE_BACKUP = "restore_backup"
+    # beyond the seed: the review inbox, redo, and the counts the status bar shows
+    REVIEW_LIST = "review_list"
+    REVIEW_KEEP = "review_keep"
+    REDO = "redo"
+    MEMORY_STATE = "memory_state"
 
 
 @dataclass

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from core.paths import PRIVATE_FOLDER, make_private_file
+from core.store.counts import FACTS_SQL
 
 FOLDER = "backups"
 NAME = re.compile(r"^graph_memory-(\d{8}-\d{6})\.db$")
@@ -101,9 +102,7 @@ def describe(path: Path) -> dict[str, Any]:
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            info["facts"] = conn.execute(
-                "SELECT count(*) FROM edges WHERE status = 'active'"
-                " AND category = 'general'").fetchone()[0]
+            info["facts"] = conn.execute(FACTS_SQL).fetchone()[0]
         finally:
             conn.close()
     except sqlite3.Error as error:

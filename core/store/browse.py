@@ -198,6 +198,16 @@ def last_undoable(store: GraphStore) -> int | None:
     return row["id"] if row else None
 
 
+def last_redoable(store: GraphStore) -> int | None:
+    """The newest undo not taken back, when nothing but redos came after it: a change made
+    since an undo ends what redo can bring back, as in an editor."""
+    row = store.query_one(
+        "SELECT id FROM change_log c WHERE tool IN ('undo', 'undo_turn') AND undone_by IS"
+        " NULL AND NOT EXISTS (SELECT 1 FROM change_log l WHERE l.id > c.id AND"
+        " l.tool != 'redo') ORDER BY id DESC LIMIT 1")
+    return row["id"] if row else None
+
+
 def last_undoable_turn(store: GraphStore) -> str | None:
     """The newest turn with a change not yet undone: what "Undo this turn" takes back when
     no turn is chosen."""

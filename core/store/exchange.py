@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from core.store import GraphStore
+from core.store.counts import counts_line, extra_line, memory_counts
 from core.store.exchange_format import (
     EDGE_COLUMNS,
     FORMAT,
@@ -79,11 +80,15 @@ def export_json(store: GraphStore, path: str | Path) -> dict[str, Any]:
         for text in _json_lines(store):
             stream.write(text.encode())
 
-    size = _write_atomically(Path(path), write)
-    counts = store.query_one("SELECT (SELECT count(*) FROM nodes) AS nodes,"
-                             " (SELECT count(*) FROM edges) AS edges")
-    return {"path": str(path), "nodes": counts["nodes"], "edges": counts["edges"],
-            "bytes": size}
+    # One read transaction: the counts describe exactly the rows written.
+    store.conn.execute("BEGIN")
+    try:
+        size = _write_atomically(Path(path), write)
+        counts = memory_counts(store.conn)
+    finally:
+        store.conn.execute("COMMIT")
+    return {"path": str(path), **counts, "bytes": size,
+            "summary": f"exported {counts_line(counts)}, with {extra_line(counts)}"}
 
 
 _XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -139,4 +144,6 @@ def export_graphml(store: GraphStore, path: str | Path) -> dict[str, Any]:
     ET.indent(tree, space=" ")
     size = _write_atomically(Path(path), lambda stream: tree.write(
         stream, encoding="utf-8", xml_declaration=True))
-    return {"path": str(path), "nodes": len(nodes), "edges": len(edges), "bytes": size}
+    counts = memory_counts(store.conn)
+    return {"path": str(path), **counts, "bytes": size,
+            "summary": f"exported {counts_line(counts)}, with {extra_line(counts)}"}

@@ -17,7 +17,8 @@ NODE_COLUMNS = ("id", "name", "kind", "type", "mention_count", "created_at", "up
                 "description", "state", "summary", "deleted_at")
 EDGE_COLUMNS = ("id", "source_id", "target_id", "relation", "confidence", "status",
                 "valid_from", "valid_to", "superseded_by", "source_message", "created_at",
-                "updated_at", "category", "mention_count", "temporal_tag", "archived_at")
+                "updated_at", "category", "mention_count", "temporal_tag", "archived_at",
+                "reviewed_at")
 
 
 class ExchangeError(ValueError):
@@ -93,6 +94,7 @@ EDGE_FIELDS = {
     "source_message": _optional_text, "created_at": _time, "updated_at": _time,
     "category": _one_of("general", "persona", "task"), "mention_count": _count,
     "temporal_tag": _optional_text, "archived_at": _optional_time,
+    "reviewed_at": _optional_time,  # when the person kept the fact in the review inbox
 }
 REQUIRED = {"nodes": ("id", "name", "kind", "created_at", "updated_at"),
             "edges": ("id", "source_id", "target_id", "relation", "status", "created_at",

@@ -8,6 +8,7 @@ which tool and turn did it, and is all that `undo()` needs to put the rows back 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import time
@@ -27,6 +28,10 @@ TABLES = ("nodes", "edges")
 BUSY_TIMEOUT_MS = 5000
 TRASH_DAYS = 30  # deleted rows stay restorable at least this long
 DAY_SECONDS = 86400.0
+# Columns written outside the change log (the person's review mark): undo neither checks
+# nor restores them, so keeping a change never blocks undoing it.
+UNLOGGED_COLUMNS = frozenset({"reviewed_at"})
+UNDO_TOOLS = ("undo", "undo_turn", "redo")
 
 Row = dict[str, Any]
 
@@ -48,6 +53,20 @@ class Change:
     undo_of: int | None = None
     undoes: list[int] = field(default_factory=list)
     id: int | None = None
+
+    def touched(self) -> dict[str, Any]:
+        """What the change wrote, as the one event a front end updates from: ids of the
+        nodes and edges (a bulk import says `bulk` instead of listing millions)."""
+        rows: dict[str, set[int]] = {"nodes": set(), "edges": set()}
+        bulk = False
+        for op in self.ops:
+            if "id" in op:
+                rows[op["table"]].add(op["id"])
+            else:
+                bulk = True
+        return {"change_id": self.id, "actor": self.actor, "tool": self.tool,
+                "turn_id": self.turn_id, "summary": self.summary, "bulk": bulk,
+                "nodes": sorted(rows["nodes"]), "edges": sorted(rows["edges"])}
 
 
 def describe_sqlite_error(error: sqlite3.Error) -> str:
@@ -89,6 +108,16 @@ def decode_ops(blob: bytes) -> list[dict[str, Any]]:
     return json.loads(zlib.decompress(blob))
 
 
+def same_image(row: Row | None, image: Row | None) -> bool:
+    """Whether a row is as a logged image shows it. Columns the log does not keep (the
+    review mark) and columns added after the image was taken (a newer schema) are not
+    compared."""
+    if row is None or image is None:
+        return row is image
+    return all(row.get(k) == v for k, v in image.items() if k not in UNLOGGED_COLUMNS) \
+        and row.keys() >= image.keys()
+
+
 def _create_private(path: Path) -> None:
     """Create a new database file readable by its owner only, before SQLite opens it."""
     if not path.exists():
@@ -109,6 +138,8 @@ class GraphStore:
         self.trash_days = trash_days  # no model tool removes anything deleted more recently
         self.read_only = read_only
         self._change: Change | None = None
+        # Called with `Change.touched()` after each change commits (see `write`).
+        self.on_commit: list[Callable[[dict[str, Any]], None]] = []
         if read_only:
             self._open_read_only()
             return
@@ -197,6 +228,20 @@ class GraphStore:
     # -- writing -------------------------------------------------------------------------
 
     @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One transaction for writes the change log does not keep (review marks)."""
+        if self.read_only:
+            raise StoreError(self.read_only)
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self.conn.execute("COMMIT")
+        except BaseException:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
+
+    @contextmanager
     def write(self, tool: str, arguments: Any = None, turn_id: str | None = None,
               actor: str = "model") -> Iterator[Change]:
         """One transaction: everything inside happens, with its change-log entry, or nothing."""
@@ -212,6 +257,11 @@ class GraphStore:
                 yield change
                 if change.ops:
                     change.id = self._log(change)
+                    # Undoing an undo (a redo) makes what that undo took back undoable
+                    # again.
+                    self.conn.executemany(
+                        "UPDATE change_log SET undone_by = NULL WHERE undone_by = ?",
+                        [(undone,) for undone in change.undoes])
                     self.conn.executemany(
                         "UPDATE change_log SET undone_by = ? WHERE id = ?",
                         [(change.id, undone) for undone in change.undoes])
@@ -224,6 +274,19 @@ class GraphStore:
                 raise
         finally:
             self._change = None
+        if change.id is not None:
+            self._announce(change)
+
+    def _announce(self, change: Change) -> None:
+        """Tell the listeners once the change is on disk; a listener's failure is its own."""
+        if not self.on_commit:
+            return
+        touched = change.touched()
+        for listener in list(self.on_commit):
+            try:
+                listener(touched)
+            except Exception:  # a front end's bug must not look like a failed write
+                logging.getLogger(__name__).exception("change listener failed")
 
     def _log(self, change: Change) -> int:
         cursor = self.conn.execute(
@@ -412,7 +475,7 @@ class GraphStore:
         Answers the undo's change id and the ids it undid; all or nothing.
         """
         rows = self.query("SELECT id FROM change_log WHERE turn_id = ? AND undo_of IS NULL"
-                          " AND undone_by IS NULL AND tool NOT IN ('undo', 'undo_turn')"
+                          " AND undone_by IS NULL AND tool NOT IN ('undo', 'undo_turn', 'redo')"
                           " ORDER BY id", (turn_id,))
         ids = [r["id"] for r in rows]
         if not ids:
@@ -443,7 +506,7 @@ class GraphStore:
                         if "id" not in op:
                             self._undo_bulk(entry["id"], op)
                             continue
-                        if self.row(op["table"], op["id"]) != op["after"]:
+                        if not same_image(self.row(op["table"], op["id"]), op["after"]):
                             raise StoreError(
                                 f"change {entry['id']} cannot be undone: {op['table'][:-1]} "
                                 f"{op['id']} was changed again later; undo the later change "
@@ -451,8 +514,8 @@ class GraphStore:
                         self._restore(op["table"], op["id"], op["before"])
                 names = ", ".join(f"{e['id']} ({e['tool']})" for e in entries[:5])
                 more = f" and {len(entries) - 5} more" if len(entries) > 5 else ""
-                change.summary = (f"undid change{'s' if len(entries) > 1 else ''} "
-                                  f"{names}{more}")
+                verb = "redid: took back undo" if tool == "redo" else "undid change"
+                change.summary = f"{verb}{'s' if len(entries) > 1 else ''} {names}{more}"
                 change.undo_of = entries[0]["id"]
                 change.undoes = [e["id"] for e in entries]
         except sqlite3.IntegrityError as error:
@@ -489,7 +552,7 @@ class GraphStore:
                 found[later] = decode_ops(self.change(later)["ops"])
             image = next(op["before"] for op in found[later]
                          if op.get("id") == row_id and op["table"] == table)
-            if self.row(table, row_id) != image:
+            if not same_image(self.row(table, row_id), image):
                 raise StoreError(f"change {change_id} cannot be undone: {table[:-1]} {row_id}"
                                  f" was changed again later (change {later}); undo the later"
                                  " change first")
@@ -500,7 +563,8 @@ class GraphStore:
         elif self.row(table, row_id) is None:
             self.insert(table, image)
         else:
-            self.update(table, row_id, {k: v for k, v in image.items() if k != "id"})
+            self.update(table, row_id, {k: v for k, v in image.items()
+                                        if k != "id" and k not in UNLOGGED_COLUMNS})
 
     def integrity_problems(self) -> list[str]:
         """What `integrity_check` and `foreign_key_check` report; empty when the file is sound."""

@@ -322,14 +322,16 @@ def _merge(store: GraphStore, report: Report) -> dict[str, Any]:
                  " matched INTEGER)")
     conn.execute("INSERT INTO staging.node_map SELECT s.id, n.id, 1 FROM staging.nodes s"
                  " JOIN main.nodes n ON n.norm_name = s.norm_name")
-    matched = 0
+    matched = conn.execute("SELECT count(*) FROM staging.node_map").fetchone()[0]
+    # A node created at the same moment is the same node (the file is an export of this
+    # memory, or of a copy): it is there already, and its mentions are not counted twice.
     for new, mentions, updated in _rows(conn, "SELECT m.new, s.mention_count, s.updated_at"
                                         " FROM staging.node_map m JOIN staging.nodes s ON"
-                                        " s.id = m.old ORDER BY m.new"):
+                                        " s.id = m.old JOIN main.nodes n ON n.id = m.new"
+                                        " WHERE s.created_at != n.created_at ORDER BY m.new"):
         existing = store.row("nodes", new)
         store.update("nodes", new, {"mention_count": existing["mention_count"] + mentions,
                                     "updated_at": max(existing["updated_at"], updated)})
-        matched += 1
     base = conn.execute("SELECT coalesce(max(id), 0) FROM main.nodes").fetchone()[0]
     conn.execute("INSERT INTO staging.node_map SELECT id, ? + row_number() OVER (ORDER BY"
                  " id), 0 FROM staging.nodes WHERE id NOT IN (SELECT old FROM"
@@ -345,15 +347,25 @@ def _merge(store: GraphStore, report: Report) -> dict[str, Any]:
 
     conn.execute("CREATE TABLE staging.edge_map (old INTEGER PRIMARY KEY, new INTEGER,"
                  " twin INTEGER)")
-    conn.execute("INSERT INTO staging.edge_map SELECT s.id, e.id, 1 FROM staging.edges s"
-                 " JOIN staging.node_map a ON a.old = s.source_id JOIN staging.node_map b ON"
-                 " b.old = s.target_id JOIN main.edges e ON e.source_id = a.new AND"
-                 " e.norm_relation = s.norm_relation AND e.target_id = b.new AND e.status ="
-                 " 'active' WHERE s.status = 'active'")
+    # The same fact (same ends, relation and moment it was first stored) is already
+    # there: nothing changes (twin 2). Another record of a known active fact reinforces
+    # it (twin 1).
+    conn.execute("INSERT OR IGNORE INTO staging.edge_map SELECT s.id, e.id, 2 FROM"
+                 " staging.edges s JOIN staging.node_map a ON a.old = s.source_id JOIN"
+                 " staging.node_map b ON b.old = s.target_id JOIN main.edges e ON"
+                 " e.source_id = a.new AND e.norm_relation = s.norm_relation AND"
+                 " e.target_id = b.new AND e.created_at = s.created_at")
+    conn.execute("INSERT OR IGNORE INTO staging.edge_map SELECT s.id, e.id, 1 FROM"
+                 " staging.edges s JOIN staging.node_map a ON a.old = s.source_id JOIN"
+                 " staging.node_map b ON b.old = s.target_id JOIN main.edges e ON"
+                 " e.source_id = a.new AND e.norm_relation = s.norm_relation AND"
+                 " e.target_id = b.new AND e.status = 'active' WHERE s.status = 'active'")
+    known = conn.execute("SELECT count(*) FROM staging.edge_map WHERE twin = 2").fetchone()[0]
     merged = 0
     for new, mentions, confidence in _rows(conn, "SELECT m.new, s.mention_count,"
                                            " s.confidence FROM staging.edge_map m JOIN"
-                                           " staging.edges s ON s.id = m.old ORDER BY m.new"):
+                                           " staging.edges s ON s.id = m.old WHERE m.twin = 1"
+                                           " ORDER BY m.new"):
         twin = store.row("edges", new)
         store.update("edges", new, {"mention_count": twin["mention_count"] + mentions,
                                     "confidence": max(twin["confidence"], confidence)})
@@ -377,9 +389,10 @@ def _merge(store: GraphStore, report: Report) -> dict[str, Any]:
         store.record_inserted("edges", [[base + 1, base + edges_added]])
     report("writing", READ_SHARE + (1 - READ_SHARE) * 0.8)
     summary = (f"merged an export: {added:,} nodes added, {matched:,} matched by name; "
-               f"{edges_added:,} edges added, {merged:,} already known and reinforced")
+               f"{edges_added:,} edges added, {merged:,} known facts reinforced, "
+               f"{known:,} already there")
     return {"nodes_added": added, "nodes_matched": matched, "edges_added": edges_added,
-            "edges_merged": merged, "summary": summary}
+            "edges_merged": merged, "edges_known": known, "summary": summary}
 
 
 def _rows(conn: sqlite3.Connection, sql: str) -> Iterator[tuple]:

@@ -4,7 +4,8 @@ Each migration moves a file from one version to the next inside one transaction,
 file is always at a whole version. Version 1 is the first layout (nodes and edges only);
 version 2 adds the change log, edge categories, task fields and the full-text index;
 version 3 adds the chat history; 4 keeps reasoning with replies; 5 adds soft-deleted
-nodes and the index from rows to their changes; 6 the person's approvals of large deletions.
+nodes and the index from rows to their changes; 6 the person's approvals of large deletions;
+7 an index for successors; 8 conversations; 9 the review inbox.
 """
 
 from __future__ import annotations
@@ -233,8 +234,17 @@ CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
 END;
 """
 
+# The review inbox: a change the person kept is marked reviewed, and so are the facts it
+# wrote (that mark travels with an export). Changes made before this version wait in the
+# inbox like new ones: the person has not seen them either.
+V9 = """
+ALTER TABLE change_log ADD COLUMN reviewed_at REAL;
+ALTER TABLE edges ADD COLUMN reviewed_at REAL;
+CREATE INDEX change_log_inbox ON change_log(actor, reviewed_at, undone_by, undo_of, id);
+"""
+
 Migration = str | Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8]
+MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9]
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from core.store import GraphStore, Row
+from core.store.counts import counts_line, memory_counts
 from core.store.search import EDGE_SELECT, edges_around, nodes_named, search_edges, search_nodes
 from core.store.text import normalize_name
 from core.tools.base import (
@@ -292,7 +293,10 @@ def memory_introspect(store: GraphStore, _args: dict[str, Any]) -> Outcome:
             f"{r['name']}{' (' + r['type'] + ')' if r['type'] else ''} x{r['mention_count']}"
             for r in top) or "none"),
     ]
+    counts = memory_counts(store.conn)
+    lines.insert(0, f"Memory: {counts_line(counts)}")
     data = {
+        "counts": counts,
         "nodes": {r["kind"]: r["n"] for r in nodes},
         "edges": {f"{r['category']}/{r['status']}": r["n"] for r in edges},
         "size_bytes": pages["size"], "changes": changes,

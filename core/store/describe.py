@@ -1,0 +1,129 @@
+"""Plain sentences for what a logged change did, from its row images.
+
+The review inbox lists them under each change, and undo and redo say them back ("Restored
+'Xiao Ming likes green tea'") instead of a change number.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.store.graph import GraphStore, Row, decode_ops
+
+# Columns whose change alone is bookkeeping, not news: a fact said again, a node seen again.
+QUIET_COLUMNS = frozenset({"mention_count", "updated_at", "reviewed_at", "confidence",
+                           "norm_name", "norm_relation"})
+STATUS_VERBS = {
+    ("active", "deleted"): "deleted", ("active", "superseded"): "replaced",
+    ("active", "archived"): "archived", ("deleted", "active"): "restored",
+    ("superseded", "active"): "restored", ("archived", "active"): "brought back",
+}
+GUESS_BELOW = 1.0  # the model lowers confidence only for what it was not told plainly
+
+
+def names_of(store: GraphStore, ids: set[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    marks = ", ".join("?" for _ in ids)
+    return {r["id"]: r["name"] for r in store.query(
+        f"SELECT id, name FROM nodes WHERE id IN ({marks})", sorted(ids))}
+
+
+def describe_ops(store: GraphStore, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One line per fact or node the ops changed: `verb`, `text`, `table`, `id`, and for
+    facts the `confidence` and `guess` flag. Bookkeeping (mention counts) is left out."""
+    edge_ops = [op for op in ops if op.get("table") == "edges" and "id" in op]
+    ends = {image[k] for op in edge_ops for image in (op["before"], op["after"]) if image
+            for k in ("source_id", "target_id")}
+    node_images = {op["id"]: op["after"] or op["before"] for op in ops
+                   if op.get("table") == "nodes" and "id" in op}
+    names = names_of(store, ends - node_images.keys())
+    names.update({i: image["name"] for i, image in node_images.items()})
+    lines: list[dict[str, Any]] = []
+    for op in ops:
+        if "id" not in op:
+            rows = sum(last - first + 1 for first, last in
+                       op.get("inserted") or op.get("removed") or [])
+            verb = "imported" if "inserted" in op else "took back"
+            lines.append({"verb": verb, "text": f"{rows:,} {op['table']}",
+                          "table": op["table"], "id": None})
+            continue
+        line = (_edge_line(op, names) if op["table"] == "edges"
+                else _node_line(op, ends))
+        if line is not None:
+            lines.append(line)
+    return lines
+
+
+def fact_text(image: Row, names: dict[int, str]) -> str:
+    source = names.get(image["source_id"], f"node {image['source_id']}")
+    target = names.get(image["target_id"], f"node {image['target_id']}")
+    return f"{source} {image['relation']} {target}"
+
+
+def _edge_line(op: dict[str, Any], names: dict[int, str]) -> dict[str, Any] | None:
+    before, after = op["before"], op["after"]
+    image = after or before
+    if before is None:
+        verb = "added"
+    elif after is None:
+        verb = "removed"
+    elif before["status"] != after["status"]:
+        verb = STATUS_VERBS.get((before["status"], after["status"]), after["status"])
+    elif before["relation"] != after["relation"]:
+        verb = f"renamed the relation {before['relation']!r} in"
+    elif _changed(before, after) - QUIET_COLUMNS:
+        verb = "updated"
+    elif after["mention_count"] > before["mention_count"]:
+        verb = "reinforced"
+    else:
+        return None
+    confidence = image.get("confidence", 1.0)
+    return {"verb": verb, "text": fact_text(image, names), "table": "edges", "id": op["id"],
+            "confidence": confidence, "guess": confidence < GUESS_BELOW,
+            "status": (after or {}).get("status")}
+
+
+def _node_line(op: dict[str, Any], fact_ends: set[int]) -> dict[str, Any] | None:
+    before, after = op["before"], op["after"]
+    image = after or before
+    kind = {"task": "task", "persona": "persona"}.get(image["kind"], "")
+    what = f"{kind} {image['name']}".strip()
+    if (before is None or after is None) and op["id"] in fact_ends and not kind:
+        return None  # a name that comes or goes with its fact: the fact's line says it
+    if before is None:
+        verb, text = "added", what
+    elif after is None:
+        verb, text = "removed", what
+    else:
+        changed = _changed(before, after) - QUIET_COLUMNS
+        if not changed:
+            return None
+        if "deleted_at" in changed:
+            verb = "deleted" if after["deleted_at"] else "restored"
+            text = what
+        elif "name" in changed:
+            verb, text = "renamed", f"{before['name']} → {after['name']}"
+        elif "state" in changed and after.get("state"):
+            verb, text = "set", f"{what} to {after['state']}"
+        else:
+            verb, text = "updated", f"{what} ({', '.join(sorted(changed))})"
+    return {"verb": verb, "text": text, "table": "nodes", "id": op["id"]}
+
+
+def _changed(before: Row, after: Row) -> set[str]:
+    return {k for k in after if before.get(k) != after.get(k)}
+
+
+def describe_change(store: GraphStore, change_id: int) -> list[dict[str, Any]]:
+    row = store.query_one("SELECT ops FROM change_log WHERE id = ?", (change_id,))
+    return describe_ops(store, decode_ops(row["ops"])) if row else []
+
+
+def sentence(lines: list[dict[str, Any]], most: int = 2) -> str:
+    """'Restored "Xiao Ming likes green tea"' and so on, for a status message."""
+    parts = [f"{line['verb']} '{line['text']}'" for line in lines[:most]]
+    if len(lines) > most:
+        parts.append(f"{len(lines) - most} more")
+    text = "; ".join(parts) or "nothing visible"
+    return text[0].upper() + text[1:]
