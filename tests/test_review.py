@@ -189,3 +189,29 @@ def test_bad_review_requests_are_refused_plainly(backend):
     for body in ({"limit": 0}, {"limit": "9"}, {"before": "x"}):
         answer = dispatcher.handle(Packet.make(PacketType.REVIEW_LIST, body))
         assert not answer.success
+
+
+def test_a_turns_changes_are_undone_together_and_a_fact_is_edited_whole(backend, llm):
+    llm.play({"tool_calls": [commit_call(("Xiao Ming", "likes", "green tea")),
+                             commit_call(("Xiao Ming", "lives in", "Shanghai"))]},
+             {"text": "ok"})
+    dispatcher = backend()
+    ask(dispatcher, PacketType.PROCESS_MESSAGE, {"user_input": "Xiao Ming: tea, Shanghai"})
+    changes = ask(dispatcher, PacketType.REVIEW_LIST)["changes"]
+    line = changes[1]["lines"][0]
+    assert (line["subject"], line["relation"], line["object"]) == \
+        ("Xiao Ming", "likes", "green tea")
+    edited = ask(dispatcher, PacketType.CORRECT_MEMORY, {"action": "edit_fact", "arguments": {
+        "edge_id": line["id"], "subject": "Xiao Ming", "relation": "likes",
+        "object": "jasmine tea"}})
+    assert edited["summary"] == ("changed 'Xiao Ming likes green tea' to "
+                                 "'Xiao Ming likes jasmine tea'")
+    old = dispatcher.store.row("edges", line["id"])
+    assert old["status"] == "superseded" and old["superseded_by"]
+    ask(dispatcher, PacketType.UNDO, {"change_id": edited["change_id"]})
+    undone = ask(dispatcher, PacketType.UNDO, {"change_ids": [c["id"] for c in changes]})
+    assert "Removed 'Xiao Ming lives in Shanghai'" in undone["message"]
+    assert dispatcher.store.query("SELECT * FROM edges WHERE status = 'active'") == []
+    assert ask(dispatcher, PacketType.REVIEW_LIST)["count"] == 0
+    bad = dispatcher.handle(Packet.make(PacketType.UNDO, {"change_ids": []}))
+    assert not bad.success and "change_ids" in bad.error

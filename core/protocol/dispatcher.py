@@ -265,8 +265,19 @@ class Dispatcher:
         return outcome["data"]
 
     def _on_undo(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Undo `change_id`, or without one the newest change not yet undone (Ctrl+Z)."""
+        """Undo `change_id`, or `change_ids` together as one change (a turn's waiting
+        changes in the review inbox), or without either the newest change not yet undone
+        (Ctrl+Z)."""
         store = self._need_store()
+        if "change_ids" in body:
+            ids = body["change_ids"]
+            if not isinstance(ids, list) or not ids or not all(
+                    isinstance(i, int) and not isinstance(i, bool) for i in ids):
+                raise _Refusal("change_ids must be a list of change ids")
+            undo_id = store.undo_changes(ids, "undo", {"change_ids": ids})
+            lines = describe.describe_change(store, undo_id)
+            return {"change_id": undo_id, "undone": ids, "lines": lines,
+                    "message": describe.sentence(lines)}
         change_id = body.get("change_id")
         if change_id is None:
             change_id = browse.last_undoable(store)

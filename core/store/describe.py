@@ -80,6 +80,8 @@ def _edge_line(op: dict[str, Any], names: dict[int, str]) -> dict[str, Any] | No
         return None
     confidence = image.get("confidence", 1.0)
     return {"verb": verb, "text": fact_text(image, names), "table": "edges", "id": op["id"],
+            "subject": names.get(image["source_id"], ""), "relation": image["relation"],
+            "object": names.get(image["target_id"], ""),
             "confidence": confidence, "guess": confidence < GUESS_BELOW,
             "status": (after or {}).get("status")}
 

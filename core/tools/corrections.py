@@ -1,5 +1,6 @@
-"""The person's corrections to the memory: rename, merge, edit a relation, delete and
-restore. Each is one logged change (actor "user"), so each can be undone like the model's.
+"""The person's corrections to the memory: rename, merge, edit a relation or a whole
+fact, delete and restore. Each is one logged change (actor "user"), so each can be undone
+like the model's.
 
 Deleting is soft: a deleted edge keeps its row with status "deleted", a deleted node gets
 `deleted_at` and its active edges are deleted with it, so nothing the model recalls still
@@ -130,6 +131,34 @@ def edit_relation(store: GraphStore, edge_id: Any, relation: Any,
            f"{changes['relation']!r}"
 
 
+def edit_fact(store: GraphStore, edge_id: Any, subject: Any, relation: Any,
+              object: Any) -> str:
+    """Correct a fact as the person reads it: a new relation only is an edit in place;
+    another subject or object replaces the fact (the old one is kept as superseded, so
+    its history and its source message stay)."""
+    edge = _edge(store, edge_id)
+    if edge["status"] != "active":
+        raise CorrectionError("only an active fact can be edited; restore it first")
+    subject, relation, object = (_text(subject, "subject"), _text(relation, "relation"),
+                                 _text(object, "object"))
+    source, target = store.row("nodes", edge["source_id"]), store.row("nodes", edge["target_id"])
+    old = f"{source['name']} {edge['relation']} {target['name']}"
+    if normalize_name(subject) == source["norm_name"] and \
+            normalize_name(object) == target["norm_name"]:
+        if display_name(relation) == edge["relation"]:
+            raise CorrectionError("the fact is already like that")
+        edit_relation(store, edge["id"], relation)
+        new = " ".join((source["name"], display_name(relation), target["name"]))
+        return f"changed {old!r} to {new!r}"
+    now = store.clock()
+    ends = [store.find_node(name) or store.upsert_node(name) for name in (subject, object)]
+    new, _created = store.add_edge(ends[0]["id"], relation, ends[1]["id"],
+                                   category=edge["category"])
+    store.update("edges", edge["id"], {"status": "superseded", "superseded_by": new["id"],
+                                       "valid_to": now, "updated_at": now})
+    return f"changed {old!r} to {' '.join((ends[0]['name'], new['relation'], ends[1]['name']))!r}"
+
+
 def delete_edge(store: GraphStore, edge_id: Any) -> str:
     edge = _edge(store, edge_id)
     if edge["status"] == "deleted":
@@ -195,6 +224,7 @@ ACTIONS: dict[str, tuple[Callable[..., str], tuple[str, ...]]] = {
     "rename_node": (rename_node, ("node_id", "name")),
     "merge_nodes": (merge_nodes, ("keep_id", "merge_id", "keep_name")),
     "edit_relation": (edit_relation, ("edge_id", "relation", "confidence")),
+    "edit_fact": (edit_fact, ("edge_id", "subject", "relation", "object")),
     "delete_edge": (delete_edge, ("edge_id",)),
     "restore_edge": (restore_edge, ("edge_id",)),
     "delete_node": (delete_node, ("node_id",)),
