@@ -59,14 +59,36 @@ SPECS: tuple[ActionSpec, ...] = (
                "Show or hide the list of conversations"),
     ActionSpec("view.graph", "Memory graph", "Ctrl+G", "Memory",
                "Browse what the assistant remembers"),
+    ActionSpec("memory.review", "Review what the assistant remembered", "Ctrl+Shift+I",
+               "Memory", "Keep, correct or undo each change the assistant made to its memory"),
     ActionSpec("memory.undo", "Undo last memory change", "Ctrl+Z", "Memory",
                "Take back the newest change to the memory, the assistant's or yours"),
+    ActionSpec("memory.redo", "Redo memory change", "Ctrl+Shift+Z", "Memory",
+               "Bring back what the last undo took back"),
     ActionSpec("memory.undo_turn", "Undo this turn's memory changes", "Ctrl+Alt+Z", "Memory",
                "Take back every change one turn made to the memory: the selected message's "
                "turn, or the last one"),
     ActionSpec("memory.empty_trash", "Empty trash…", "", "Memory",
                "Remove deleted memories for good; until then they can be restored"),
     ActionSpec("memory.search", "Search the memory", "Ctrl+F", "Memory"),
+    ActionSpec("node.rename", "Rename node…", "F2", "Memory",
+               "Rename the node chosen in the Memory tab"),
+    ActionSpec("node.merge", "Merge node into…", "Ctrl+Shift+J", "Memory",
+               "Move the chosen node's facts onto another node, found by typing its name"),
+    ActionSpec("node.delete", "Delete node", "Ctrl+Del", "Memory",
+               "Delete (or restore) the chosen node and its facts; the trash keeps them"),
+    ActionSpec("node.add_fact", "Add a fact…", "Ctrl+Shift+A", "Memory",
+               "Add a fact about the chosen node yourself"),
+    ActionSpec("fact.edit", "Edit fact…", "Ctrl+E", "Memory",
+               "Correct the chosen fact: its subject, relation or object"),
+    ActionSpec("fact.delete", "Delete fact", "Del", "Memory",
+               "Delete (or restore) the chosen fact; the trash keeps it"),
+    ActionSpec("fact.open_message", "Go to message", "Ctrl+M", "Memory",
+               "Show the chat message the chosen fact came from"),
+    ActionSpec("fact.open_other", "Go to other node", "Return", "Memory",
+               "Make the fact's other end the centre of the picture"),
+    ActionSpec("change.undo", "Undo this change", "", "Memory",
+               "Undo the change chosen in the node's Changes list"),
     ActionSpec("memory.refresh", "Refresh memory", "F5", "Memory"),
     ActionSpec("help.shortcuts", "Keyboard shortcuts", "F1", "Help"),
     ActionSpec("help.about", "About TrulyMEM", "", "Help"),
@@ -80,21 +102,25 @@ class ActionRegistry:
         self.actions: dict[str, QAction] = {}
         self.problems: list[str] = []
 
-    def bind(self, name: str, handler: Callable[[], object], *, checkable: bool = False) -> QAction:
+    def bind(self, name: str, handler: Callable[[], object], *, checkable: bool = False,
+             scope: QWidget | None = None) -> QAction:
+        """`scope`: the key works only while focus is in that widget (a Delete key for the
+        memory must not fire in the chat box); menus and the palette reach it anywhere."""
         spec = self.specs[name]
         action = QAction(spec.text, self.window)
         action.setObjectName(name)
         action.setCheckable(checkable)
         if spec.tip:
             action.setStatusTip(spec.tip)
-        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut if scope
+                                  else Qt.ShortcutContext.WindowShortcut)
         if spec.shortcut:
             action.setShortcut(QKeySequence(spec.shortcut))
         if checkable:
             action.toggled.connect(lambda _checked: handler())
         else:
             action.triggered.connect(lambda _checked=False: handler())
-        self.window.addAction(action)
+        (scope or self.window).addAction(action)
         self.actions[name] = action
         return action
 

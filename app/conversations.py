@@ -73,7 +73,9 @@ class Conversations(QObject):
 
         self.host.send(PacketType.NEW_CONVERSATION, None, done)
 
-    def open(self, conversation_id: int, then: Any = None) -> None:
+    def open(self, conversation_id: int | None, then: Any = None,
+             turn_id: str | None = None) -> None:
+        """Open a conversation, or (with `turn_id`) the one that holds that turn."""
         if self._busy():
             return
 
@@ -85,8 +87,9 @@ class Conversations(QObject):
             if then is not None:
                 then()
 
-        self.host.send(PacketType.OPEN_CONVERSATION, {"conversation_id": conversation_id},
-                       done)
+        body = {"turn_id": turn_id} if conversation_id is None else \
+            {"conversation_id": conversation_id}
+        self.host.send(PacketType.OPEN_CONVERSATION, body, done)
 
     def go_to_result(self, conversation_id: int, turn_id: str) -> None:
         """A search result: open its conversation and go to the message."""

@@ -116,8 +116,8 @@ class MainWindow(QMainWindow):
                 shown or not self.conversations.sidebar.isHidden()))
         self.browser.status_message.connect(lambda text: self.statusBar().showMessage(text,
                                                                                       8000))
-        self.browser.memory_changed.connect(self.refresh_memory_counts)
         self.browser.message_requested.connect(self.show_message)
+        self.browser.review_count_changed.connect(self._show_review_count)
 
     def _make_status_bar(self) -> None:
         bar = self.statusBar()
@@ -131,8 +131,13 @@ class MainWindow(QMainWindow):
         self.tokens_label.setObjectName("tokens")
         self.memory_label = StatusPart()
         self.memory_label.setObjectName("memoryCounts")
+        self.review_label = StatusPart()
+        self.review_label.setObjectName("reviewCount")
+        self.review_label.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.review_label.clicked.connect(self.open_review)
         bar.addWidget(self.state_label, 2)
-        for label in (self.endpoint_label, self.tokens_label, self.memory_label):
+        for label in (self.endpoint_label, self.tokens_label, self.memory_label,
+                      self.review_label):
             bar.addPermanentWidget(separator())
             bar.addPermanentWidget(label, 1)
 
@@ -158,6 +163,11 @@ class MainWindow(QMainWindow):
         bind("view.graph", self.open_graph)
         bind("memory.refresh", self.refresh_memory)
         bind("memory.undo", self.browser.undo)
+        bind("memory.redo", self.browser.redo)
+        bind("memory.review", self.open_review)
+        for name, handler in self.browser.command_handlers().items():
+            bind(name, handler, scope=self.browser.shortcut_scope(name))
+        self.browser.place_actions(self.registry.actions)
         bind("memory.undo_turn", self.undo_turn)
         bind("memory.empty_trash", self.empty_trash)
         bind("memory.restore_backup", self.open_backups)
@@ -183,6 +193,7 @@ class MainWindow(QMainWindow):
                              screen.y() + (screen.height() - height) // 2, width, height)
         self.trace_action.setChecked(self.trace_dock.isVisible())
         self.sidebar_action.setChecked(not self.conversations.sidebar.isHidden())
+        self.browser.restore_state(self.settings)
 
     # -- start ----------------------------------------------------------------------------
 
@@ -288,6 +299,7 @@ class MainWindow(QMainWindow):
         self.trace.begin_turn(text)
         self.turn_running = True
         self.pane.set_running(True)
+        self.browser.hold(True)
         self._set_state("Waiting for the model…")
         body = {"user_input": text}
         if replaces_turn:
@@ -317,6 +329,8 @@ class MainWindow(QMainWindow):
                 f"it ({', '.join(data['names'])}).", 10000)
         elif event == "import" and self.import_progress is not None:
             self.import_progress.show_progress(data)
+        elif event == "memory_changed":
+            self.memory_changed(data)
 
     def _streamed(self, kind: str, text: str) -> None:
         row = self.chat.streaming_row()
@@ -345,6 +359,7 @@ class MainWindow(QMainWindow):
                 message.turn_id = answer["turn_id"]
         if answer.get("touched"):
             self.browser.highlight(answer["touched"])
+        self.browser.hold(False)
         for request in answer.get("approvals") or []:
             self.pane.approvals.add(request)
         usage = answer.get("usage") or {}
@@ -364,7 +379,6 @@ class MainWindow(QMainWindow):
             self.registry.actions["chat.retry"].setEnabled(True)
             self.pane.view.set_retry_row(row)
             self._set_state("The last message failed: Retry (Ctrl+R) sends it again")
-        self.refresh_memory_counts()
         self.conversations.refresh()  # its title and place in the list may have changed
 
     def regenerate(self) -> None:
@@ -471,7 +485,6 @@ class MainWindow(QMainWindow):
         decided = answer["approval"]
         if decided["state"] == "allowed":
             self.statusBar().showMessage(f"Allowed: {decided['outcome']}", 10000)
-            self.refresh_memory()
         elif decided["state"] == "denied":
             self.statusBar().showMessage("Denied: nothing was removed.", 8000)
         else:
@@ -494,7 +507,6 @@ class MainWindow(QMainWindow):
             f"Took back {_count(count, 'memory change')} of that turn.", 10000)
         if answer.get("expired_approvals"):
             self.host.send(PacketType.LIST_APPROVALS, None, self._approvals_loaded)
-        self.refresh_memory()
 
     def open_backups(self) -> None:
         self.host.send(PacketType.LIST_BACKUPS, None, self._show_backups)
@@ -546,26 +558,46 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, "Empty trash", answer["error"])
             return
         self.statusBar().showMessage(answer["summary"].capitalize() + ".", 8000)
-        self.refresh_memory()
 
     # -- memory counts --------------------------------------------------------------------
 
     def refresh_memory_counts(self) -> None:
-        self.host.send(PacketType.EXECUTE_TOOL, {"tool_name": "memory_introspect"},
-                       self._memory_counted)
+        """Ask for the counts (at start and after a restore: times no change announced)."""
+        self.host.send(PacketType.MEMORY_STATE, None, self._memory_counted)
 
     def _memory_counted(self, answer: dict[str, Any]) -> None:
         if not answer["success"]:
             self.memory_label.setText("Memory: unavailable")
             self.memory_label.setToolTip(answer["error"])
             return
-        nodes, edges = answer.get("nodes") or {}, answer.get("edges") or {}
-        active = {k.split("/")[0]: v for k, v in edges.items() if k.endswith("/active")}
-        entities = nodes.get("entity", 0)
-        self.memory_label.setText(f"Memory: {_count(active.get('general', 0), 'fact')} · "
-                                  f"{entities:,} {'entity' if entities == 1 else 'entities'} · "
-                                  f"{_count(nodes.get('task', 0), 'task')}")
-        self.memory_label.setToolTip(answer.get("result", ""))
+        self._show_counts(answer)
+        self.browser.review.changed_elsewhere(answer["review_count"])
+
+    def _show_counts(self, state: dict[str, Any]) -> None:
+        counts = state["counts"]
+        self.memory_label.setText(f"Memory: {state['counts_line']}")
+        self.memory_label.setToolTip(
+            f"{state['counts_line']} (active memories), plus "
+            f"{_count(counts['other_facts'], 'persona or task fact')} and "
+            f"{_count(counts['history'], 'replaced, archived or deleted fact')} kept as "
+            "history. An export holds all of them.")
+
+    def memory_changed(self, event: dict[str, Any]) -> None:
+        """The one announcement of a committed change: counts, review count, and the
+        Memory tab's lists, picture and details all update from it."""
+        self._show_counts(event)
+        self.browser.changed(event)
+
+    def _show_review_count(self, count: int) -> None:
+        self.review_label.setText(f"Review: {count:,}" if count else "Review: done")
+        self.review_label.setToolTip(
+            f"{_count(count, 'change')} the assistant made to its memory wait for your "
+            "review: click, or press " + self.registry.shortcut_text("memory.review")
+            if count else "You have reviewed everything the assistant remembered.")
+
+    def open_review(self) -> None:
+        self.tabs.setCurrentWidget(self.browser)
+        self.browser.show_review()
 
     # -- actions --------------------------------------------------------------------------
 
@@ -667,16 +699,22 @@ class MainWindow(QMainWindow):
             self.browser.ensure_loaded()
 
     def refresh_memory(self) -> None:
+        """F5, and after a restore: read everything on show again."""
         self.refresh_memory_counts()
         self.browser.refresh()
 
-    def show_message(self, turn_id: str) -> None:
-        """Go to the person's message of that turn in the chat (where a fact came from)."""
+    def show_message(self, turn_id: str, looked_elsewhere: bool = False) -> None:
+        """Go to the person's message of that turn in the chat (where a fact came from),
+        opening the conversation that holds it when it is not the one shown."""
         while True:
             row = next((i for i, m in enumerate(self.chat.messages)
                         if m.turn_id == turn_id and m.role == "user"), None)
             if row is not None or not self.chat.load_older(1000):
                 break
+        if row is None and not looked_elsewhere:
+            self.conversations.open(None, lambda: self.show_message(turn_id, True),
+                                    turn_id=turn_id)
+            return
         if row is None:
             self.statusBar().showMessage("That message is no longer in the conversation "
                                          "(it was cleared).", 8000)
@@ -729,8 +767,6 @@ class MainWindow(QMainWindow):
                 return
             self._report("Import", answer, (answer.get("summary") or "").capitalize()
                          + ". Undo (Ctrl+Z) takes the whole import back.")
-            if answer["success"]:
-                self.refresh_memory()
 
         self.host.send(PacketType.IMPORT_MEMORY, {"path": path}, done)
 
@@ -769,6 +805,7 @@ class MainWindow(QMainWindow):
         """Stop the turn, close the store and wait for the backend thread, then close."""
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState(STATE_VERSION))
+        self.browser.save_state(self.settings)
         self.settings.sync()
         make_private_file(Path(self.settings.fileName()))
         self.host.shutdown()

@@ -1,13 +1,15 @@
-"""The graph browser: search and filters, the lazy node list, the neighbourhood picture and
-the details of the chosen node, with the person's corrections. Every read and write goes
-through the backend host; this widget only asks and shows."""
+"""The Memory tab: Browse (search and filters, the lazy node list, the neighbourhood picture
+and the details of the chosen node, with the person's corrections) and Review (what the
+assistant wrote, to keep or undo). Every read and write goes through the backend host; this
+widget only asks and shows. It updates from the backend's one event per committed change,
+and only what is on show is read again."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QFont, QFontMetrics, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -24,6 +26,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QSplitter,
     QTableView,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -31,6 +34,8 @@ from PySide6.QtWidgets import (
 from app.backend_host import BackendHost
 from app.graph.details import DetailsPanel
 from app.graph.node_model import NodeIdRole, NodeListModel
+from app.graph.node_picker import NodePicker
+from app.graph.review import EditFactDialog, ReviewView
 from app.graph.view import NeighbourhoodView
 from core.protocol.packets import PacketType
 
@@ -48,6 +53,9 @@ class AddFactDialog(QDialog):
         self.relation = QLineEdit()
         self.relation.setPlaceholderText("e.g. likes, lives in, 喜欢")
         self.object = QLineEdit()
+        self.object.setPlaceholderText("e.g. green tea, Berlin, 上海")
+        for field in (self.subject, self.relation, self.object):
+            field.setMinimumWidth(40 * self.fontMetrics().averageCharWidth())
         form = QFormLayout(self)
         form.addRow("&Subject", self.subject)
         form.addRow("&Relation", self.relation)
@@ -64,11 +72,18 @@ class AddFactDialog(QDialog):
                 "object": self.object.text().strip()}
 
 
+# The node and fact commands, by action name: the window registers them (menus, palette,
+# shortcuts) and hands the actions back to be placed in the details' toolbars.
+NODE_COMMANDS = ("node.rename", "node.merge", "node.delete", "node.add_fact")
+FACT_COMMANDS = ("fact.edit", "fact.delete", "fact.open_message", "fact.open_other")
+CHANGE_COMMANDS = ("change.undo",)
+
+
 class GraphBrowser(QWidget):
     message_requested = Signal(str)  # a turn id: show the message a fact came from
     status_message = Signal(str)
-    memory_changed = Signal()
     empty_trash_requested = Signal()
+    review_count_changed = Signal(int)
 
     def __init__(self, host: BackendHost, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -78,6 +93,10 @@ class GraphBrowser(QWidget):
         self.current: int | None = None
         self.touched: dict[str, list[int]] = {"nodes": [], "edges": []}
         self.loaded = False
+        self.stale = False  # a change came while Browse was not on show
+        self.held = False  # a turn is running: its changes are shown once it ends
+        self.actions_by_name: dict[str, QAction] = {}
+        self._columns_sized = False
 
         self._make_bar()
         self._make_list()
@@ -85,8 +104,16 @@ class GraphBrowser(QWidget):
         self.view.node_activated.connect(self.show_node)
         self.view.node_selected.connect(self._picture_selected)
         self.details = DetailsPanel()
-        self.details.action_requested.connect(self._act)
+        self.details.edge_chosen.connect(self._update_actions)
+        self.details.edge_table.doubleClicked.connect(lambda _i: self.run("fact.open_other"))
+        self.review = ReviewView(host)
+        self.review.status_message.connect(self.status_message)
+        self.review.message_requested.connect(self.message_requested)
+        self.review.count_changed.connect(self._review_counted)
+        self._refresh_timer = QTimer(self, singleShot=True, interval=0)
+        self._refresh_timer.timeout.connect(self.refresh)
         self._lay_out()
+        self._update_actions()
 
     def _make_bar(self) -> None:
         self.search = QLineEdit()
@@ -100,10 +127,14 @@ class GraphBrowser(QWidget):
         self.status = QComboBox()
         self.status.setAccessibleName("Status filter")
         self.status.addItems([s for s, _ in STATUS_FILTERS])
+        for combo in (self.kind, self.status):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            combo.setMinimumContentsLength(6)
         self.depth = QSpinBox()
         self.depth.setRange(1, 2)
         self.depth.setPrefix("Depth ")
         self.depth.setAccessibleName("Neighbourhood depth")
+        self.depth.setToolTip("How far from the chosen node the picture reaches")
         self.count = QLabel()
         self.count.setObjectName("nodeCount")
         self._search_timer = QTimer(self, singleShot=True, interval=150)
@@ -123,6 +154,7 @@ class GraphBrowser(QWidget):
     def _make_list(self) -> None:
         self.model = NodeListModel(self._fetch_rows, self)
         self.model.sort_requested.connect(self._sort)
+        self.model.dataChanged.connect(self._size_columns)
         self.list = QTableView()
         self.list.setObjectName("nodeList")
         self.list.setAccessibleName("Nodes")
@@ -133,17 +165,42 @@ class GraphBrowser(QWidget):
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.verticalHeader().hide()
         self.list.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
-        # Fixed widths from the font: sizing to contents would read every one of 100,000 rows.
+        # Widths from the font and the first rows shown: sizing to contents would read
+        # every one of 100,000 rows. The person's own widths are remembered.
         header = self.list.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
         bold = QFont(self.font())
         bold.setBold(True)  # rows the last turn changed are bold: size for those
         metrics = QFontMetrics(bold)
-        for column, sample in ((1, "persona (deleted)"), (2, "PersonaValue"),
-                               (3, "Mentions"), (4, "2026-11-30 10:06")):
+        for column, sample in ((0, "Xiao Ming's sister"), (1, "persona (deleted)"),
+                               (2, "PersonaValue"), (3, "Mentions"), (4, "2026-11-30 10:06")):
             header.resizeSection(column, metrics.horizontalAdvance(sample) + metrics.height())
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.list.setWordWrap(False)
         self.list.selectionModel().currentRowChanged.connect(self._row_chosen)
+        self.empty_hint = QLabel(
+            "Nothing remembered yet.\n\nTell the assistant about yourself in the Chat tab "
+            "(\"I live in Berlin\", \"我喜欢绿茶\"): what it keeps shows up here, and in Review "
+            "for you to check. You can also add a fact yourself or import a memory export "
+            "(File menu).")
+        self.empty_hint.setObjectName("emptyMemoryHint")
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.empty_hint.hide()
+
+    def _size_columns(self) -> None:
+        """Once, when the first rows arrive on a fresh home: the Name column as wide as the
+        longest name on show (within reason), the others as they are."""
+        if self._columns_sized or not self.model.rows:
+            return
+        self._columns_sized = True
+        metrics = QFontMetrics(self.list.font())
+        names = [r["name"] for r in list(self.model.rows.values())[:200]]
+        widest = max(metrics.horizontalAdvance(n) for n in names) + 2 * metrics.height()
+        room = max(self.list.viewport().width() // 2, 16 * metrics.averageCharWidth())
+        header = self.list.horizontalHeader()
+        header.resizeSection(0, max(header.sectionSize(0), min(widest, room)))
 
     def _lay_out(self) -> None:
         bar = QHBoxLayout()
@@ -164,25 +221,78 @@ class GraphBrowser(QWidget):
         trash_layout.addWidget(self.trash_button)
         self.trash_bar.hide()
         left_layout.addWidget(self.trash_bar)
-        left_layout.addWidget(self.list)
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.view)
-        right.addWidget(self.details)
+        left_layout.addWidget(self.list, 1)
+        left_layout.addWidget(self.empty_hint, 1)
+        self.right = QSplitter(Qt.Orientation.Vertical)
+        self.right.setObjectName("pictureAndDetails")
+        self.right.addWidget(self.view)
+        self.right.addWidget(self.details)
+        self.right.setStretchFactor(0, 1)
+        self.right.setStretchFactor(1, 1)
         line = self.fontMetrics().height()
-        right.setSizes([30 * line, 20 * line])  # the picture gets the larger share
-        # explicit minimums let the window shrink on small screens; parts then scroll or clip
+        self.right.setSizes([24 * line, 20 * line])
+        # explicit minimums let the window shrink on small screens; parts then scroll
         char = self.fontMetrics().averageCharWidth()
         left.setMinimumWidth(24 * char)
-        right.setMinimumWidth(30 * char)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
-        splitter.addWidget(right)
-        splitter.setSizes([45 * line, 75 * line])
+        self.right.setMinimumWidth(30 * char)
+        self.view.setMinimumHeight(6 * line)
+        self.details.setMinimumHeight(10 * line)
+        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split.setObjectName("listAndPicture")
+        self.split.addWidget(left)
+        self.split.addWidget(self.right)
+        self.split.setSizes([45 * line, 75 * line])
+        self.split.setChildrenCollapsible(False)
+        self._make_pages()
+
+    def _make_pages(self) -> None:
+        self.browse_page = QWidget()
+        browse_layout = QVBoxLayout(self.browse_page)
+        browse_layout.setContentsMargins(0, 4, 0, 0)
+        browse_layout.addWidget(self.split)
+        self.pages = QTabWidget()
+        self.pages.setObjectName("memoryPages")
+        self.pages.setDocumentMode(True)
+        self.pages.addTab(self.browse_page, "&Browse")
+        self.pages.addTab(self.review, "Re&view")
+        self.pages.currentChanged.connect(self._page_changed)
         layout = QVBoxLayout(self)
-        layout.addWidget(splitter)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.pages)
 
     def _show_trash_bar(self) -> None:
         self.trash_bar.setVisible(STATUS_FILTERS[self.status.currentIndex()][1] == "deleted")
+
+    # -- state kept between runs ----------------------------------------------------------
+
+    def save_state(self, settings: QSettings) -> None:
+        settings.setValue("memory/columns", self.list.horizontalHeader().saveState())
+        settings.setValue("memory/split", self.split.saveState())
+        settings.setValue("memory/right", self.right.saveState())
+
+    def restore_state(self, settings: QSettings) -> None:
+        columns = settings.value("memory/columns")
+        if isinstance(columns, QByteArray) and \
+                self.list.horizontalHeader().restoreState(columns):
+            self._columns_sized = True
+        for key, splitter in (("memory/split", self.split), ("memory/right", self.right)):
+            state = settings.value(key)
+            if isinstance(state, QByteArray):
+                splitter.restoreState(state)
+
+    # -- pages ----------------------------------------------------------------------------
+
+    def show_review(self) -> None:
+        self.pages.setCurrentWidget(self.review)
+        self.review.tree.setFocus()
+
+    def _page_changed(self, _index: int) -> None:
+        if self.pages.currentWidget() is self.browse_page and self.stale:
+            self.refresh()
+
+    def _review_counted(self, count: int) -> None:
+        self.pages.setTabText(1, f"Re&view ({count:,})" if count else "Re&view")
+        self.review_count_changed.emit(count)
 
     # -- loading --------------------------------------------------------------------------
 
@@ -190,6 +300,8 @@ class GraphBrowser(QWidget):
         if not self.loaded:
             self.loaded = True
             self.reload()
+        elif self.stale and self.pages.currentWidget() is self.browse_page:
+            self.refresh()
 
     def filters(self) -> dict[str, Any]:
         return {"query": self.search.text().strip(),
@@ -200,7 +312,7 @@ class GraphBrowser(QWidget):
                 "descending": self.sort[1]}
 
     def reload(self) -> None:
-        """Ask for the ids again (search, filters, order changed, or after a turn); the
+        """Ask for the ids again (search, filters, order changed, or after a change); the
         person's place in the list is kept."""
         self.host.send(PacketType.LIST_NODES, self.filters(), self._listed)
 
@@ -213,14 +325,29 @@ class GraphBrowser(QWidget):
         keep = self.current
         self.model.set_ids(ids)
         self.count.setText(f"{len(ids):,} node{'s' * (len(ids) != 1)}")
+        unfiltered = not self.search.text().strip() and self.kind.currentIndex() == 0 \
+            and self.status.currentIndex() == 0
+        self.empty_hint.setVisible(not ids and unfiltered)
+        self.list.setVisible(bool(ids) or not unfiltered)
         row = self.model.row_of(keep) if keep is not None else None
         if row is not None:
-            self.list.selectionModel().blockSignals(True)
-            self.list.selectRow(row)
-            self.list.selectionModel().blockSignals(False)
-            self.list.scrollTo(self.model.index(row, 0))
-        elif keep is None and ids:
+            self._select_row_quietly(row)
+        elif ids and (keep is None or not self.list.selectionModel().hasSelection()):
             self.list.selectRow(0)
+        elif not ids:
+            self.current = None
+            self.view.clear_picture()
+            self.details.clear()
+        self._update_actions()
+
+    def _select_row_quietly(self, row: int) -> None:
+        """Select a list row without making it the picture's centre (it is already shown,
+        or the picture chose it)."""
+        self.list.selectionModel().blockSignals(True)
+        self.list.selectRow(row)
+        self.list.selectionModel().blockSignals(False)
+        self.list.viewport().update()
+        self.list.scrollTo(self.model.index(row, 0))
 
     def _fetch_rows(self, ids: list[int], deliver) -> None:
         self.host.send(PacketType.NODE_ROWS, {"ids": ids},
@@ -241,8 +368,12 @@ class GraphBrowser(QWidget):
             self.show_node(node_id)
 
     def _picture_selected(self, node_id: int) -> None:
+        """Moving through the picture moves the list and the details with it."""
         if node_id != (self.details.node or {}).get("id"):
             self._load_details(node_id)
+        row = self.model.row_of(node_id)
+        if row is not None and self.list.currentIndex().row() != row:
+            self._select_row_quietly(row)
 
     def show_node(self, node_id: int | None) -> None:
         """Make `node_id` the centre of the picture and show its details."""
@@ -260,7 +391,10 @@ class GraphBrowser(QWidget):
             return
         if "does not exist" in answer["error"]:  # merged away or undone: show nothing
             self.current = None
-            self.view.scene().clear()
+            self.view.clear_picture()
+            self.details.clear()
+            self._update_actions()
+            return
         self.status_message.emit(answer["error"])
 
     def _load_details(self, node_id: int) -> None:
@@ -271,43 +405,133 @@ class GraphBrowser(QWidget):
             self.details.show_details(answer["data"])
         else:
             self.details.clear()
-            self.status_message.emit(answer["error"])
+            if "does not exist" not in answer["error"]:
+                self.status_message.emit(answer["error"])
+        self._update_actions()
 
-    # -- after a turn ---------------------------------------------------------------------
+    # -- after a change -------------------------------------------------------------------
 
     def highlight(self, touched: dict[str, list[int]]) -> None:
-        """Mark what the last turn recalled or changed, then refresh without losing place."""
+        """Mark what the last turn recalled or changed. Nothing is read again here: the
+        turn's changes were announced, and are shown when the turn ends (`hold`)."""
         self.touched = touched
         self.model.set_highlighted(set(touched.get("nodes", [])),
                                    set(touched.get("changed_nodes", [])))
         self.view.highlighted = set(touched.get("changed_nodes", []))
         self.view.highlighted_edges = set(touched.get("changed_edges", []))
         self.view.recalled_edges = set(touched.get("edges", []))
-        self.refresh()
+        if not self._refresh_timer.isActive() and not self.stale:
+            self.view.redraw()
 
-    def refresh(self) -> None:
+    def hold(self, held: bool) -> None:
+        """While a turn runs its changes are gathered; they are shown once it ends."""
+        self.held = held
+        if not held and self.stale and self._on_show():
+            self._refresh_timer.start()
+
+    def changed(self, event: dict[str, Any]) -> None:
+        """One committed change (the backend's "memory_changed" event). Browse reads again
+        only what is on show, once for however many changes came together."""
+        self.review.changed_elsewhere(event.get("review_count", 0))
         if not self.loaded:
             return
-        self.model.refresh_rows()
+        if not event.get("bulk") and not self._concerns_view(event):
+            self.model.forget_rows()  # names or counts in the list may have moved
+        self.stale = True
+        if self._on_show() and not self.held:
+            self._refresh_timer.start()
+
+    def _concerns_view(self, event: dict[str, Any]) -> bool:
+        edges = {e["id"] for e in self.details.edges.rows}
+        return self.current in event.get("nodes", ()) or bool(
+            edges & set(event.get("edges", ())))
+
+    def _on_show(self) -> bool:
+        return self.isVisible() and self.pages.currentWidget() is self.browse_page
+
+    def refresh(self) -> None:
+        """Read the list, and the picture and details, again (F5, or after changes)."""
+        if not self.loaded:
+            return
+        self.stale = False
+        self.model.forget_rows()
         self.reload()
         if self.current is not None:
             self.show_node(self.current)
 
-    # -- corrections ----------------------------------------------------------------------
+    # -- commands -------------------------------------------------------------------------
+
+    def command_handlers(self) -> dict[str, Any]:
+        return {name: (lambda n=name: self.run(n))
+                for name in (*NODE_COMMANDS, *FACT_COMMANDS, *CHANGE_COMMANDS)}
+
+    def shortcut_scope(self, name: str) -> QWidget:
+        """Where a command's key works: fact keys in the facts table, the rest in Browse
+        (so Delete in the chat box never deletes a memory)."""
+        return self.details.edge_table if name.startswith("fact.") else self.browse_page
+
+    def place_actions(self, actions: dict[str, QAction]) -> None:
+        self.actions_by_name = actions
+        for names, bar in ((NODE_COMMANDS, self.details.node_bar),
+                           (FACT_COMMANDS, self.details.edge_bar),
+                           (CHANGE_COMMANDS, self.details.history_bar)):
+            for name in names:
+                bar.addAction(actions[name])
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        """Commands are enabled when what they act on is chosen; Delete says Restore for
+        what is deleted."""
+        node, edge = self.details.node, self.details.selected_edge()
+        get = self.actions_by_name.get
+        for name in NODE_COMMANDS:
+            if get(name):
+                get(name).setEnabled(node is not None)
+        for name in FACT_COMMANDS:
+            if get(name):
+                get(name).setEnabled(edge is not None)
+        if get("node.delete"):
+            get("node.delete").setText("Restore node" if node and node.get("deleted_at")
+                                       else "Delete node")
+        if get("fact.delete"):
+            get("fact.delete").setText("Restore fact" if edge and edge["status"] != "active"
+                                       else "Delete fact")
+        if get("fact.edit"):
+            get("fact.edit").setEnabled(edge is not None and edge["status"] == "active")
+
+    def run(self, name: str) -> None:
+        """One node, fact or change command, on what is chosen in the details."""
+        node, edge = self.details.node, self.details.selected_edge()
+        if name.startswith("node.") and node is None:
+            self.status_message.emit("Choose a node in the Memory tab first.")
+            return
+        if name.startswith("fact.") and edge is None:
+            self.status_message.emit("Choose a fact in the node's Facts list first.")
+            return
+        handlers = {
+            "node.rename": lambda: self._rename(node),
+            "node.merge": lambda: self._merge(node),
+            "node.delete": lambda: self._correct(
+                "restore_node" if node.get("deleted_at") else "delete_node",
+                {"node_id": node["id"]}),
+            "node.add_fact": lambda: self._add_fact(node),
+            "fact.edit": lambda: self._edit_fact(edge),
+            "fact.delete": lambda: self._correct(
+                "delete_edge" if edge["status"] == "active" else "restore_edge",
+                {"edge_id": edge["id"]}),
+            "fact.open_message": lambda: self._open_message(edge),
+            "fact.open_other": lambda: self.show_node(
+                edge["target_id"] if edge["direction"] == "out" else edge["source_id"]),
+            "change.undo": self._undo_chosen_change,
+        }
+        handlers[name]()
 
     def _act(self, action: str, row: dict[str, Any]) -> None:
-        handlers = {
-            "rename": self._rename, "merge": self._merge, "add_fact": self._add_fact,
-            "delete_node": lambda r: self._correct("delete_node", {"node_id": r["id"]}),
-            "restore_node": lambda r: self._correct("restore_node", {"node_id": r["id"]}),
-            "delete_edge": lambda r: self._correct("delete_edge", {"edge_id": r["id"]}),
-            "restore_edge": lambda r: self._correct("restore_edge", {"edge_id": r["id"]}),
-            "edit_relation": self._edit_relation, "undo_change": self._undo_change,
-            "open_other": lambda r: self.show_node(
-                r["target_id"] if r["direction"] == "out" else r["source_id"]),
-            "open_message": self._open_message,
-        }
-        handlers[action](row)
+        """A command on a given row (the older entry point, kept for scripts and tests)."""
+        commands = {"delete_edge": "fact.delete", "restore_edge": "fact.delete",
+                    "open_message": "fact.open_message", "open_other": "fact.open_other"}
+        self.details.select_edge(row["id"])
+        self.run(commands[action])
 
     def _rename(self, node: dict[str, Any]) -> None:
         name, ok = QInputDialog.getText(self, "Rename", "New name:", text=node["name"])
@@ -315,17 +539,28 @@ class GraphBrowser(QWidget):
             self._correct("rename_node", {"node_id": node["id"], "name": name.strip()})
 
     def _merge(self, node: dict[str, Any]) -> None:
-        name, ok = QInputDialog.getText(
-            self, "Merge", f"Merge {node['name']!r} into the node called:\n"
-            "(its facts move there; this node goes away; Undo brings it back)")
-        if ok and name.strip():
-            self._correct("merge_nodes", {"merge_id": node["id"], "keep_name": name.strip()})
+        picker = NodePicker(self.host, f"Merge {node['name']!r} into which node? Its facts "
+                            "move there and this node goes away; Undo brings it back.",
+                            exclude=node["id"], parent=self)
+        if picker.exec() and picker.chosen:
+            self.merge(node["id"], picker.chosen["id"])
 
-    def _edit_relation(self, edge: dict[str, Any]) -> None:
-        relation, ok = QInputDialog.getText(self, "Edit relation", "Relation:",
-                                            text=edge["relation"])
-        if ok and relation.strip() and relation.strip() != edge["relation"]:
-            self._correct("edit_relation", {"edge_id": edge["id"], "relation": relation.strip()})
+    def merge(self, merge_id: int, keep_id: int) -> None:
+        """Merge, then show the node that was kept (the merged one is gone)."""
+        def merged(answer: dict[str, Any]) -> None:
+            if answer["success"]:
+                self.current = keep_id
+            self._corrected(answer)
+
+        self.host.send(PacketType.CORRECT_MEMORY, {"action": "merge_nodes", "arguments": {
+            "merge_id": merge_id, "keep_id": keep_id}}, merged)
+
+    def _edit_fact(self, edge: dict[str, Any]) -> None:
+        line = {"subject": edge["source_name"], "relation": edge["relation"],
+                "object": edge["target_name"]}
+        dialog = EditFactDialog(line, self)
+        if dialog.exec():
+            self._correct("edit_fact", {"edge_id": edge["id"], **dialog.parts()})
 
     def _add_fact(self, node: dict[str, Any]) -> None:
         dialog = AddFactDialog(node["name"], self)
@@ -342,28 +577,35 @@ class GraphBrowser(QWidget):
                        self._corrected)
 
     def _corrected(self, answer: dict[str, Any]) -> None:
+        """The change itself is shown through its announcement; here only the words."""
         if not answer["success"]:
             QMessageBox.warning(self, "Not changed", answer["error"])
             return
-        self.status_message.emit(answer.get("summary") or answer.get("result", "Done"))
-        self.memory_changed.emit()
-        self.refresh()
+        said = answer.get("summary") or answer.get("result") or "Done"
+        self.status_message.emit(said[0].upper() + said[1:])
 
-    def _undo_change(self, change: dict[str, Any]) -> None:
+    def _undo_chosen_change(self) -> None:
+        change = self.details.selected_change()
+        if change is None:
+            self.status_message.emit("Choose a change in the node's Changes list first.")
+            return
         self.undo(change["id"])
 
     def undo(self, change_id: int | None = None) -> None:
         """Undo one change, or the newest one (Ctrl+Z)."""
         body = {} if change_id is None else {"change_id": change_id}
-        self.host.send(PacketType.UNDO, body, self._undone)
+        self.host.send(PacketType.UNDO, body, lambda answer: self._undone(answer, "Undo"))
 
-    def _undone(self, answer: dict[str, Any]) -> None:
-        if not answer["success"]:
-            QMessageBox.information(self, "Undo", answer["error"])
+    def redo(self) -> None:
+        """Take back the newest undo (Ctrl+Shift+Z)."""
+        self.host.send(PacketType.REDO, {}, lambda answer: self._undone(answer, "Redo"))
+
+    def _undone(self, answer: dict[str, Any], title: str) -> None:
+        if not answer["success"]:  # in the status bar: Ctrl+Z at the end is no alarm
+            self.status_message.emit(f"{title}: {answer['error']}.")
             return
-        self.status_message.emit(f"Undid change {answer['undone']}")
-        self.memory_changed.emit()
-        self.refresh()
+        hint = " Redo: Ctrl+Shift+Z." if title == "Undo" else ""
+        self.status_message.emit(f"{answer['message']}.{hint}")
 
     def _open_message(self, edge: dict[str, Any]) -> None:
         if edge.get("source_message"):

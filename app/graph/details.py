@@ -6,16 +6,23 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QPushButton,
     QTableView,
     QTabWidget,
+    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -107,9 +114,11 @@ def _table(model: QAbstractTableModel, name: str) -> QTableView:
 
 
 class DetailsPanel(QWidget):
-    """Shows one GET_NODE answer and offers the corrections that fit it."""
+    """Shows one GET_NODE answer. The commands (rename, merge, delete, add or edit a fact,
+    go to its message, undo a change) are the window's registered actions, placed in small
+    toolbars here that fold into a » menu when the pane is narrow."""
 
-    action_requested = Signal(str, object)  # action name, the node or edge row it is for
+    edge_chosen = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -129,63 +138,42 @@ class DetailsPanel(QWidget):
 
         self.edges = RowsModel(EDGE_COLUMNS, self)
         self.edge_table = _table(self.edges, "Facts about this node")
-        self.edge_table.doubleClicked.connect(lambda _index: self._edge_action("open_other"))
         self.history = RowsModel(HISTORY_COLUMNS, self)
         self.history_table = _table(self.history, "Changes to this node")
-
-        node_buttons = self._buttons([("Rename…", "rename"), ("Merge into…", "merge"),
-                                      ("Delete", "delete_node"), ("Add fact…", "add_fact")])
-        self.delete_node_button = node_buttons.itemAt(2).widget()
-        edge_buttons = self._buttons([("Edit relation…", "edit_relation"),
-                                      ("Delete fact", "delete_edge"),
-                                      ("Go to message", "open_message"),
-                                      ("Go to other node", "open_other")], edge=True)
-        self.delete_edge_button = edge_buttons.itemAt(1).widget()
-        history_buttons = self._buttons([("Undo this change", "undo_change")], history=True)
+        self.node_bar = _toolbar("Node commands")
+        self.edge_bar = _toolbar("Fact commands")
+        self.history_bar = _toolbar("Change commands")
 
         facts = QWidget()
         facts_layout = QVBoxLayout(facts)
         facts_layout.setContentsMargins(0, 0, 0, 0)
+        facts_layout.setSpacing(2)
+        facts_layout.addWidget(self.edge_bar)
         facts_layout.addWidget(self.edge_table)
-        facts_layout.addLayout(edge_buttons)
         changes = QWidget()
         changes_layout = QVBoxLayout(changes)
         changes_layout.setContentsMargins(0, 0, 0, 0)
+        changes_layout.setSpacing(2)
+        changes_layout.addWidget(self.history_bar)
         changes_layout.addWidget(self.history_table)
-        changes_layout.addLayout(history_buttons)
         self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
         self.tabs.addTab(facts, "&Facts")
         self.tabs.addTab(changes, "C&hanges")
+        heading_row = QHBoxLayout()
+        heading_row.addWidget(self.title, 1)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.title)
+        layout.setContentsMargins(4, 4, 4, 0)
+        layout.addLayout(heading_row)
         layout.addWidget(self.fields)
-        layout.addLayout(node_buttons)
+        layout.addWidget(self.node_bar)
         layout.addWidget(self.tabs, 1)
-        self.edge_table.selectionModel().selectionChanged.connect(self._edge_chosen)
-        self.set_enabled(False)
-
-    def _buttons(self, specs: list[tuple[str, str]], edge: bool = False,
-                 history: bool = False) -> QHBoxLayout:
-        row = QHBoxLayout()
-        for text, action in specs:
-            button = QPushButton(text)
-            button.setObjectName(action)
-            if edge:
-                button.clicked.connect(lambda _c=False, a=action: self._edge_action(a))
-            elif history:
-                button.clicked.connect(lambda _c=False, a=action: self._history_action(a))
-            else:
-                button.clicked.connect(lambda _c=False, a=action: self._node_action(a))
-            row.addWidget(button)
-        row.addStretch()
-        return row
-
-    def set_enabled(self, enabled: bool) -> None:
-        for button in self.findChildren(QPushButton):
-            button.setEnabled(enabled)
+        self.edge_table.selectionModel().selectionChanged.connect(
+            lambda *_args: self.edge_chosen.emit())
 
     def show_details(self, details: dict[str, Any]) -> None:
         node = details["node"]
+        chosen = (self.selected_edge() or {}).get("id")
         self.node = node
         self.title.setText(node["name"])
         kind = {"entity": "memory", "state": "memory"}.get(node["kind"], node["kind"])
@@ -206,9 +194,16 @@ class DetailsPanel(QWidget):
         self.history.set_rows(details["history"])
         self.tabs.setTabText(0, f"&Facts ({len(details['edges'])})")
         self.tabs.setTabText(1, f"C&hanges ({len(details['history'])})")
-        self.set_enabled(True)
-        self.delete_node_button.setText("Restore" if node.get("deleted_at") else "Delete")
-        self._edge_chosen()
+        if chosen is not None:
+            self.select_edge(chosen)
+        self.edge_chosen.emit()
+
+    def select_edge(self, edge_id: int) -> bool:
+        for row, edge in enumerate(self.edges.rows):
+            if edge["id"] == edge_id:
+                self.edge_table.selectRow(row)
+                return True
+        return False
 
     def clear(self) -> None:
         self.node = None
@@ -216,33 +211,21 @@ class DetailsPanel(QWidget):
         self.fields.clear()
         self.edges.set_rows([])
         self.history.set_rows([])
-        self.set_enabled(False)
+        self.edge_chosen.emit()
 
     def selected_edge(self) -> dict[str, Any] | None:
         rows = self.edge_table.selectionModel().selectedRows()
         return rows[0].data(RowRole) if rows else None
 
-    def _edge_chosen(self, *_args: object) -> None:
-        edge = self.selected_edge()
-        self.delete_edge_button.setText(
-            "Restore fact" if edge and edge["status"] != "active" else "Delete fact")
-
-    def _node_action(self, action: str) -> None:
-        if self.node is None:
-            return
-        if action == "delete_node" and self.node.get("deleted_at"):
-            action = "restore_node"
-        self.action_requested.emit(action, self.node)
-
-    def _edge_action(self, action: str) -> None:
-        edge = self.selected_edge()
-        if edge is None:
-            return
-        if action == "delete_edge" and edge["status"] != "active":
-            action = "restore_edge"
-        self.action_requested.emit(action, edge)
-
-    def _history_action(self, action: str) -> None:
+    def selected_change(self) -> dict[str, Any] | None:
         rows = self.history_table.selectionModel().selectedRows()
-        if rows:
-            self.action_requested.emit(action, rows[0].data(RowRole))
+        return rows[0].data(RowRole) if rows else None
+
+
+def _toolbar(name: str) -> QToolBar:
+    bar = QToolBar(name)
+    bar.setAccessibleName(name)
+    bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+    bar.setIconSize(QSize(1, 1))
+    bar.setContentsMargins(0, 0, 0, 0)
+    return bar

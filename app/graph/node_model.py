@@ -128,11 +128,10 @@ class NodeListModel(QAbstractTableModel):
         self.endResetModel()
         self._request(0, self.shown)
 
-    def refresh_rows(self) -> None:
-        """Ask again for the rows on show (after an edit); the list itself stays."""
+    def forget_rows(self) -> None:
+        """Rows on show may have changed: the next `set_ids` asks for them again (once)."""
         self.requested.clear()
         self.rows.clear()
-        self._request(0, self.shown)
 
     def _request(self, start: int, end: int) -> None:
         wanted = [i for i in self.ids[start:end] if i not in self.rows

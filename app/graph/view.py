@@ -1,10 +1,16 @@
 """The neighbourhood picture: the chosen node, its neighbours and the relations between
 them, drawn in a QGraphicsView. Click or arrow keys select a neighbour, Enter or a double
-click moves to it; + and - zoom, 0 fits the picture to the view."""
+click moves to it; + and - zoom, 0 fits the picture to the view.
+
+Nodes are coloured by kind and entity type (a legend says which is which). Labels keep
+their size whatever the zoom, and only some are shown when there are many: the centre's,
+the selected and hovered node's, what the last turn changed and the most mentioned; the
+rest appear on hover. A crowded neighbourhood is then still readable."""
 
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +18,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QKeyEvent, QPainter, QPalette, QPen
 from PySide6.QtWidgets import (
     QGraphicsEllipseItem,
+    QGraphicsItem,
     QGraphicsLineItem,
     QGraphicsRectItem,
     QGraphicsScene,
@@ -47,12 +54,60 @@ class Look:
                    palette.color(QPalette.ColorRole.Highlight), kind_colors(palette))
 
 
+TYPE_HUES = (200, 140, 350, 55, 175, 235, 95, 320)  # apart from persona's and task's
+PERSONA_HUE, TASK_HUE = 275, 28
+ALWAYS_LABELLED = 14  # up to this many nodes every label shows
+TOP_LABELLED = 8  # beyond it, the most mentioned this many keep theirs
+LEGEND_MOST = 7
+
+
+def _is_dark(palette: QPalette) -> bool:
+    return palette.color(QPalette.ColorRole.Base).lightness() < 128
+
+
+def _hue(hue: int, palette: QPalette) -> QColor:
+    """A fill that reads on the theme's base: lighter on dark, a little deeper on light."""
+    return QColor.fromHsl(hue, 150, 120 if _is_dark(palette) else 160)
+
+
 def kind_colors(palette: QPalette) -> dict[str, QColor]:
-    """Node colours by kind, all taken from the palette so light and dark both work."""
-    return {"persona": palette.color(QPalette.ColorRole.Accent),
-            "task": palette.color(QPalette.ColorRole.Link),
+    """Node colours by kind, readable in light and dark (untyped memories stay neutral)."""
+    return {"persona": _hue(PERSONA_HUE, palette), "task": _hue(TASK_HUE, palette),
             "entity": palette.color(QPalette.ColorRole.Mid),
             "state": palette.color(QPalette.ColorRole.Mid)}
+
+
+def node_color(node: dict[str, Any], palette: QPalette) -> tuple[QColor, str]:
+    """The node's fill and the legend entry it belongs to."""
+    kind = node["kind"]
+    if kind in ("persona", "task"):
+        return kind_colors(palette)[kind], {"persona": "Persona", "task": "Task"}[kind]
+    kind_type = (node.get("type") or "").strip()
+    if not kind_type:
+        return kind_colors(palette)["entity"], "Memory (no type)"
+    hue = TYPE_HUES[zlib.crc32(kind_type.casefold().encode()) % len(TYPE_HUES)]
+    return _hue(hue, palette), kind_type
+
+
+class NodeDot(QGraphicsEllipseItem):
+    """A node's circle; hovering it shows its label when the label is hidden."""
+
+    def __init__(self, rect: QRectF, label: QGraphicsItem, always: bool) -> None:
+        super().__init__(rect)
+        self.label = label
+        self.always = always
+        self.setAcceptHoverEvents(True)
+        label.setVisible(always)
+
+    def hoverEnterEvent(self, event) -> None:
+        self.label.setVisible(True)
+        self.label.setZValue(5)
+        super().hoverEnterEvent(event)
+
+    def hoverLeaveEvent(self, event) -> None:
+        self.label.setVisible(self.always)
+        self.label.setZValue(1)
+        super().hoverLeaveEvent(event)
 
 
 class NeighbourhoodView(QGraphicsView):
@@ -78,11 +133,15 @@ class NeighbourhoodView(QGraphicsView):
         self.highlighted_edges: set[int] = set()  # changed by the last turn: thick
         self.recalled_edges: set[int] = set()  # read by it: in the accent colour
         self.note = ""
+        self.legend: list[tuple[QColor, str]] = []
+        self.labelled: set[int] = set()
+        self.graph: dict[str, Any] | None = None  # the last answer drawn
 
     # -- drawing --------------------------------------------------------------------------
 
     def show_graph(self, graph: dict[str, Any]) -> None:
         """Lay out and draw one GET_SUBGRAPH answer."""
+        self.graph = graph
         scene = self.scene()
         scene.clear()
         self.node_items.clear()
@@ -90,8 +149,12 @@ class NeighbourhoodView(QGraphicsView):
         metrics = QFontMetricsF(look.font)
         self.center = graph["center"]
         nodes = {n["id"]: n for n in graph["nodes"]}
-        spots = radial_layout(self.center, graph["nodes"], graph["edges"],
-                              metrics.horizontalAdvance, metrics.height() * 1.5)
+        self.labelled = self._labelled(graph["nodes"])
+        # Hidden labels need no room on the ring: a crowded picture stays compact.
+        width = (lambda text: metrics.horizontalAdvance(text[:24])) \
+            if len(nodes) <= ALWAYS_LABELLED else (lambda _text: metrics.height() * 2)
+        spots = radial_layout(self.center, graph["nodes"], graph["edges"], width,
+                              metrics.height() * 1.5)
         self.positions = {i: QPointF(*p) for i, p in spots.items()}
         self.neighbours = {i: set() for i in nodes}
         for edge in graph["edges"]:
@@ -106,11 +169,20 @@ class NeighbourhoodView(QGraphicsView):
             line.setPen(QPen(look.accent if read else look.muted, 3.0 if hot else 1.0))
             line.setZValue(-2)
             scene.addItem(line)
-            if a != b:  # nearer the outer end, where the ring leaves room
+            both = {edge["source_id"], edge["target_id"]}
+            if a != b and (len(nodes) <= ALWAYS_LABELLED or hot or (self.center in both
+                           and both <= self.labelled)):
+                # nearer the outer end, where the ring leaves room
                 inner, outer = (a, b) if a.manhattanLength() <= b.manhattanLength() else (b, a)
                 self._edge_label(edge["relation"], inner + (outer - inner) * LABEL_AT, look)
-        for node in nodes.values():
-            self._node(node, look)
+        legend: dict[str, QColor] = {}
+        for node in sorted(nodes.values(), key=lambda n: -n.get("mention_count", 1)):
+            color, entry = node_color(node, look.palette)
+            legend.setdefault(entry, color)
+            self._node(node, color, look)
+        self.legend = [(c, e) for e, c in list(legend.items())[:LEGEND_MOST]]
+        if len(legend) > LEGEND_MOST:
+            self.legend.append((look.muted, f"{len(legend) - LEGEND_MOST} more types"))
         box = scene.itemsBoundingRect().adjusted(-40, -40, 40, 40)
         scene.setSceneRect(box)
         self.note = (f"Only the first {graph['limit']} nodes are shown: this neighbourhood "
@@ -119,59 +191,96 @@ class NeighbourhoodView(QGraphicsView):
         self.select(self.center)
         self.fit()
 
-    def _edge_label(self, text: str, middle: QPointF, look: Look) -> None:
-        label = QGraphicsSimpleTextItem(text if len(text) <= 40 else text[:39] + "…")
-        label.setFont(look.small)
-        label.setBrush(look.muted)
+    def redraw(self) -> None:
+        """Draw the last answer again (new highlights), keeping the selected node."""
+        if self.graph is not None:
+            selected = self.selected
+            self.show_graph(self.graph)
+            if selected in self.node_items:
+                self.select(selected)
+
+    def clear_picture(self) -> None:
+        self.graph = None
+        self.center = self.selected = None
+        self.node_items.clear()
+        self.positions.clear()
+        self.legend = []
+        self.note = ""
+        self.scene().clear()
+
+    def _labelled(self, nodes: list[dict[str, Any]]) -> set[int]:
+        """Whose labels always show: all of a small picture; in a large one the centre,
+        what the last turn changed and the most mentioned."""
+        if len(nodes) <= ALWAYS_LABELLED:
+            return {n["id"] for n in nodes}
+        top = sorted(nodes, key=lambda n: (-n.get("mention_count", 1), n["name"]))
+        return {self.center, *(n["id"] for n in top[:TOP_LABELLED]),
+                *(n["id"] for n in nodes if n["id"] in self.highlighted)}
+
+    def _pinned(self, text: str, font: QFont, brush: QColor, look: Look,
+                opacity: float = 1.0) -> QGraphicsRectItem:
+        """A label that keeps its size whatever the zoom, centred under its anchor."""
+        anchor = QGraphicsRectItem(QRectF())
+        anchor.setPen(Qt.PenStyle.NoPen)
+        anchor.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        label = QGraphicsSimpleTextItem(text, anchor)
+        label.setFont(font)
+        label.setBrush(brush)
         rect = label.boundingRect()
-        label.setPos(middle.x() - rect.width() / 2, middle.y() - rect.height() / 2)
-        backing = QGraphicsRectItem(label.sceneBoundingRect().adjusted(-2, 0, 2, 0))
+        label.setPos(-rect.width() / 2, 0)
+        backing = QGraphicsRectItem(QRectF(-rect.width() / 2 - 3, 0, rect.width() + 6,
+                                           rect.height()), anchor)
         backing.setBrush(look.palette.color(QPalette.ColorRole.Base))
         backing.setPen(Qt.PenStyle.NoPen)
-        backing.setZValue(-1)
-        label.setZValue(-1)
-        self.scene().addItem(backing)
-        self.scene().addItem(label)
+        backing.setOpacity(opacity)
+        label.setZValue(1)
+        self.scene().addItem(anchor)
+        return anchor
 
-    def _node(self, node: dict[str, Any], look: Look) -> None:
+    def _edge_label(self, text: str, middle: QPointF, look: Look) -> None:
+        shown = text if len(text) <= 40 else text[:39] + "…"
+        anchor = self._pinned(shown, look.small, look.muted, look)
+        anchor.setPos(middle.x(), middle.y() - QFontMetricsF(look.small).height() / 2)
+        anchor.setZValue(-1)
+
+    def _node(self, node: dict[str, Any], fill: QColor, look: Look) -> None:
         point = self.positions[node["id"]]
         radius = 7 + 3 * math.log2(1 + max(1, node.get("mention_count", 1)))
         if node["id"] == self.center:
             radius += 4
-        circle = QGraphicsEllipseItem(QRectF(-radius, -radius, 2 * radius, 2 * radius))
+        hot = node["id"] in self.highlighted
+        name = node["name"] if len(node["name"]) <= 48 else node["name"][:47] + "…"
+        bold = QFont(look.font)
+        bold.setBold(node["id"] == self.center or hot)
+        label = self._pinned(name, bold, look.text, look, 0.85)
+        label.setPos(point.x(), point.y() + radius + 2)
+        for part in (label, *label.childItems()):  # a click on the name picks the node
+            part.setData(NodeRole, node["id"])
+        label.setZValue(1)
+        circle = NodeDot(QRectF(-radius, -radius, 2 * radius, 2 * radius), label,
+                         node["id"] in self.labelled)
         circle.setPos(point)
-        fill = QColor(look.colors.get(node["kind"], look.colors["entity"]))
+        fill = QColor(fill)
         if node.get("deleted_at"):
             fill.setAlpha(70)
         circle.setBrush(QBrush(fill))
-        hot = node["id"] in self.highlighted
         circle.setPen(QPen(look.accent if hot else look.palette.color(QPalette.ColorRole.Dark),
                            3 if hot else 1))
         circle.setData(NodeRole, node["id"])
-        circle.setToolTip(f"{node['name']} ({node['kind']}, {node.get('mention_count', 1)} "
-                          "mentions)")
+        circle.setToolTip(f"{node['name']} ({node.get('type') or node['kind']}, "
+                          f"{node.get('mention_count', 1)} mentions)")
         self.scene().addItem(circle)
         self.node_items[node["id"]] = circle
-        name = node["name"] if len(node["name"]) <= 48 else node["name"][:47] + "…"
-        label = QGraphicsSimpleTextItem(name)
-        bold = QFont(look.font)
-        bold.setBold(node["id"] == self.center or hot)
-        label.setFont(bold)
-        label.setBrush(look.text)
-        rect = label.boundingRect()
-        label.setPos(point.x() - rect.width() / 2, point.y() + radius + 2)
-        label.setData(NodeRole, node["id"])
-        backing = QGraphicsRectItem(label.sceneBoundingRect().adjusted(-3, 0, 3, 0))
-        backing.setBrush(look.palette.color(QPalette.ColorRole.Base))
-        backing.setPen(Qt.PenStyle.NoPen)
-        backing.setOpacity(0.85)
-        self.scene().addItem(backing)
-        self.scene().addItem(label)
 
     # -- selection and keys ---------------------------------------------------------------
 
     def select(self, node_id: int | None) -> None:
+        previous = self.node_items.get(self.selected)
+        if previous is not None:
+            previous.label.setVisible(previous.always)
         self.selected = node_id
+        if node_id in self.node_items:
+            self.node_items[node_id].label.setVisible(True)
         for item_id, item in self.node_items.items():
             pen = item.pen()
             if item_id == node_id:
@@ -263,12 +372,40 @@ class NeighbourhoodView(QGraphicsView):
         return best
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
-        """The cap note, fixed in the view's corner."""
-        if not self.note:
-            return
+        """The cap note and the legend, fixed in the view's corners."""
         painter.save()
         painter.resetTransform()
-        painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
-        painter.drawText(self.viewport().rect().adjusted(8, 4, -8, -4),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, self.note)
+        area = self.viewport().rect().adjusted(8, 4, -8, -6)
+        muted = self.palette().color(QPalette.ColorRole.PlaceholderText)
+        if self.note:
+            painter.setPen(muted)
+            painter.drawText(area, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+                             self.note)
+        if self.legend:
+            self._draw_legend(painter, area)
         painter.restore()
+
+    def _draw_legend(self, painter: QPainter, area) -> None:
+        """A column of colour dots and names in the lower left corner."""
+        font = QFont(self.font())
+        font.setPointSizeF(font.pointSizeF() * 0.85)
+        painter.setFont(font)
+        metrics = QFontMetricsF(font)
+        line = metrics.height() + 2
+        dot = metrics.height() * 0.6
+        width = max(metrics.horizontalAdvance(t) for _, t in self.legend) + dot + 12
+        top = area.bottom() - line * len(self.legend) - 4
+        backing = QColor(self.palette().color(QPalette.ColorRole.Base))
+        backing.setAlpha(215)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(backing)
+        painter.drawRoundedRect(QRectF(area.left() - 4, top - 2, width + 8,
+                                       line * len(self.legend) + 8), 4, 4)
+        for n, (color, text) in enumerate(self.legend):
+            y = top + n * line + 2
+            painter.setPen(QPen(self.palette().color(QPalette.ColorRole.Dark), 1))
+            painter.setBrush(color)
+            painter.drawEllipse(QRectF(area.left(), y + (line - dot) / 2, dot, dot))
+            painter.setPen(self.palette().color(QPalette.ColorRole.Text))
+            painter.drawText(QRectF(area.left() + dot + 6, y, width, line),
+                             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)

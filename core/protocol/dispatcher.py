@@ -397,6 +397,16 @@ class Dispatcher:
                 "remembered": glance(store)}
 
     def _on_open_conversation(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The conversation `conversation_id`, or the one holding the turn `turn_id` (the
+        message a memory came from)."""
+        if "turn_id" in body and "conversation_id" not in body:
+            found = self._need_store().query_one(
+                "SELECT conversation_id FROM messages WHERE turn_id = ? AND conversation_id"
+                " IS NOT NULL LIMIT 1", (body["turn_id"],))
+            if found is None:
+                raise _Refusal("that message is no longer in any conversation (it was "
+                               "deleted)")
+            body = {"conversation_id": found["conversation_id"]}
         conversation = self._conversation(body)
         if conversation["deleted_at"] is not None:
             raise _Refusal("that conversation is deleted; restore it first")
