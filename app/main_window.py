@@ -31,7 +31,7 @@ from app.dialogs.palette import CommandPalette
 from app.dialogs.settings import SettingsDialog
 from app.dialogs.shortcuts import ShortcutList
 from app.graph.browser import GraphBrowser
-from app.status_parts import StatusPart, separator
+from app.status_parts import StatusPart, first_upper, separator
 from app.trace.dock import TraceDock
 from app.trace.model import TraceModel
 from core.paths import make_private_file
@@ -557,7 +557,7 @@ class MainWindow(QMainWindow):
         if not answer["success"]:
             QMessageBox.warning(self, "Empty trash", answer["error"])
             return
-        self.statusBar().showMessage(answer["summary"].capitalize() + ".", 8000)
+        self.statusBar().showMessage(first_upper(answer["summary"]) + ".", 8000)
 
     # -- memory counts --------------------------------------------------------------------
 
@@ -739,7 +739,7 @@ class MainWindow(QMainWindow):
         self.host.send(PacketType.EXPORT_MEMORY, {"path": path, "format": kind},
                        lambda answer: self._report(
                            "Export", answer,
-                           f"{(answer.get('summary') or '').capitalize()}, to {path}"))
+                           f"{first_upper(answer.get('summary') or '')}, to {path}"))
 
     def choose_import(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Import memory", str(Path.home()),
@@ -765,7 +765,7 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage("Import cancelled; the memory is unchanged.",
                                              10000)
                 return
-            self._report("Import", answer, (answer.get("summary") or "").capitalize()
+            self._report("Import", answer, first_upper(answer.get("summary") or "")
                          + ". Undo (Ctrl+Z) takes the whole import back.")
 
         self.host.send(PacketType.IMPORT_MEMORY, {"path": path}, done)

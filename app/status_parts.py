@@ -55,3 +55,9 @@ def separator() -> QFrame:
     line.setFrameShape(QFrame.Shape.VLine)
     line.setFrameShadow(QFrame.Shadow.Sunken)
     return line
+
+
+def first_upper(text: str) -> str:
+    """A backend summary as the start of a sentence: only its first letter raised (names
+    inside it keep their case, which str.capitalize would lower)."""
+    return text[:1].upper() + text[1:]

@@ -37,6 +37,7 @@ from app.graph.node_model import NodeIdRole, NodeListModel
 from app.graph.node_picker import NodePicker
 from app.graph.review import EditFactDialog, ReviewView
 from app.graph.view import NeighbourhoodView
+from app.status_parts import first_upper
 from core.protocol.packets import PacketType
 
 KIND_FILTERS = (("All kinds", []), ("General memories", ["memory"]), ("Persona", ["persona"]),
@@ -198,7 +199,7 @@ class GraphBrowser(QWidget):
         metrics = QFontMetrics(self.list.font())
         names = [r["name"] for r in list(self.model.rows.values())[:200]]
         widest = max(metrics.horizontalAdvance(n) for n in names) + 2 * metrics.height()
-        room = max(self.list.viewport().width() // 2, 16 * metrics.averageCharWidth())
+        room = max(self.list.viewport().width() * 3 // 5, 24 * metrics.averageCharWidth())
         header = self.list.horizontalHeader()
         header.resizeSection(0, max(header.sectionSize(0), min(widest, room)))
 
@@ -582,7 +583,7 @@ class GraphBrowser(QWidget):
             QMessageBox.warning(self, "Not changed", answer["error"])
             return
         said = answer.get("summary") or answer.get("result") or "Done"
-        self.status_message.emit(said[0].upper() + said[1:])
+        self.status_message.emit(first_upper(said))
 
     def _undo_chosen_change(self) -> None:
         change = self.details.selected_change()

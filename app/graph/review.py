@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
+from app.status_parts import first_upper
 from core.protocol.packets import PacketType
 
 ChangeRole = Qt.ItemDataRole.UserRole + 1  # the change dict (on change rows)
@@ -437,7 +438,7 @@ class ReviewView(QWidget):
             return
         # the person looked at it and corrected it: reviewed
         self.host.send(PacketType.REVIEW_KEEP, {"change_ids": [change["id"]]},
-                       lambda kept: self._kept(kept, answer["summary"].capitalize() + "."))
+                       lambda kept: self._kept(kept, first_upper(answer["summary"]) + "."))
 
     def _menu(self, point) -> None:
         if not self.tree.indexAt(point).isValid():
