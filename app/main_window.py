@@ -77,6 +77,7 @@ class MainWindow(QMainWindow):
         self.stream = StreamBuffer(self._streamed, self)
         self.import_progress: ImportProgress | None = None
         self.session_tokens = 0
+        self._sidebar_wanted = False  # hidden for the Memory tab, shown again with the chat
         self._dock_sized = False
         self.last_tokens = 0
 
@@ -695,8 +696,17 @@ class MainWindow(QMainWindow):
         self.browser.search.selectAll()
 
     def _tab_changed(self, _index: int) -> None:
+        """The conversations sidebar belongs to the chat: the Memory tab gets its room
+        (a small window needs it), and the sidebar comes back with the chat."""
+        sidebar = self.conversations.sidebar
         if self.tabs.currentWidget() is self.browser:
+            self._sidebar_wanted = not sidebar.isHidden() and not sidebar.isFloating()
+            if self._sidebar_wanted:
+                sidebar.hide()
             self.browser.ensure_loaded()
+        elif self._sidebar_wanted:
+            self._sidebar_wanted = False
+            sidebar.show()
 
     def refresh_memory(self) -> None:
         """F5, and after a restore: read everything on show again."""
@@ -803,6 +813,8 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Stop the turn, close the store and wait for the backend thread, then close."""
+        if self._sidebar_wanted:  # saved as the person left it, not as the tab hid it
+            self.conversations.sidebar.show()
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState(STATE_VERSION))
         self.browser.save_state(self.settings)

@@ -78,6 +78,10 @@ class AddFactDialog(QDialog):
 NODE_COMMANDS = ("node.rename", "node.merge", "node.delete", "node.add_fact")
 FACT_COMMANDS = ("fact.edit", "fact.delete", "fact.open_message", "fact.open_other")
 CHANGE_COMMANDS = ("change.undo",)
+SHORT_TEXTS = {"node.rename": "Rename", "node.merge": "Merge into…", "node.delete": "Delete",
+               "node.add_fact": "Add fact", "fact.edit": "Edit", "fact.delete": "Delete",
+               "fact.open_message": "Message", "fact.open_other": "Open other",
+               "change.undo": "Undo this change"}
 
 
 class GraphBrowser(QWidget):
@@ -98,6 +102,7 @@ class GraphBrowser(QWidget):
         self.held = False  # a turn is running: its changes are shown once it ends
         self.actions_by_name: dict[str, QAction] = {}
         self._columns_sized = False
+        self._pick_first = False  # Enter came before the search's answer
 
         self._make_bar()
         self._make_list()
@@ -129,8 +134,9 @@ class GraphBrowser(QWidget):
         self.status.setAccessibleName("Status filter")
         self.status.addItems([s for s, _ in STATUS_FILTERS])
         for combo in (self.kind, self.status):
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-            combo.setMinimumContentsLength(6)
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(8)
         self.depth = QSpinBox()
         self.depth.setRange(1, 2)
         self.depth.setPrefix("Depth ")
@@ -204,16 +210,18 @@ class GraphBrowser(QWidget):
         header.resizeSection(0, max(header.sectionSize(0), min(widest, room)))
 
     def _lay_out(self) -> None:
+        # Two short rows rather than one long one: they fit a 300 px wide list pane.
+        search_row = QHBoxLayout()
+        search_row.addWidget(self.search, 1)
+        search_row.addWidget(self.count)
         bar = QHBoxLayout()
-        bar.addWidget(self.kind)
-        bar.addWidget(self.status)
-        bar.addWidget(self.depth)
-        bar.addStretch()
-        bar.addWidget(self.count)
+        bar.addWidget(self.kind, 3)
+        bar.addWidget(self.status, 3)
+        bar.addWidget(self.depth, 2)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(self.search)
+        left_layout.addLayout(search_row)
         left_layout.addLayout(bar)
         self.trash_bar = QWidget()
         trash_layout = QHBoxLayout(self.trash_bar)
@@ -231,13 +239,13 @@ class GraphBrowser(QWidget):
         self.right.setStretchFactor(0, 1)
         self.right.setStretchFactor(1, 1)
         line = self.fontMetrics().height()
-        self.right.setSizes([24 * line, 20 * line])
+        self.right.setSizes([20 * line, 24 * line])
         # explicit minimums let the window shrink on small screens; parts then scroll
         char = self.fontMetrics().averageCharWidth()
         left.setMinimumWidth(24 * char)
         self.right.setMinimumWidth(30 * char)
         self.view.setMinimumHeight(6 * line)
-        self.details.setMinimumHeight(10 * line)
+        self.details.setMinimumHeight(11 * line)
         self.split = QSplitter(Qt.Orientation.Horizontal)
         self.split.setObjectName("listAndPicture")
         self.split.addWidget(left)
@@ -331,7 +339,10 @@ class GraphBrowser(QWidget):
         self.empty_hint.setVisible(not ids and unfiltered)
         self.list.setVisible(bool(ids) or not unfiltered)
         row = self.model.row_of(keep) if keep is not None else None
-        if row is not None:
+        if self._pick_first and ids:
+            self._pick_first = False
+            self.list.selectRow(0)
+        elif row is not None:
             self._select_row_quietly(row)
         elif ids and (keep is None or not self.list.selectionModel().hasSelection()):
             self.list.selectRow(0)
@@ -359,9 +370,14 @@ class GraphBrowser(QWidget):
         self.reload()
 
     def _focus_list(self) -> None:
-        self.list.setFocus()
-        if self.model.rowCount() and not self.list.selectionModel().hasSelection():
+        """Enter in the search box: to the list, on the best match."""
+        if self._search_timer.isActive():  # typed faster than the search ran
+            self._search_timer.stop()
+            self._pick_first = True
+            self.reload()
+        elif self.model.rowCount():
             self.list.selectRow(0)
+        self.list.setFocus()
 
     def _row_chosen(self, current, _previous) -> None:
         node_id = current.data(NodeIdRole) if current.isValid() else None
@@ -473,6 +489,8 @@ class GraphBrowser(QWidget):
 
     def place_actions(self, actions: dict[str, QAction]) -> None:
         self.actions_by_name = actions
+        for name, short in SHORT_TEXTS.items():  # what the toolbars show; menus say more
+            actions[name].setIconText(short)
         for names, bar in ((NODE_COMMANDS, self.details.node_bar),
                            (FACT_COMMANDS, self.details.edge_bar),
                            (CHANGE_COMMANDS, self.details.history_bar)):
@@ -492,11 +510,13 @@ class GraphBrowser(QWidget):
             if get(name):
                 get(name).setEnabled(edge is not None)
         if get("node.delete"):
-            get("node.delete").setText("Restore node" if node and node.get("deleted_at")
-                                       else "Delete node")
+            deleted = bool(node and node.get("deleted_at"))
+            get("node.delete").setText("Restore node" if deleted else "Delete node")
+            get("node.delete").setIconText("Restore" if deleted else "Delete")
         if get("fact.delete"):
-            get("fact.delete").setText("Restore fact" if edge and edge["status"] != "active"
-                                       else "Delete fact")
+            deleted = bool(edge and edge["status"] != "active")
+            get("fact.delete").setText("Restore fact" if deleted else "Delete fact")
+            get("fact.delete").setIconText("Restore" if deleted else "Delete")
         if get("fact.edit"):
             get("fact.edit").setEnabled(edge is not None and edge["status"] == "active")
 

@@ -144,22 +144,20 @@ class DetailsPanel(QWidget):
         self.edge_bar = _toolbar("Fact commands")
         self.history_bar = _toolbar("Change commands")
 
-        facts = QWidget()
-        facts_layout = QVBoxLayout(facts)
-        facts_layout.setContentsMargins(0, 0, 0, 0)
-        facts_layout.setSpacing(2)
-        facts_layout.addWidget(self.edge_bar)
-        facts_layout.addWidget(self.edge_table)
-        changes = QWidget()
-        changes_layout = QVBoxLayout(changes)
-        changes_layout.setContentsMargins(0, 0, 0, 0)
-        changes_layout.setSpacing(2)
-        changes_layout.addWidget(self.history_bar)
-        changes_layout.addWidget(self.history_table)
+        # The fact and change commands sit in the tab row's corner: one row less, which a
+        # 500 px high window needs for the facts themselves.
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(facts, "&Facts")
-        self.tabs.addTab(changes, "C&hanges")
+        self.tabs.addTab(self.edge_table, "&Facts")
+        self.tabs.addTab(self.history_table, "C&hanges")
+        corner = QWidget()
+        corner_layout = QHBoxLayout(corner)
+        corner_layout.setContentsMargins(0, 0, 0, 0)
+        corner_layout.addWidget(self.edge_bar)
+        corner_layout.addWidget(self.history_bar)
+        self.tabs.setCornerWidget(corner, Qt.Corner.TopRightCorner)
+        self.tabs.currentChanged.connect(self._corner_for_tab)
+        self._corner_for_tab(0)
         heading_row = QHBoxLayout()
         heading_row.addWidget(self.title, 1)
         layout = QVBoxLayout(self)
@@ -171,25 +169,31 @@ class DetailsPanel(QWidget):
         self.edge_table.selectionModel().selectionChanged.connect(
             lambda *_args: self.edge_chosen.emit())
 
+    def _corner_for_tab(self, index: int) -> None:
+        self.edge_bar.setVisible(index == 0)
+        self.history_bar.setVisible(index == 1)
+
     def show_details(self, details: dict[str, Any]) -> None:
         node = details["node"]
         chosen = (self.selected_edge() or {}).get("id")
         self.node = node
         self.title.setText(node["name"])
         kind = {"entity": "memory", "state": "memory"}.get(node["kind"], node["kind"])
-        parts = [f"Kind: {kind}", f"Type: {node['type'] or '—'}",
-                 f"Mentions: {node['mention_count']:,}",
-                 f"First seen: {when(node['created_at'])}",
-                 f"Updated: {when(node['updated_at'])}"]
+        mentions = node["mention_count"]
+        parts = [kind, node["type"] or "no type",
+                 f"{mentions:,} mention{'s' * (mentions != 1)}",
+                 f"since {when(node['created_at'])[:10]}"]
         if node.get("state"):
-            parts.append(f"State: {node['state']}")
+            parts.append(f"state: {node['state']}")
         if node.get("deleted_at"):
-            parts.append(f"Deleted: {when(node['deleted_at'])}")
-        text = "   ".join(parts)
+            parts.append(f"deleted {when(node['deleted_at'])}")
+        text = " · ".join(parts)
         for name in ("description", "summary"):
             if node.get(name):
                 text += f"\n{name.capitalize()}: {node[name]}"
         self.fields.setText(text)
+        self.fields.setToolTip(f"First seen {when(node['created_at'])}, updated "
+                               f"{when(node['updated_at'])}")
         self.edges.set_rows(details["edges"])
         self.history.set_rows(details["history"])
         self.tabs.setTabText(0, f"&Facts ({len(details['edges'])})")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QPushButton,
+    QStyledItemDelegate,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -55,6 +56,16 @@ def change_text(change: dict[str, Any]) -> str:
             text += f"   — a guess (confidence {line['confidence']:.1f})"
         rows.append(text)
     return "\n".join(rows)
+
+
+class Spaced(QStyledItemDelegate):
+    """Air between the changes and above each turn, so the list reads as groups."""
+
+    def sizeHint(self, option, index):
+        hint = super().sizeHint(option, index)
+        line = option.fontMetrics.height()
+        return QSize(hint.width(), hint.height() + (line if not index.parent().isValid()
+                                                    else line // 3))
 
 
 class EditFactDialog(QDialog):
@@ -135,6 +146,7 @@ class ReviewView(QWidget):
         self.tree.setObjectName("reviewList")
         self.tree.setAccessibleName("Changes to review")
         self.tree.setModel(self.model)
+        self.tree.setItemDelegate(Spaced(self.tree))
         self.tree.setHeaderHidden(True)
         self.tree.setRootIsDecorated(False)
         self.tree.setItemsExpandable(False)

@@ -54,20 +54,39 @@ class Look:
                    palette.color(QPalette.ColorRole.Highlight), kind_colors(palette))
 
 
-TYPE_HUES = (200, 140, 350, 55, 175, 235, 95, 320)  # apart from persona's and task's
-PERSONA_HUE, TASK_HUE = 275, 28
+# Entity types take colours in the order they are first drawn, so the first dozen types
+# of a session never share one; after that a hash picks. Persona, tasks and the person
+# ("User") keep hues of their own.
+TYPE_HUES = (120, 345, 180, 50, 310, 90)
+PERSONA_HUE, TASK_HUE, PERSON_HUE = 275, 28, 215
+THE_PERSON = "user"  # the node the tools store the person's own facts on
 ALWAYS_LABELLED = 14  # up to this many nodes every label shows
 TOP_LABELLED = 8  # beyond it, the most mentioned this many keep theirs
 LEGEND_MOST = 7
+_type_shades: dict[str, tuple[int, bool]] = {}
 
 
 def _is_dark(palette: QPalette) -> bool:
     return palette.color(QPalette.ColorRole.Base).lightness() < 128
 
 
-def _hue(hue: int, palette: QPalette) -> QColor:
-    """A fill that reads on the theme's base: lighter on dark, a little deeper on light."""
-    return QColor.fromHsl(hue, 150, 120 if _is_dark(palette) else 160)
+def _hue(hue: int, palette: QPalette, deep: bool = False) -> QColor:
+    """A fill that reads on the theme's base: lighter on dark, a little deeper on light;
+    `deep` is a second, darker shade of the same hue."""
+    lightness = (120 if _is_dark(palette) else 160) - (45 if deep else 0)
+    return QColor.fromHsl(hue, 150, lightness)
+
+
+def _type_shade(kind_type: str) -> tuple[int, bool]:
+    key = kind_type.casefold()
+    if key not in _type_shades:
+        n = len(_type_shades)
+        if n < 2 * len(TYPE_HUES):
+            _type_shades[key] = (TYPE_HUES[n % len(TYPE_HUES)], n >= len(TYPE_HUES))
+        else:
+            h = zlib.crc32(key.encode())
+            _type_shades[key] = (TYPE_HUES[h % len(TYPE_HUES)], bool(h & 64))
+    return _type_shades[key]
 
 
 def kind_colors(palette: QPalette) -> dict[str, QColor]:
@@ -81,12 +100,15 @@ def node_color(node: dict[str, Any], palette: QPalette) -> tuple[QColor, str]:
     """The node's fill and the legend entry it belongs to."""
     kind = node["kind"]
     if kind in ("persona", "task"):
-        return kind_colors(palette)[kind], {"persona": "Persona", "task": "Task"}[kind]
+        return kind_colors(palette)[kind], {"persona": "Assistant (persona)",
+                                            "task": "Task"}[kind]
+    if node["name"].casefold() == THE_PERSON:
+        return _hue(PERSON_HUE, palette), "You"
     kind_type = (node.get("type") or "").strip()
     if not kind_type:
-        return kind_colors(palette)["entity"], "Memory (no type)"
-    hue = TYPE_HUES[zlib.crc32(kind_type.casefold().encode()) % len(TYPE_HUES)]
-    return _hue(hue, palette), kind_type
+        return kind_colors(palette)["entity"], "No type"
+    hue, deep = _type_shade(kind_type)
+    return _hue(hue, palette, deep), kind_type
 
 
 class NodeDot(QGraphicsEllipseItem):
@@ -180,9 +202,7 @@ class NeighbourhoodView(QGraphicsView):
             color, entry = node_color(node, look.palette)
             legend.setdefault(entry, color)
             self._node(node, color, look)
-        self.legend = [(c, e) for e, c in list(legend.items())[:LEGEND_MOST]]
-        if len(legend) > LEGEND_MOST:
-            self.legend.append((look.muted, f"{len(legend) - LEGEND_MOST} more types"))
+        self.legend = [(c, e) for e, c in legend.items()]
         box = scene.itemsBoundingRect().adjusted(-40, -40, 40, 40)
         scene.setSceneRect(box)
         self.note = (f"Only the first {graph['limit']} nodes are shown: this neighbourhood "
@@ -214,7 +234,10 @@ class NeighbourhoodView(QGraphicsView):
         if len(nodes) <= ALWAYS_LABELLED:
             return {n["id"] for n in nodes}
         top = sorted(nodes, key=lambda n: (-n.get("mention_count", 1), n["name"]))
-        return {self.center, *(n["id"] for n in top[:TOP_LABELLED]),
+        # as many as the view has room for: a small window shows fewer, never a heap
+        line = QFontMetricsF(self.font()).height()
+        room = max(2, min(TOP_LABELLED, int(self.viewport().height() // (5 * line))))
+        return {self.center, *(n["id"] for n in top[:room]),
                 *(n["id"] for n in nodes if n["id"] in self.highlighted)}
 
     def _pinned(self, text: str, font: QFont, brush: QColor, look: Look,
@@ -292,6 +315,11 @@ class NeighbourhoodView(QGraphicsView):
             item.setPen(pen)
         if node_id is not None:
             self.node_selected.emit(node_id)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.graph is not None:
+            self.fit()
 
     def fit(self) -> None:
         self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
@@ -393,15 +421,20 @@ class NeighbourhoodView(QGraphicsView):
         metrics = QFontMetricsF(font)
         line = metrics.height() + 2
         dot = metrics.height() * 0.6
-        width = max(metrics.horizontalAdvance(t) for _, t in self.legend) + dot + 12
-        top = area.bottom() - line * len(self.legend) - 4
+        legend = self.legend
+        fits = max(2, min(LEGEND_MOST, int(area.height() * 0.5 // line)))  # half at most
+        if len(legend) > fits:
+            muted = self.palette().color(QPalette.ColorRole.PlaceholderText)
+            legend = [*legend[:fits - 1], (muted, f"{len(legend) - fits + 1} more types")]
+        width = max(metrics.horizontalAdvance(t) for _, t in legend) + dot + 12
+        top = area.bottom() - line * len(legend) - 4
         backing = QColor(self.palette().color(QPalette.ColorRole.Base))
         backing.setAlpha(215)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(backing)
         painter.drawRoundedRect(QRectF(area.left() - 4, top - 2, width + 8,
-                                       line * len(self.legend) + 8), 4, 4)
-        for n, (color, text) in enumerate(self.legend):
+                                       line * len(legend) + 8), 4, 4)
+        for n, (color, text) in enumerate(legend):
             y = top + n * line + 2
             painter.setPen(QPen(self.palette().color(QPalette.ColorRole.Dark), 1))
             painter.setBrush(color)
