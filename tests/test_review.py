@@ -215,3 +215,31 @@ def test_a_turns_changes_are_undone_together_and_a_fact_is_edited_whole(backend,
     assert ask(dispatcher, PacketType.REVIEW_LIST)["count"] == 0
     bad = dispatcher.handle(Packet.make(PacketType.UNDO, {"change_ids": []}))
     assert not bad.success and "change_ids" in bad.error
+
+
+def test_counts_kept_from_each_change_match_a_fresh_count(backend, llm, tmp_path):
+    from core.store.counts import memory_counts
+
+    llm.play({"tool_calls": [commit_call(("Anna", "likes", "tea"), ("Anna", "lives in", "Rome"))]},
+             {"text": "ok"})
+    dispatcher = backend()
+    ask(dispatcher, PacketType.MEMORY_STATE)  # counted once; changes move it from here
+    ask(dispatcher, PacketType.PROCESS_MESSAGE, {"user_input": "Anna: tea, Rome"})
+    ask(dispatcher, PacketType.EXECUTE_TOOL, {"tool_name": "task_create", "arguments": {
+        "task_id": "Plan the trip", "description": "Rome in May"}})
+    edge = dispatcher.store.query_one("SELECT id FROM edges WHERE relation = 'likes'")["id"]
+    ask(dispatcher, PacketType.CORRECT_MEMORY, {"action": "edit_fact", "arguments": {
+        "edge_id": edge, "subject": "Anna", "relation": "likes", "object": "coffee"}})
+    node = dispatcher.store.find_node("Rome")["id"]
+    ask(dispatcher, PacketType.CORRECT_MEMORY, {"action": "delete_node", "arguments": {
+        "node_id": node}})
+    ask(dispatcher, PacketType.UNDO)
+    ask(dispatcher, PacketType.REDO)
+    ask(dispatcher, PacketType.EXPORT_MEMORY, {"path": str(tmp_path / "m.json")})
+    ask(dispatcher, PacketType.IMPORT_MEMORY, {"path": str(tmp_path / "m.json")})
+    events = []
+    ask(dispatcher, PacketType.EXECUTE_TOOL, {"tool_name": "memory_commit", "arguments": {
+        "triplets": [{"subject": "Bob", "relation": "likes", "object": "tea"}]}}, events)
+    assert events[-1][1]["counts"] == memory_counts(dispatcher.store.conn)
+    assert ask(dispatcher, PacketType.MEMORY_STATE)["counts"] == \
+        memory_counts(dispatcher.store.conn)

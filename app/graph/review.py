@@ -34,6 +34,7 @@ from core.protocol.packets import PacketType
 ChangeRole = Qt.ItemDataRole.UserRole + 1  # the change dict (on change rows)
 TurnRole = Qt.ItemDataRole.UserRole + 2  # the turn id (on group rows)
 PAGE = 200
+MORE = 100  # changes per page while scrolling: small enough not to stall the window
 GUESS_TINT = QColor(255, 170, 0, 46)  # amber over the base colour: light and dark alike
 VERB_MARKS = {"added": "+", "removed": "−", "deleted": "−", "replaced": "↻",
               "reinforced": "↑", "restored": "↺", "archived": "▣", "brought back": "↺"}
@@ -135,6 +136,7 @@ class ReviewView(QWidget):
         self.stale = True
         self.newest_shown: int | None = None
         self.model = QStandardItemModel(self)
+        self._items: dict[int, QStandardItem] = {}  # each change's row, by change id
         self._make_tree()
         self._make_bar()
         self._reload_timer = QTimer(self, singleShot=True, interval=0)
@@ -153,7 +155,7 @@ class ReviewView(QWidget):
         self.tree.setExpandsOnDoubleClick(False)
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.tree.setWordWrap(True)
+        self.tree.setWordWrap(False)  # lines end at newlines; wrapping costs a text layout
         self.tree.setIndentation(self.fontMetrics().averageCharWidth() * 3)
         self.tree.setAlternatingRowColors(False)
         self.tree.key_command.connect(self.run)
@@ -218,6 +220,7 @@ class ReviewView(QWidget):
         keep = self._selected_change_id()
         row = self.tree.currentIndex().row() if self.tree.currentIndex().isValid() else 0
         self.model.clear()
+        self._items.clear()
         self._append(answer["changes"])
         self.more = answer["more"]
         self.newest_shown = answer["changes"][0]["id"] if answer["changes"] else None
@@ -234,7 +237,7 @@ class ReviewView(QWidget):
         if oldest is None:
             return
         self.loading = True
-        self.host.send(PacketType.REVIEW_LIST, {"limit": PAGE, "before": oldest},
+        self.host.send(PacketType.REVIEW_LIST, {"limit": MORE, "before": oldest},
                        self._next_page)
 
     def _next_page(self, answer: dict[str, Any]) -> None:
@@ -246,13 +249,19 @@ class ReviewView(QWidget):
     def _append(self, changes: list[dict[str, Any]]) -> None:
         root = self.model.invisibleRootItem()
         last = root.child(root.rowCount() - 1) if root.rowCount() else None
+        groups = []
         for change in changes:
             turn = change["turn_id"] or f"change-{change['id']}"
             if last is None or last.data(TurnRole) != turn:
                 last = self._group(change, turn)
-                root.appendRow(last)
-            last.appendRow(self._item(change))
-        self.tree.expandAll()
+                groups.append(last)
+            item = self._item(change)
+            self._items[change["id"]] = item
+            last.appendRow(item)
+        if groups:
+            root.appendRows(groups)
+        for group in groups:  # only the new ones: expanding all lays out every row again
+            self.tree.expand(group.index())
         self._show_state()
 
     def _group(self, change: dict[str, Any], turn: str) -> QStandardItem:
@@ -306,8 +315,13 @@ class ReviewView(QWidget):
     # -- selection ------------------------------------------------------------------------
 
     def _oldest_id(self) -> int | None:
-        ids = [c["id"] for c in self._changes()]
-        return min(ids) if ids else None
+        """The last change row's id (newest first, so the oldest shown): not a walk over
+        thousands of rows on every page."""
+        root = self.model.invisibleRootItem()
+        if not root.rowCount():
+            return None
+        group = root.child(root.rowCount() - 1)
+        return group.child(group.rowCount() - 1).data(ChangeRole)["id"]
 
     def _changes(self) -> list[dict[str, Any]]:
         root = self.model.invisibleRootItem()
@@ -352,13 +366,18 @@ class ReviewView(QWidget):
         current = self.tree.currentIndex()
         place = (current.parent().row() if current.parent().isValid() else current.row(),
                  current.row() if current.parent().isValid() else 0)
-        for g in reversed(range(root.rowCount())):
-            group = root.child(g)
-            for c in reversed(range(group.rowCount())):
-                if group.child(c).data(ChangeRole)["id"] in change_ids:
-                    group.removeRow(c)
+        if len(change_ids) >= len(self._items):
+            self.model.clear()  # (which makes a new root item)
+            self._items.clear()
+            root = self.model.invisibleRootItem()
+        for change_id in change_ids:  # by the id's own row: no walk over thousands
+            item = self._items.pop(change_id, None)
+            if item is None:
+                continue
+            group = item.parent()
+            group.removeRow(item.row())
             if group.rowCount() == 0:
-                root.removeRow(g)
+                root.removeRow(group.row())
         if root.rowCount():
             g = min(place[0], root.rowCount() - 1)
             group = root.child(g)

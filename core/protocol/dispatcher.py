@@ -33,6 +33,8 @@ from core.store import (
     trash,
 )
 from core.store.counts import counts_line, memory_counts
+from core.store.counts import delta as counts_delta
+from core.store.graph import Change
 from core.store.opening import open_checked
 from core.tools import ToolExecutor, approvals, corrections
 from core.tools.limits import ToolLimiter, validate_limits
@@ -83,6 +85,7 @@ class Dispatcher:
         self._stopped = threading.Event()  # a stop for work other than a turn (an import)
         self.conversation_id: int | None = None  # the one shown; None: the one used last
         self._progress: Progress = _no_progress  # the running packet's event channel
+        self._counts: dict[str, int] | None = None
         self._models: dict[tuple[str, str], list[str]] = {}  # per endpoint and key
 
     # -- life cycle ----------------------------------------------------------------------
@@ -117,6 +120,7 @@ class Dispatcher:
         """Open the memory, checking it first (see `core.store.opening`)."""
         opened = open_checked(self.db_path, self.config.trash_days)
         self.store, self.store_error = opened.store, opened.error
+        self._counts: dict[str, int] | None = None  # see `_memory_state`
         if self.store is not None:
             self.store.on_commit.append(self._announce_change)
         self.store_warning, self.store_detail = opened.warning, opened.detail
@@ -222,15 +226,24 @@ class Dispatcher:
                 self.maybe_backup()
         return PacketResponse.ok(packet.id, data)
 
-    def _announce_change(self, touched: dict[str, Any]) -> None:
+    def _announce_change(self, change: Change) -> None:
         """Each committed memory change is told once, as a "memory_changed" event with what
         it touched, who made it, and the counts after it: a front end updates its lists,
         picture, review count and status from this instead of asking again."""
-        self._progress("memory_changed", {**touched, **self._memory_state()})
+        moved = counts_delta(change.ops)
+        if moved is None or self._counts is None:
+            self._counts = None  # counted afresh below
+        else:
+            self._counts = {k: v + moved.get(k, 0) for k, v in self._counts.items()}
+        self._progress("memory_changed", {**change.touched(), **self._memory_state()})
 
     def _memory_state(self) -> dict[str, Any]:
+        """The counts, kept up to date from each change's row images once counted: a
+        count of a memory of 300,000 facts takes about 0.2 s, a change's delta nothing."""
         store = self._need_store()
-        counts = memory_counts(store.conn)
+        if self._counts is None:
+            self._counts = memory_counts(store.conn)
+        counts = dict(self._counts)
         return {"counts": counts, "counts_line": counts_line(counts),
                 "review_count": review.count(store)}
 

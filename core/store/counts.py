@@ -9,6 +9,7 @@ counted apart, never mixed into it.
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from typing import Any
 
 COUNTS_SQL = """
@@ -29,6 +30,40 @@ def memory_counts(conn: sqlite3.Connection) -> dict[str, int]:
     row = conn.execute(COUNTS_SQL).fetchone()
     return dict(zip(("facts", "other_facts", "history", "entities", "tasks", "nodes",
                      "edges"), row, strict=True))
+
+
+def _edge_kinds(image: dict[str, Any] | None) -> list[str]:
+    if image is None:
+        return []
+    if image["status"] != "active":
+        return ["edges", "history"]
+    return ["edges", "facts" if image.get("category", "general") == "general"
+            else "other_facts"]
+
+
+def _node_kinds(image: dict[str, Any] | None) -> list[str]:
+    if image is None:
+        return []
+    alive = image.get("deleted_at") is None
+    if image["kind"] in ("entity", "state") and alive:
+        return ["nodes", "entities"]
+    if image["kind"] == "task" and alive:
+        return ["nodes", "tasks"]
+    return ["nodes"]
+
+
+def delta(ops: list[dict[str, Any]]) -> Counter | None:
+    """How a change moved the counts, from its row images; None for a bulk change (an
+    import), whose rows are not imaged: count again then. Counting a large memory takes
+    a noticeable time, and every change is announced with its counts."""
+    moved: Counter = Counter()
+    for op in ops:
+        if "id" not in op:
+            return None
+        kinds = _edge_kinds if op["table"] == "edges" else _node_kinds
+        moved.update(kinds(op["after"]))
+        moved.subtract(kinds(op["before"]))
+    return moved
 
 
 def plural(n: int, noun: str, nouns: str | None = None) -> str:

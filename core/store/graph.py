@@ -138,8 +138,8 @@ class GraphStore:
         self.trash_days = trash_days  # no model tool removes anything deleted more recently
         self.read_only = read_only
         self._change: Change | None = None
-        # Called with `Change.touched()` after each change commits (see `write`).
-        self.on_commit: list[Callable[[dict[str, Any]], None]] = []
+        # Called with each change once it has committed (see `write`).
+        self.on_commit: list[Callable[[Change], None]] = []
         if read_only:
             self._open_read_only()
             return
@@ -279,12 +279,9 @@ class GraphStore:
 
     def _announce(self, change: Change) -> None:
         """Tell the listeners once the change is on disk; a listener's failure is its own."""
-        if not self.on_commit:
-            return
-        touched = change.touched()
         for listener in list(self.on_commit):
             try:
-                listener(touched)
+                listener(change)
             except Exception:  # a front end's bug must not look like a failed write
                 logging.getLogger(__name__).exception("change listener failed")
 

@@ -101,8 +101,8 @@ def test_the_inbox_by_keyboard_keep_undo_and_edit(qtbot, two_turns):
     assert "Hamburg" in window.statusBar().currentMessage()
     window.registry.actions["memory.redo"].trigger()
     qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("Added")
-                    or "Hamburg" in window.statusBar().currentMessage()
-                    and "Redo" not in window.statusBar().currentMessage())
+                    or ("Hamburg" in window.statusBar().currentMessage()
+                    and "Redo" not in window.statusBar().currentMessage()))
 
 
 def test_undo_in_the_inbox_and_the_count_after_a_restart(qtbot, two_turns, open_window,
