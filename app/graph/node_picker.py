@@ -103,6 +103,11 @@ class NodePicker(QDialog):
             self.results.addItem(item)
         if rows:
             self.results.setCurrentRow(0)
+        elif self.query.text().strip():
+            empty = QListWidgetItem(f"No node matches “{self.query.text().strip()}”.")
+            empty.setFlags(Qt.ItemFlag.NoItemFlags)  # a note, not a choice
+            self.results.addItem(empty)
+            self.ok.setEnabled(False)
 
     def accept(self) -> None:
         item = self.results.currentItem()
