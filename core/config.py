@@ -45,6 +45,7 @@ class Config:
     tool_set: str = "auto"  # "auto" (compact for local servers, else core), core, compact, full
     max_round_trips: int = 12  # model requests in one turn
     trash_days: int = 30  # deleted memories stay restorable at least this many days
+    recall_by_meaning: bool = True  # rank recall by embeddings as well as by words
     backup_every_hours: float = 1.0  # at most one backup per this much time (and at exit)
     backups_kept: int = 7  # the newest backups kept…
     weekly_backups_kept: int = 4  # …plus the newest of each of this many past weeks
@@ -105,6 +106,12 @@ def _hours(name: str, value: Any) -> float:
     return float(value)
 
 
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} must be true or false")
+    return value
+
+
 def _count(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"{name} must be a whole number of at least 1")
@@ -132,8 +139,8 @@ CHECKS = {
     "version": _count, "api_key": _text, "base_url": _text, "model": _text,
     "request_timeout": _seconds, "turn_timeout": _seconds, "max_round_trips": _count,
     "first_token_timeout": _seconds, "temperature": _temperature, "tool_set": _tool_set,
-    "trash_days": _count, "backup_every_hours": _hours, "backups_kept": _count,
-    "weekly_backups_kept": _count,
+    "trash_days": _count, "recall_by_meaning": _flag, "backup_every_hours": _hours,
+    "backups_kept": _count, "weekly_backups_kept": _count,
     "tool_limits": _limits, "shortcuts": _keymap,
 }
 

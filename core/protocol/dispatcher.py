@@ -86,6 +86,9 @@ class Dispatcher:
         self.conversation_id: int | None = None  # the one shown; None: the one used last
         self._progress: Progress = _no_progress  # the running packet's event channel
         self._counts: dict[str, int] | None = None
+        # Events that belong to no packet (the indexer's progress); thread-safe sinks only.
+        self.events: Progress = _no_progress
+        self.meaning: Any = None  # core.meaning.indexer.Meaning while recall by meaning runs
         self._models: dict[tuple[str, str], list[str]] = {}  # per endpoint and key
 
     # -- life cycle ----------------------------------------------------------------------
@@ -123,6 +126,7 @@ class Dispatcher:
         self._counts: dict[str, int] | None = None  # see `_memory_state`
         if self.store is not None:
             self.store.on_commit.append(self._announce_change)
+            self._start_meaning()
         self.store_warning, self.store_detail = opened.warning, opened.detail
         self.conversation_id = None
         saved = backups.backup_files(backups.backup_folder(self.db_path))
@@ -131,6 +135,56 @@ class Dispatcher:
         if saved and self.store is not None and not self.store.read_only and \
                 backups.state_of(saved[0]) == self._state():
             self._changes_at_backup = self.store.conn.total_changes
+
+    def _close_store(self) -> None:
+        self._stop_meaning()
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    # -- recall by meaning -------------------------------------------------------------
+
+    def meaning_wanted(self) -> bool:
+        """On unless the person switched it off or this platform has no engine."""
+        return self.config.recall_by_meaning and self._meaning_problem() is None
+
+    @staticmethod
+    def _meaning_problem() -> str | None:
+        from core.meaning import engine  # noqa: PLC0415 - loads numpy: only when used
+
+        return engine.problem()
+
+    def _start_meaning(self) -> None:
+        """Index the memory's facts in the background and let recall use the vectors."""
+        if self.store is None or self.meaning is not None or not self.meaning_wanted():
+            return
+        from core.meaning.indexer import Meaning  # noqa: PLC0415 - see _meaning_problem
+
+        self.meaning = Meaning(self.db_path, self._background_event,
+                               writable=not self.store.read_only)
+        self.store.meaning = self.meaning
+        self.meaning.start()
+
+    def _background_event(self, event: str, data: dict[str, Any]) -> None:
+        """From the indexer's thread, through whatever sink `events` is at the time."""
+        self.events(event, data)
+
+    def _stop_meaning(self) -> None:
+        if self.meaning is None:
+            return
+        self.meaning.stop()
+        self.meaning = None
+        if self.store is not None:
+            self.store.meaning = None
+        self.events("meaning", self._meaning_status())
+
+    def _meaning_status(self) -> dict[str, Any]:
+        if self.meaning is not None:
+            return self.meaning.status()
+        if not self.config.recall_by_meaning:
+            return {"state": "off"}
+        problem = self._meaning_problem()
+        return {"state": "unavailable", "problem": problem} if problem else {"state": "off"}
 
     # -- backups --------------------------------------------------------------------------
 
@@ -172,8 +226,7 @@ class Dispatcher:
         self.running = False
         if self.store is not None:
             self.maybe_backup(at_exit=True)
-            self.store.close()
-            self.store = None
+        self._close_store()
 
     def cancel(self) -> None:
         self._stopped.set()
@@ -230,6 +283,8 @@ class Dispatcher:
         """Each committed memory change is told once, as a "memory_changed" event with what
         it touched, who made it, and the counts after it: a front end updates its lists,
         picture, review count and status from this instead of asking again."""
+        if self.meaning is not None:
+            self.meaning.changed(change.touched())
         moved = counts_delta(change.ops)
         if moved is None or self._counts is None:
             self._counts = None  # counted afresh below
@@ -361,9 +416,7 @@ class Dispatcher:
         chosen = next((p for p in backups.backup_files(folder) if p.name == name), None)
         if chosen is None:
             raise _Refusal(f"there is no backup called {name!r} in {folder}")
-        if self.store is not None:
-            self.store.close()
-            self.store = None
+        self._close_store()
         try:
             aside = backups.restore(self.db_path, chosen)  # checks the backup first
         except backups.BackupError as error:
@@ -568,7 +621,7 @@ class Dispatcher:
                 "client_initialized": self.session is not None,
                 "config_warning": self.config_warning, "store_error": self.store_error,
                 "store_warning": self.store_warning, "store_detail": self.store_detail,
-                "backup_warning": self.backup_warning}
+                "backup_warning": self.backup_warning, "meaning": self._meaning_status()}
 
     def _on_get_config(self, _body: dict[str, Any]) -> dict[str, Any]:
         return {"api_key": self.config.api_key, "base_url": self.config.base_url,
@@ -578,12 +631,14 @@ class Dispatcher:
                 "first_token_timeout": self.config.first_token_timeout,
                 "temperature": self.config.temperature, "tool_set": self.config.tool_set,
                 "trash_days": self.config.trash_days,
+                "recall_by_meaning": self.config.recall_by_meaning,
+                "meaning": self._meaning_status(),
                 "shortcuts": dict(self.config.shortcuts)}
 
     def _on_set_config(self, body: dict[str, Any]) -> dict[str, Any]:
         settable = ("api_key", "base_url", "model", "request_timeout", "turn_timeout",
                     "max_round_trips", "shortcuts", "trash_days", "first_token_timeout",
-                    "temperature", "tool_set")
+                    "temperature", "tool_set", "recall_by_meaning")
         unknown = sorted(set(body) - set(settable))
         if unknown:
             raise _Refusal(f"unknown setting(s): {', '.join(unknown)}")
@@ -609,6 +664,10 @@ class Dispatcher:
         self.config = updated(saved, **self.overrides)
         if self.store is not None:
             self.store.trash_days = self.config.trash_days
+        if self.meaning_wanted():
+            self._start_meaning()
+        else:
+            self._stop_meaning()
 
     def _on_test_connection(self, body: dict[str, Any]) -> dict[str, Any]:
         """List the endpoint's models with the given (unsaved) settings: this checks the

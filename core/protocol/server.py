@@ -27,6 +27,8 @@ class BackendServer:
                                      use_embedded_db,
                                      home=None if db_path and config_file else folder)
         self.progress = progress
+        if progress is not None:
+            self.dispatcher.events = progress  # the indexer's progress, from its thread
         self._queue: queue.Queue[Packet | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._started = threading.Event()

@@ -140,6 +140,8 @@ class GraphStore:
         self._change: Change | None = None
         # Called with each change once it has committed (see `write`).
         self.on_commit: list[Callable[[Change], None]] = []
+        # Recall by meaning (a `core.store.search.SimilarFacts`), when the owner runs one.
+        self.meaning: Any = None
         if read_only:
             self._open_read_only()
             return

@@ -5,7 +5,8 @@ file is always at a whole version. Version 1 is the first layout (nodes and edge
 version 2 adds the change log, edge categories, task fields and the full-text index;
 version 3 adds the chat history; 4 keeps reasoning with replies; 5 adds soft-deleted
 nodes and the index from rows to their changes; 6 the person's approvals of large deletions;
-7 an index for successors; 8 conversations; 9 the review inbox.
+7 an index for successors; 8 conversations; 9 the review inbox; 10 fact vectors for
+recall by meaning.
 """
 
 from __future__ import annotations
@@ -243,8 +244,24 @@ ALTER TABLE edges ADD COLUMN reviewed_at REAL;
 CREATE INDEX change_log_inbox ON change_log(actor, reviewed_at, undone_by, undo_of, id);
 """
 
+# Recall by meaning: one vector per fact, made by the background indexer off the turn's
+# path. `model` names the embedding model (a new one re-indexes), `text_crc` the text the
+# vector was made from (an edited fact is made again), `seq` grows with every write so a
+# saved search index can tell whether it is still current. Vectors are derived data: they
+# are not in the change log, and a vector of a purged fact is dropped by the indexer.
+V10 = """
+CREATE TABLE edge_vectors (
+    edge_id INTEGER PRIMARY KEY,
+    model TEXT NOT NULL,
+    text_crc INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE INDEX edge_vectors_seq ON edge_vectors(seq);
+"""
+
 Migration = str | Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9]
+MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9, V10]
 LATEST_VERSION = len(MIGRATIONS)
 
 

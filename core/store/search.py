@@ -1,9 +1,12 @@
-"""Ranked full-text search over edges and nodes, and expansion along active edges."""
+"""Ranked search over edges (by words, and by meaning where the store has a vector index)
+and nodes (by words), and expansion along active edges."""
 
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from core.store.graph import GraphStore, Row
 from core.store.text import normalize_name, query_terms
@@ -21,6 +24,21 @@ CANDIDATE_POOL = 60
 # than this is "common": it still adds to a row's rank but no longer selects rows alone.
 COMMON_TERM_ROWS = 1000
 DAY = 86400.0
+# Reciprocal rank fusion of the two rankings: a fact's relevance is the sum over the
+# rankings of weight / (RRF_K + rank). A small K lets the first places of either ranking
+# stand out; words weigh more, so where a fact shares the question's words it stays first
+# and meaning fills in the rest (bench/recall_quality.py measured the choices).
+RRF_K = 10
+WORDS_WEIGHT = 1.5
+# Facts much less similar than the closest one are not offered by meaning at all: a
+# question about nothing stored should still find nothing.
+MEANING_MARGIN = 0.06
+
+
+class SimilarFacts(Protocol):
+    """What the store's `meaning` offers (see core.meaning.indexer.Meaning)."""
+
+    def similar(self, text: str, count: int) -> list[tuple[int, float]]: ...
 
 
 def marks(values: Sequence) -> str:
@@ -88,11 +106,30 @@ def fts_candidates(store: GraphStore, table: str, text: str, pool: int) -> list[
     return hits
 
 
+def edge_candidates(store: GraphStore, text: str, pool: int) -> dict[int, float]:
+    """(edge id -> relevance) of the facts that share words with `text`, fused with those
+    nearest to it in meaning when the store has a vector index."""
+    by_words = fts_candidates(store, "edge_fts", text, pool)
+    meaning: SimilarFacts | None = store.meaning
+    by_meaning = meaning.similar(text, pool) if meaning is not None else []
+    if not by_meaning:
+        return dict(by_words)
+    relevance: dict[int, float] = defaultdict(float)
+    for rank, (rowid, _) in enumerate(by_words):
+        relevance[rowid] += WORDS_WEIGHT / (RRF_K + rank + 1)
+    closest = by_meaning[0][1]
+    for rank, (rowid, similarity) in enumerate(by_meaning):
+        if similarity < closest - MEANING_MARGIN:
+            break
+        relevance[rowid] += 1 / (RRF_K + rank + 1)
+    return relevance
+
+
 def search_edges(store: GraphStore, text: str, *, statuses: Sequence[str] = ("active",),
                  categories: Sequence[str] | None = None, since: float | None = None,
                  limit: int = 50) -> list[Row]:
-    """Edges whose subject, relation or object share words with `text`, best first."""
-    candidates = dict(fts_candidates(store, "edge_fts", text, max(CANDIDATE_POOL, limit * 2)))
+    """Edges that share words with `text` or are near it in meaning, best first."""
+    candidates = edge_candidates(store, text, max(CANDIDATE_POOL, limit * 2))
     if not candidates:
         return []
     ids = list(candidates)

@@ -1,0 +1,286 @@
+"""Recall by meaning for one memory file: a background indexer and the search it serves.
+
+A commit returns at once: the store tells this object which facts a change touched, and
+a thread of its own embeds them, stores the vectors in SQLite (its own connection, one
+short transaction per batch) and adds them to the in-memory index. On start it finds
+every fact without a current vector, newest first, so an old memory or a large import is
+caught up in the background while recall keeps working on words and on what is indexed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.meaning import engine as engines
+from core.meaning.index import INDEX_SHAPE, VectorIndex
+from core.meaning.vectors import (
+    INDEXED_STATUSES,
+    chunks,
+    drop_orphans,
+    fact_texts,
+    facts_needing_vectors,
+    save_vectors,
+    state_stamp,
+    stored_vectors,
+)
+from core.paths import make_private_file
+
+log = logging.getLogger(__name__)
+
+BATCH = 32  # facts embedded per transaction: about 0.4 s of one core
+REPORT_EVERY = 1.0  # seconds between progress events while indexing
+# The index is saved when the indexer has caught up, at most this often (100,000 facts
+# are an 85 MB file), and when it stops.
+SAVE_EVERY = 300.0
+BUSY_TIMEOUT = 10.0
+# Building the index from stored vectors at start (no saved index, or a stale one) uses
+# both cores of a small machine: recall waits for it, by words meanwhile.
+BUILD_THREADS = 2
+Report = Callable[[str, dict[str, Any]], None]
+
+
+def _quiet(_event: str, _data: dict[str, Any]) -> None:
+    pass
+
+
+class Meaning:
+    """Owns the vector index of one memory file and the thread that keeps it current."""
+
+    def __init__(self, db_path: Path, report: Report = _quiet,
+                 writable: bool = True) -> None:
+        self.db_path = Path(db_path)
+        self.index_path = Path(f"{self.db_path}.vectors")
+        self.report = report
+        self.writable = writable
+        self.model = engines.model_id() or ""
+        self._index: VectorIndex | None = None  # None until loaded
+        self._waiting: set[int] = set()
+        self._inbox: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._dirty = False  # the index has vectors its saved file lacks
+        self._reported = 0.0  # when progress was last reported
+        self._scanned = False  # the facts needing vectors have been found
+        self._saved_at = time.monotonic()
+        self.failure: str | None = None
+        self.embedded = 0  # facts embedded by this run
+        # Changes told and changes looked at, for `wait_idle`.
+        self._settled = threading.Condition()
+        self._posted = 0
+        self._done = 0
+
+    # -- the backend thread's side -----------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="trulymem-meaning",
+                                        daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Finish the batch under way, save the index, and end the thread."""
+        self._stop.set()
+        self._inbox.put(None)
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def changed(self, touched: dict[str, Any]) -> None:
+        """A committed change (`Change.touched()`): its facts and nodes are looked at again."""
+        with self._settled:
+            self._posted += 1
+            self._inbox.put(touched)
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until every fact told so far is indexed (or the indexer stopped); False on
+        timeout. For a command-line run, a benchmark or a test: recall never needs it."""
+        def idle() -> bool:
+            return bool(self.failure or self._stop.is_set() or (
+                self._scanned and not self._waiting and self._done >= self._posted))
+
+        with self._settled:
+            return self._settled.wait_for(idle, timeout)
+
+    def _notify(self, changes_done: int = 0) -> None:
+        with self._settled:
+            self._done += changes_done
+            self._settled.notify_all()
+
+    def similar(self, text: str, count: int) -> list[tuple[int, float]]:
+        """Facts nearest to `text` in meaning, as (id, similarity); empty while the index
+        is still loading or the engine is missing, so recall falls back to words."""
+        index = self._index
+        if index is None or not len(index) or not text.strip():
+            return []
+        query_engine = engines.engine("query")
+        if query_engine is None:
+            return []
+        return index.nearest(query_engine.query(text), count)
+
+    def status(self) -> dict[str, Any]:
+        """What the status bar shows: `state` is loading, indexing or ready."""
+        index = self._index
+        indexed = len(index) if index is not None else 0
+        state = ("loading" if index is None
+                 else "indexing" if self._waiting or not self._scanned else "ready")
+        if self.failure:
+            state = "failed"
+        return {"state": state, "indexed": indexed, "waiting": len(self._waiting),
+                "problem": self.failure}
+
+    # -- the indexer thread ------------------------------------------------------------
+
+    def _run(self) -> None:
+        conn = None
+        try:
+            conn = sqlite3.connect(str(self.db_path), timeout=BUSY_TIMEOUT,
+                                   check_same_thread=False)
+            self._load(conn)
+            self._waiting = set(facts_needing_vectors(conn, self.model))
+            self._scanned = True
+            self._notify()
+            self.report("meaning", self.status())
+            while not self._stop.is_set():
+                if not self._waiting:
+                    self._save()  # caught up: a good moment to keep the index
+                self._take_changes(conn, block=not self._waiting)
+                if self._waiting and not self._stop.is_set():
+                    self._index_batch(conn)
+        except sqlite3.Error as error:
+            self.failure = f"recall by meaning stopped: {error}"
+            log.warning("%s", self.failure)
+            self.report("meaning", self.status())
+        finally:
+            if conn is not None:
+                self._save(now=True)
+                conn.close()
+            self._notify()
+
+    def _load(self, conn: sqlite3.Connection) -> None:
+        """The saved index when it matches the stored vectors, else one built from them."""
+        if self.writable:
+            drop_orphans(conn)
+        stamp = list(state_stamp(conn, self.model))
+        saved = self._saved_stamp()
+        index = VectorIndex.load(self.index_path) if saved == self._stamp(stamp) else None
+        if index is None:
+            index = VectorIndex()
+            for ids, matrix in stored_vectors(conn, self.model):
+                index.put(ids, matrix, threads=BUILD_THREADS)
+                if self._stop.is_set():
+                    return
+            self._dirty = True
+        self._index = index
+
+    def _stamp(self, vectors: tuple[int, int] | list[int]) -> list:
+        """What a saved index was made from: the model, the graph's shape, the vectors."""
+        return [self.model, INDEX_SHAPE, *vectors]
+
+    def _saved_stamp(self) -> list | None:
+        try:
+            return json.loads(Path(f"{self.index_path}.json").read_text("utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def _save(self, now: bool = False) -> None:
+        """Keep the index for the next start: loading 100,000 vectors into a new graph
+        takes far longer than reading the graph back (bench/store_bench.py)."""
+        if not self._dirty or self._index is None or not self.writable:
+            return
+        if not now and time.monotonic() - self._saved_at < SAVE_EVERY:
+            return
+        self._saved_at = time.monotonic()
+        try:
+            conn = sqlite3.connect(str(self.db_path), timeout=BUSY_TIMEOUT)
+            try:
+                stamp = self._stamp(state_stamp(conn, self.model))
+            finally:
+                conn.close()
+            self._index.save(self.index_path)
+            make_private_file(self.index_path)
+            stamp_file = Path(f"{self.index_path}.json")
+            stamp_file.write_text(json.dumps(stamp), "utf-8")
+            make_private_file(stamp_file)
+            self._dirty = False
+        except (OSError, RuntimeError, sqlite3.Error) as error:
+            log.warning("the vector index was not saved: %s", error)
+
+    def _take_changes(self, conn: sqlite3.Connection, block: bool) -> None:
+        """Look again at what the changes so far touched (waiting for one when idle)."""
+        try:
+            touched = self._inbox.get(timeout=None if block else 0)
+        except queue.Empty:
+            return
+        edges: set[int] = set()
+        nodes: set[int] = set()
+        taken = 0
+        while touched is not None:
+            taken += 1
+            if touched.get("bulk"):
+                self._waiting = set(facts_needing_vectors(conn, self.model))
+            edges.update(touched.get("edges", ()))
+            nodes.update(touched.get("nodes", ()))  # a rename changes the facts around it
+            try:
+                touched = self._inbox.get_nowait()
+            except queue.Empty:
+                break
+        if edges or nodes:
+            self._waiting.update(facts_needing_vectors(conn, self.model, edges=edges,
+                                                       nodes=nodes))
+        if edges:
+            self._sync_touched(conn, edges)
+        self._notify(taken)
+
+    def _sync_touched(self, conn: sqlite3.Connection, edges: set[int]) -> None:
+        """Facts deleted or superseded leave the index; their vectors stay in the file, so
+        an undo puts them back without embedding them again."""
+        shown: dict[int, bytes | None] = {}
+        for group in chunks(edges):
+            shown.update(conn.execute(
+                "SELECT e.id, v.vector FROM edges e LEFT JOIN edge_vectors v ON v.edge_id ="
+                f" e.id AND v.model = ? WHERE e.id IN ({', '.join('?' * len(group))})"
+                f" AND e.status IN {INDEXED_STATUSES}", [self.model, *group]).fetchall())
+        gone = [e for e in edges if e not in shown]
+        back = {e: v for e, v in shown.items() if v is not None and e not in self._waiting}
+        if self._index is None:
+            return
+        if gone:
+            self._index.drop(gone)
+            self._waiting.difference_update(gone)
+        if back:
+            matrix = np.frombuffer(b"".join(back.values()), dtype=np.float16)
+            self._index.put(np.fromiter(back, dtype=np.int64, count=len(back)),
+                            matrix.reshape(len(back), -1))
+        self._dirty = self._dirty or bool(gone or back)
+
+    def _index_batch(self, conn: sqlite3.Connection) -> None:
+        """Embed, store and index the newest waiting facts; they stop waiting only once
+        they are in the index, so the status never says ready too early."""
+        batch = sorted(self._waiting, reverse=True)[:BATCH]  # newest facts first
+        texts = fact_texts(conn, batch)
+        if texts:
+            index_engine = engines.engine("index")
+            if index_engine is None:
+                self.failure = engines.problem()
+                self._waiting.clear()
+                return
+            vectors = index_engine.passages(list(texts.values()))
+            self.embedded += len(texts)
+            if self.writable:
+                save_vectors(conn, self.model, texts, vectors)
+            self._index.put(np.fromiter(texts, dtype=np.int64, count=len(texts)), vectors)
+            self._dirty = True
+        self._waiting.difference_update(batch)
+        self._notify()
+        now = time.monotonic()
+        if not self._waiting or now - self._reported >= REPORT_EVERY:
+            self._reported = now
+            self.report("meaning", self.status())
