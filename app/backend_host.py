@@ -32,6 +32,8 @@ class BackendWorker(QObject):
     def __init__(self, dispatcher: Dispatcher) -> None:
         super().__init__()
         self.dispatcher = dispatcher
+        # The indexer reports from its own thread; a signal carries it to the window.
+        dispatcher.events = self._report
 
     @Slot()
     def open(self) -> None:

@@ -136,11 +136,18 @@ class MainWindow(QMainWindow):
         self.review_label.setObjectName("reviewCount")
         self.review_label.setCursor(Qt.CursorShape.PointingHandCursor)
         self.review_label.clicked.connect(self.open_review)
+        # Shown only while the background indexer catches up (or if it stopped).
+        self.meaning_label = StatusPart()
+        self.meaning_label.setObjectName("meaningIndex")
+        self.meaning_separator = separator()
         bar.addWidget(self.state_label, 2)
         for label in (self.endpoint_label, self.tokens_label, self.memory_label,
                       self.review_label):
             bar.addPermanentWidget(separator())
             bar.addPermanentWidget(label, 1)
+        bar.addPermanentWidget(self.meaning_separator)
+        bar.addPermanentWidget(self.meaning_label, 1)
+        self.show_meaning({"state": "ready"})
 
     def _bind_actions(self) -> None:
         bind = self.registry.bind
@@ -209,8 +216,25 @@ class MainWindow(QMainWindow):
         self.refresh_memory_counts()
         self._set_state("Ready")
 
+    def show_meaning(self, status: dict[str, Any]) -> None:
+        """The indexer's progress: a status part while it catches up, gone once ready."""
+        state = status.get("state")
+        text, tip = "", ""
+        if state == "indexing" and status.get("waiting"):
+            text = f"Indexing: {status['waiting']:,} left"
+            tip = (f"Memories are being indexed for recall by meaning, on this computer "
+                   f"({status.get('indexed', 0):,} done). Recall works meanwhile; what is "
+                   "not indexed yet is found by its words.")
+        elif state == "failed":
+            text, tip = "Recall by words only", status.get("problem") or ""
+        self.meaning_label.setText(text)
+        self.meaning_label.setToolTip(tip)
+        self.meaning_label.setVisible(bool(text))
+        self.meaning_separator.setVisible(bool(text))
+
     def _show_status(self, status: dict[str, Any]) -> None:
         self.status_data = status or {}
+        self.show_meaning(self.status_data.get("meaning") or {})
         config = self.status_data.get("config") or {}
         self.endpoint_label.setText(f"{_host_of(config.get('base_url', ''))} · "
                                     f"{config.get('model', '')}")
@@ -332,6 +356,8 @@ class MainWindow(QMainWindow):
             self.import_progress.show_progress(data)
         elif event == "memory_changed":
             self.memory_changed(data)
+        elif event == "meaning":
+            self.show_meaning(data)
 
     def _streamed(self, kind: str, text: str) -> None:
         row = self.chat.streaming_row()

@@ -137,4 +137,33 @@ def _play_one_turn(home: Path) -> list[str]:
         problems.append(f"the memory was not written: {facts}")
     else:
         print("smoke test: reply arrived, memory written")
+        problems += _recall_by_meaning(home)
     return problems
+
+
+def _recall_by_meaning(home: Path) -> list[str]:
+    """The bundled embedding model finds the fact from a question sharing no word with it."""
+    from core.meaning import engine  # noqa: PLC0415
+    from core.meaning.indexer import Meaning  # noqa: PLC0415
+    from core.store import GraphStore  # noqa: PLC0415
+    from core.store.search import search_edges  # noqa: PLC0415
+
+    if engine.problem():
+        return [f"recall by meaning is unavailable: {engine.problem()}"]
+    store = GraphStore(home / "graph_memory.db")
+    meaning = Meaning(store.path)
+    meaning.start()
+    try:
+        if not meaning.wait_idle(TIMEOUT):
+            return ["the indexer did not catch up"]
+        store.meaning = meaning
+        started = time.perf_counter()
+        found = search_edges(store, "what hot drink do I enjoy", limit=1)
+        took = (time.perf_counter() - started) * 1000
+    finally:
+        meaning.stop()
+        store.close()
+    if not found or found[0]["target_name"] != "green tea":
+        return [f"recall by meaning did not find the fact: {found}"]
+    print(f"smoke test: recall by meaning found it in {took:.0f} ms")
+    return []

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -116,6 +117,7 @@ class SettingsDialog(QDialog):
         self.trash_days.setAccessibleName("Days deleted memories stay in the trash at least")
         self.trash_days.setToolTip("The assistant can never remove anything deleted more "
                                    "recently than this; only you empty the trash.")
+        self._make_meaning(config)
         self.test_button = QPushButton("&Test connection")
         self.test_button.clicked.connect(self.test_connection)
         self.result = QLabel()
@@ -126,6 +128,23 @@ class SettingsDialog(QDialog):
                                         | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
+
+    def _make_meaning(self, config: dict[str, Any]) -> None:
+        self.recall_by_meaning = QCheckBox("Also find memories by &meaning")
+        self.recall_by_meaning.setChecked(bool(config.get("recall_by_meaning", True)))
+        meaning = config.get("meaning") or {}
+        self.meaning_note = QLabel()
+        self.meaning_note.setWordWrap(True)
+        self.meaning_note.setEnabled(False)  # drawn as a quiet note under the box
+        if meaning.get("state") == "unavailable":
+            self.recall_by_meaning.setEnabled(False)
+            self.meaning_note.setText(f"Not available here: {meaning.get('problem')}.")
+        else:
+            self.meaning_note.setText("A small multilingual model on this computer: nothing "
+                                      "is sent anywhere.")
+        self.recall_by_meaning.setToolTip(
+            "Recall finds \"musical instrument\" in \"plays the cello\", in English and "
+            "Chinese alike. Off: recall finds only memories that share a word.")
 
     def _make_timeouts(self, config: dict[str, Any]) -> None:
         self.first_token_timeout = _seconds_box(
@@ -160,6 +179,8 @@ class SettingsDialog(QDialog):
         form.addRow("Whole &turn at most", self.turn_timeout)
         form.addRow("Model requests per t&urn", self.round_trips)
         form.addRow("Keep deleted memories", self.trash_days)
+        form.addRow("Recall", self.recall_by_meaning)
+        form.addRow("", self.meaning_note)
 
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
@@ -212,7 +233,8 @@ class SettingsDialog(QDialog):
                 "first_token_timeout": self.first_token_timeout.value(),
                 "turn_timeout": self.turn_timeout.value(),
                 "max_round_trips": self.round_trips.value(),
-                "trash_days": self.trash_days.value()}
+                "trash_days": self.trash_days.value(),
+                "recall_by_meaning": self.recall_by_meaning.isChecked()}
 
     def fetch_models(self, refresh: bool = False) -> None:
         """Fill the picker from the endpoint (cached by the backend unless `refresh`)."""
