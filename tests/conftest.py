@@ -48,6 +48,17 @@ def guarded_home():
     shutil.rmtree(GUARD_HOME, ignore_errors=True)
 
 
+@pytest.fixture(autouse=True)
+def words_only_recall(request, monkeypatch):
+    """Recall by meaning is on by default in the app, but its indexer runs in the
+    background: a test about something else would see recall's results depend on how far
+    it got. Tests marked `meaning` turn it on and wait for the indexer by its status."""
+    if request.node.get_closest_marker("meaning") is None:
+        from core.protocol.dispatcher import Dispatcher
+
+        monkeypatch.setattr(Dispatcher, "meaning_wanted", lambda _self: False)
+
+
 @pytest.fixture
 def llm():
     """The scripted OpenAI-compatible server on 127.0.0.1 that stands in for the model."""
