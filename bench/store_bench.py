@@ -3,19 +3,29 @@
 Builds stores of 10,000 and 100,000 edges (and 1,000,000 with --million) from generated
 mixed English and Chinese memories, through the same tool calls the model makes.
 
-    python bench/store_bench.py [--million] [--queries N]
+    python bench/store_bench.py [--million] [--queries N] [--no-meaning] [--embed-all]
 
 Targets at 100,000 edges: recall p50 < 5 ms, p99 < 25 ms; >= 1,000 commit calls/s.
+
+Recall by meaning (unless --no-meaning), at 100,000 and 1,000,000 edges: the indexer's
+throughput (a sample of EMBED_SAMPLE facts embedded for real; --embed-all embeds every
+fact, about 12 minutes per 100,000), the index's build and load time, recall p50 and p99
+with the query's embedding, with the other core idle and busy, the resident memory the
+vectors and the model add, and commit calls/s while the indexer works.
+Targets: recall p50 < 25 ms and p99 < 60 ms at 100,000; p99 < 150 ms at 1,000,000.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import random
 import statistics
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 from core.store import GraphStore
 from core.tools import ToolExecutor
@@ -135,10 +145,116 @@ def measure(executor: ToolExecutor, rng: random.Random, n_queries: int) -> dict:
     }
 
 
+EMBED_SAMPLE = 3000
+
+
+def resident_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def spin(stop) -> None:
+    while not stop.is_set():
+        pass
+
+
+def fill_vectors(store: GraphStore, model: str) -> int:
+    """Give every fact still without a vector a near copy of a real one (the same crowded
+    cone the model's vectors live in), stored as the indexer stores them."""
+    from core.meaning.vectors import chunks, fact_texts, facts_needing_vectors, save_vectors
+
+    real = np.frombuffer(b"".join(r["vector"] for r in store.query(
+        "SELECT vector FROM edge_vectors LIMIT 5000")), dtype=np.float16)
+    real = real.reshape(-1, 384).astype(np.float32)
+    rng = np.random.default_rng(3)
+    missing = list(facts_needing_vectors(store.conn, model))
+    for group in chunks(missing, 20_000):
+        texts = fact_texts(store.conn, group)
+        vectors = real[rng.integers(0, len(real), len(texts))]
+        vectors += rng.normal(0, 0.02, vectors.shape).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        save_vectors(store.conn, model, texts, vectors)
+    return len(missing)
+
+
+def recall_latency(executor: ToolExecutor, rng: random.Random, n: int) -> tuple[float, float]:
+    times = []
+    for args in queries(rng, n):
+        started = time.perf_counter()
+        executor.execute("memory_recall", {"query_intent": args["query_intent"]})
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times), percentile(times, 99)
+
+
+def measure_meaning(executor: ToolExecutor, rng: random.Random, n_queries: int,
+                    embed_all: bool) -> None:
+    """Recall by meaning on the store as it is now (see the module docstring)."""
+    from core.meaning import engine
+    from core.meaning.indexer import Meaning
+
+    store = executor.store
+    edges = store.query_one("SELECT count(*) AS n FROM edges")["n"]
+    before = resident_mb()
+    meaning = Meaning(store.path)
+    started = time.perf_counter()
+    meaning.start()
+    goal = edges if embed_all else min(EMBED_SAMPLE, edges)
+    while meaning.embedded < goal and meaning.status()["state"] != "ready":
+        time.sleep(0.05)
+    took = time.perf_counter() - started
+    rate = meaning.embedded / took
+    meaning.stop()
+    print(f"  indexing: {meaning.embedded:,} facts embedded at {rate:,.0f} facts/s "
+          f"(one core); all {edges:,} would take {edges / rate / 60:.1f} min", flush=True)
+    filled = fill_vectors(store, engine.model_id())
+    if filled:
+        print(f"  (the other {filled:,} vectors are near copies of real ones)")
+    Path(f"{store.path}.vectors.json").unlink(missing_ok=True)
+
+    for start in ("build", "load"):
+        meaning = Meaning(store.path)
+        started = time.perf_counter()
+        meaning.start()
+        meaning.wait_idle(3600)
+        print(f"  index {start} at start: {time.perf_counter() - started:.1f} s "
+              f"({meaning.status()['indexed']:,} vectors)", flush=True)
+        if start == "build":
+            meaning.stop()
+    store.meaning = meaning
+    p50, p99 = recall_latency(executor, rng, n_queries)
+    print(f"  recall with meaning: p50 {p50:.1f} ms, p99 {p99:.1f} ms", flush=True)
+    stop = multiprocessing.Event()
+    busy = multiprocessing.Process(target=spin, args=(stop,))
+    busy.start()
+    try:
+        p50, p99 = recall_latency(executor, rng, n_queries)
+    finally:
+        stop.set()
+        busy.join()
+    print(f"  recall with meaning, other core busy: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+    print(f"  resident memory added by the model and {meaning.status()['indexed']:,} "
+          f"vectors: {resident_mb() - before:.0f} MB", flush=True)
+    store.on_commit.append(lambda change: meaning.changed(change.touched()))
+    commits = 500
+    started = time.perf_counter()
+    for i in range(commits):
+        executor.execute("memory_commit", {"triplets": [triplet(rng, 20_000_000 + i)]})
+    print(f"  commit calls/s while the indexer embeds them: "
+          f"{commits / (time.perf_counter() - started):,.0f}", flush=True)
+    store.on_commit.clear()
+    meaning.stop()
+    store.meaning = None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--million", action="store_true", help="also build 1,000,000 edges")
     parser.add_argument("--queries", type=int, default=1000, help="recalls per size")
+    parser.add_argument("--no-meaning", action="store_true", help="words only")
+    parser.add_argument("--embed-all", action="store_true",
+                        help="embed every fact instead of a sample")
     args = parser.parse_args()
     sizes = [10_000, 100_000] + ([1_000_000] if args.million else [])
     rng = random.Random(42)
@@ -157,6 +273,8 @@ def main() -> None:
                   f"{figures['recall_p99_ms']:>8.2f} ms {figures['commit_calls_per_s']:>10,.0f} "
                   f"{figures['bytes_per_edge']:>11,.0f} {figures['recall_chars_median']:>13,.0f}",
                   flush=True)
+            if not args.no_meaning and size >= 100_000:
+                measure_meaning(executor, rng, min(args.queries, 300), args.embed_all)
         store.close()
 
 

