@@ -9,10 +9,13 @@ caught up in the background while recall keeps working on words and on what is i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import queue
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -43,6 +46,7 @@ REPORT_EVERY = 1.0  # seconds between progress events while indexing
 # are an 85 MB file), and when it stops.
 SAVE_EVERY = 300.0
 BUSY_TIMEOUT = 10.0
+NICENESS = 10  # the indexer yields the CPU to the turn and the window (Linux only)
 # Building the index from stored vectors at start (no saved index, or a stale one) uses
 # both cores of a small machine: recall waits for it, by words meanwhile.
 BUILD_THREADS = 2
@@ -139,6 +143,9 @@ class Meaning:
     # -- the indexer thread ------------------------------------------------------------
 
     def _run(self) -> None:
+        if sys.platform == "linux":  # a thread's own priority: the chat comes first
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
         conn = None
         try:
             conn = sqlite3.connect(str(self.db_path), timeout=BUSY_TIMEOUT,
