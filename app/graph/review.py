@@ -130,7 +130,7 @@ class ReviewView(QWidget):
         super().__init__(parent)
         self.setObjectName("reviewView")
         self.host = host
-        self.count = 0
+        self.count = -1  # not counted yet: the first count is always announced
         self.more = False
         self.loading = False
         self.stale = True
@@ -302,7 +302,7 @@ class ReviewView(QWidget):
         self.empty.setVisible(not has_rows)
         for button in self.buttons.values():
             button.setEnabled(has_rows)
-        if self.count:
+        if self.count > 0:
             self.summary.setText(f"{self.count:,} change{'s' * (self.count != 1)} by the "
                                  "assistant to review, newest first.")
         else:

@@ -284,3 +284,8 @@ def test_add_fact_dialog_is_wide_enough_for_its_hints(qtbot):
     for field in dialog.findChildren(QLineEdit):
         hint = field.placeholderText()
         assert field.width() >= field.fontMetrics().horizontalAdvance(hint) + 8, hint
+
+
+def test_the_status_bar_says_review_is_done_when_nothing_waits(qtbot, home, open_window):
+    window = open_window(home)
+    qtbot.waitUntil(lambda: window.review_label.text() == "Review: done")
