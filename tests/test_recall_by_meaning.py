@@ -89,6 +89,16 @@ def test_a_chinese_question_finds_an_english_fact_and_back(store, executor, mean
         assert fact_ids(store, question, indexer)[0] == fact
 
 
+def test_hostile_questions_get_an_answer(store, executor, meaning):
+    commit(executor, *OTHERS)
+    indexer = meaning()
+    assert indexer.wait_idle(WAIT)
+    store.meaning = indexer
+    for question in ("a\ud800b", "nul\x00inside", "🙂" * 300, "x" * 5000, " "):
+        result = ToolExecutor(store).execute("memory_recall", {"query_intent": question})
+        assert result["success"] or "query_intent" in result["error"], result
+
+
 def test_recall_answers_by_words_while_the_indexer_is_busy(store, executor, meaning):
     commit(executor, *OTHERS, ("User", "plays", "the cello"))
     busy = engines.engine("index")

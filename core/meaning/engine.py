@@ -61,12 +61,19 @@ class Engine:
     def passages(self, texts: list[str]) -> Any:
         """Vectors (float32, unit length) of stored text, one row per text."""
         with self._lock:
-            return self._model.passage([t[:MAX_CHARS] for t in texts])
+            return self._model.passage([_clean(t) for t in texts])
 
     def query(self, text: str) -> Any:
         """The vector of a question."""
         with self._lock:
-            return self._model.query(text[:MAX_CHARS])
+            return self._model.query(_clean(text))
+
+
+def _clean(text: str) -> str:
+    """Cut to MAX_CHARS; a lone surrogate (valid in JSON from a model, not in UTF-8) and a
+    NUL (which would end the C string) become replacement characters."""
+    text = text[:MAX_CHARS].replace("\x00", "\ufffd")
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def engine(role: str) -> Engine | None:

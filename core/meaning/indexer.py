@@ -127,7 +127,11 @@ class Meaning:
         query_engine = engines.engine("query")
         if query_engine is None:
             return []
-        return index.nearest(query_engine.query(text), count)
+        try:
+            return index.nearest(query_engine.query(text), count)
+        except (RuntimeError, ValueError, OSError) as error:  # recall goes on by words
+            log.warning("recall by meaning failed: %s", error)
+            return []
 
     def status(self) -> dict[str, Any]:
         """What the status bar shows: `state` is loading, indexing or ready."""
@@ -161,9 +165,9 @@ class Meaning:
                 self._take_changes(conn, block=not self._waiting)
                 if self._waiting and not self._stop.is_set():
                     self._index_batch(conn)
-        except sqlite3.Error as error:
+        except Exception as error:  # the memory, not the index, is what must go on
             self.failure = f"recall by meaning stopped: {error}"
-            log.warning("%s", self.failure)
+            log.exception("the indexer stopped")
             self.report("meaning", self.status())
         finally:
             if conn is not None:
