@@ -245,3 +245,27 @@ def test_switching_it_off_recalls_by_words_only(tmp_path):
         assert "User -is afraid of-> heights" in recall("what scares me")
     finally:
         client.shutdown()
+
+
+@pytest.mark.meaning
+def test_without_an_engine_recall_uses_words_and_says_why(tmp_path, monkeypatch):
+    from core import BackendClient, BackendServer
+
+    monkeypatch.setattr(engines, "model_id", lambda: None)  # as where no wheel exists
+    server = BackendServer(home=tmp_path)
+    server.start(api_key="test-key")
+    client = BackendClient(server)
+    try:
+        status = client.request(PacketType.GET_STATUS)["data"]["meaning"]
+        assert status["state"] == "unavailable"
+        assert "recall uses words only" in status["problem"]
+        config = client.request(PacketType.GET_CONFIG)["data"]
+        assert config["recall_by_meaning"] is True and config["meaning"] == status
+        client.request(PacketType.EXECUTE_TOOL, {"tool_name": "memory_commit", "arguments": {
+            "triplets": [{"subject": "User", "relation": "plays", "object": "the cello"}]}})
+        answer = client.request(PacketType.EXECUTE_TOOL, {
+            "tool_name": "memory_recall", "arguments": {"query_intent": "cello"}})
+        assert "User -plays-> the cello" in answer["data"]["result"]
+        assert server.dispatcher.meaning is None
+    finally:
+        client.shutdown()
