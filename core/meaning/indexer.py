@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,9 @@ class Meaning:
         self._saved_at = time.monotonic()
         self.failure: str | None = None
         self.embedded = 0  # facts embedded by this run
+        # A question is embedded here while the caller searches by words (both release
+        # the GIL): 13 ms of embedding overlaps the full-text search instead of adding.
+        self._asker = ThreadPoolExecutor(1, thread_name_prefix="trulymem-meaning-query")
         # Changes told and changes looked at, for `wait_idle`.
         self._settled = threading.Condition()
         self._posted = 0
@@ -94,6 +98,7 @@ class Meaning:
         """Finish the batch under way, save the index, and end the thread."""
         self._stop.set()
         self._inbox.put(None)
+        self._asker.shutdown(wait=True)
         if self._thread is not None:
             self._thread.join(timeout)
 
@@ -117,6 +122,14 @@ class Meaning:
         with self._settled:
             self._done += changes_done
             self._settled.notify_all()
+
+    def similar_soon(self, text: str, count: int) -> Future[list[tuple[int, float]]]:
+        """`similar`, computed on another thread: take `.result()` when it is needed."""
+        if self._stop.is_set():
+            done: Future[list[tuple[int, float]]] = Future()
+            done.set_result([])
+            return done
+        return self._asker.submit(self.similar, text, count)
 
     def similar(self, text: str, count: int) -> list[tuple[int, float]]:
         """Facts nearest to `text` in meaning, as (id, similarity); empty while the index
@@ -154,6 +167,9 @@ class Meaning:
         try:
             conn = sqlite3.connect(str(self.db_path), timeout=BUSY_TIMEOUT,
                                    check_same_thread=False)
+            # Vectors are derived: a batch lost to a power cut is embedded again, so the
+            # indexer's commits skip the fsync the memory's own writes wait for.
+            conn.execute("PRAGMA synchronous = NORMAL")
             self._load(conn)
             self._waiting = set(facts_needing_vectors(conn, self.model))
             self._scanned = True

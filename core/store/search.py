@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future
 from typing import Protocol
 
 from core.store.graph import GraphStore, Row
@@ -39,6 +40,8 @@ class SimilarFacts(Protocol):
     """What the store's `meaning` offers (see core.meaning.indexer.Meaning)."""
 
     def similar(self, text: str, count: int) -> list[tuple[int, float]]: ...
+
+    def similar_soon(self, text: str, count: int) -> Future[list[tuple[int, float]]]: ...
 
 
 def marks(values: Sequence) -> str:
@@ -109,9 +112,10 @@ def fts_candidates(store: GraphStore, table: str, text: str, pool: int) -> list[
 def edge_candidates(store: GraphStore, text: str, pool: int) -> dict[int, float]:
     """(edge id -> relevance) of the facts that share words with `text`, fused with those
     nearest to it in meaning when the store has a vector index."""
-    by_words = fts_candidates(store, "edge_fts", text, pool)
     meaning: SimilarFacts | None = store.meaning
-    by_meaning = meaning.similar(text, pool) if meaning is not None else []
+    asked = meaning.similar_soon(text, pool) if meaning is not None else None
+    by_words = fts_candidates(store, "edge_fts", text, pool)
+    by_meaning = asked.result() if asked is not None else []
     if not by_meaning:
         return dict(by_words)
     relevance: dict[int, float] = defaultdict(float)
