@@ -129,7 +129,12 @@ class Meaning:
             done: Future[list[tuple[int, float]]] = Future()
             done.set_result([])
             return done
-        return self._asker.submit(self.similar, text, count)
+        future = self._asker.submit(self.similar, text, count)
+        # Hand over the GIL so the embedding is under way (in C, without the GIL) before
+        # the caller's own Python work: otherwise the worker may wait a whole switch
+        # interval (5 ms) and nothing overlaps (16.1 ms for both, against 13.6 ms).
+        time.sleep(0)
+        return future
 
     def similar(self, text: str, count: int) -> list[tuple[int, float]]:
         """Facts nearest to `text` in meaning, as (id, similarity); empty while the index
