@@ -33,7 +33,7 @@ RRF_K = 10
 WORDS_WEIGHT = 1.5
 # Facts much less similar than the closest one are not offered by meaning at all: a
 # question about nothing stored should still find nothing.
-MEANING_MARGIN = 0.06
+MEANING_MARGIN = 0.04
 
 
 class SimilarFacts(Protocol):
