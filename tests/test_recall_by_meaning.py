@@ -269,3 +269,24 @@ def test_without_an_engine_recall_uses_words_and_says_why(tmp_path, monkeypatch)
         assert server.dispatcher.meaning is None
     finally:
         client.shutdown()
+
+
+def test_a_saved_index_follows_what_changed_while_no_indexer_ran(store, executor, meaning):
+    commit(executor, *OTHERS, ("User", "is afraid of", "heights"))
+    first = meaning()
+    assert first.wait_idle(WAIT)
+    first.stop()  # saves the index with its stamp
+    assert Path(f"{store.path}.vectors.json").exists()
+    store.on_commit.clear()
+    edge = store.query_one("SELECT id FROM edges WHERE relation = 'is afraid of'")
+    corrections.correct(store, "delete_edge", {"edge_id": edge["id"]})
+
+    for rebuilt in (False, True):
+        if rebuilt:  # a stale stamp: the index is built again from the stored vectors
+            Path(f"{store.path}.vectors.json").unlink()
+        again = meaning()
+        assert again.wait_idle(WAIT)
+        assert again.status()["indexed"] == len(OTHERS)
+        assert edge["id"] not in [i for i, _ in again.similar("what scares me", 50)]
+        assert again.embedded == 0
+        again.stop()

@@ -23,7 +23,7 @@ DIMENSIONS = 384
 # every vector: the recipe is part of the model's name in the table, so a new one re-indexes.
 TEXT_RECIPE = "text2"
 
-_engines: dict[str, Engine] = {}
+_engines: dict[str, Engine | None] = {}  # None: it failed to load, and is not tried again
 _engines_lock = threading.Lock()
 _failures: list[str] = []  # why the model did not load, once it was tried
 
@@ -85,8 +85,8 @@ def engine(role: str) -> Engine | None:
                 return None
             try:
                 _engines[role] = Engine()
-            except (OSError, RuntimeError, ValueError) as error:
+            except Exception as error:  # a missing or broken native library included
+                _engines[role] = None
                 _failures.append(f"the embedding model did not load ({error}); "
                                  "recall uses words only")
-                return None
         return _engines[role]

@@ -50,6 +50,10 @@ class VectorIndex:
                 self._index.remove(known)
             self._index.add(ids, vectors, threads=threads)
 
+    def ids(self) -> np.ndarray:
+        with self._lock:
+            return np.asarray(self._index.keys, dtype=np.int64)
+
     def drop(self, ids: list[int]) -> None:
         with self._lock:
             self._index.remove(np.asarray(ids, dtype=np.int64))

@@ -33,9 +33,11 @@ from core.meaning.vectors import (
     drop_orphans,
     fact_texts,
     facts_needing_vectors,
+    indexed_ids,
     save_vectors,
     state_stamp,
     stored_vectors,
+    vectors_of,
 )
 from core.paths import make_private_file
 
@@ -47,6 +49,7 @@ REPORT_EVERY = 1.0  # seconds between progress events while indexing
 # are an 85 MB file), and when it stops.
 SAVE_EVERY = 300.0
 BUSY_TIMEOUT = 10.0
+RETRY_AFTER = 5.0  # seconds before a batch is stored again when the file was locked
 NICENESS = 10  # the indexer yields the CPU to the turn and the window (Linux only)
 # Building the index from stored vectors at start (no saved index, or a stale one) uses
 # both cores of a small machine: recall waits for it, by words meanwhile.
@@ -142,10 +145,10 @@ class Meaning:
         index = self._index
         if index is None or not len(index) or not text.strip():
             return []
-        query_engine = engines.engine("query")
-        if query_engine is None:
-            return []
         try:
+            query_engine = engines.engine("query")
+            if query_engine is None:
+                return []
             return index.nearest(query_engine.query(text), count)
         except (RuntimeError, ValueError, OSError) as error:  # recall goes on by words
             log.warning("recall by meaning failed: %s", error)
@@ -176,6 +179,8 @@ class Meaning:
             # indexer's commits skip the fsync the memory's own writes wait for.
             conn.execute("PRAGMA synchronous = NORMAL")
             self._load(conn)
+            if self._stop.is_set():
+                return
             self._waiting = set(facts_needing_vectors(conn, self.model))
             self._scanned = True
             self._notify()
@@ -197,7 +202,8 @@ class Meaning:
             self._notify()
 
     def _load(self, conn: sqlite3.Connection) -> None:
-        """The saved index when it matches the stored vectors, else one built from them."""
+        """The saved index when its stamp matches the stored vectors, else one built from
+        them; either way reconciled with the facts recall can show now."""
         if self.writable:
             drop_orphans(conn)
         stamp = list(state_stamp(conn, self.model))
@@ -211,6 +217,22 @@ class Meaning:
                     return
             self._dirty = True
         self._index = index
+        self._reconcile(conn)
+
+    def _reconcile(self, conn: sqlite3.Connection) -> None:
+        """Make the index hold exactly the shown facts with a current vector: a saved index
+        can predate deletions (a restored backup, changes made while this was off), and a
+        bulk change (an import undone) names no facts."""
+        wanted = indexed_ids(conn, self.model)
+        held = self._index.ids()
+        extra = np.setdiff1d(held, wanted, assume_unique=True)
+        missing = np.setdiff1d(wanted, held, assume_unique=True)
+        if len(extra):
+            self._index.drop(extra.tolist())
+        if len(missing):
+            ids, matrix = vectors_of(conn, self.model, missing.tolist())
+            self._index.put(ids, matrix, threads=BUILD_THREADS)
+        self._dirty = self._dirty or bool(len(extra) or len(missing))
 
     def _stamp(self, vectors: tuple[int, int] | list[int]) -> list:
         """What a saved index was made from: the model, the graph's shape, the vectors."""
@@ -225,7 +247,7 @@ class Meaning:
     def _save(self, now: bool = False) -> None:
         """Keep the index for the next start: loading 100,000 vectors into a new graph
         takes far longer than reading the graph back (bench/store_bench.py)."""
-        if not self._dirty or self._index is None or not self.writable:
+        if not self._dirty or self._index is None or not self.writable or self.failure:
             return
         if not now and time.monotonic() - self._saved_at < SAVE_EVERY:
             return
@@ -236,11 +258,16 @@ class Meaning:
                 stamp = self._stamp(state_stamp(conn, self.model))
             finally:
                 conn.close()
-            self._index.save(self.index_path)
-            make_private_file(self.index_path)
             stamp_file = Path(f"{self.index_path}.json")
-            stamp_file.write_text(json.dumps(stamp), "utf-8")
-            make_private_file(stamp_file)
+            stamp_file.unlink(missing_ok=True)  # no stamp while the index is rewritten
+            partial = Path(f"{self.index_path}.partial")
+            self._index.save(partial)
+            make_private_file(partial)
+            os.replace(partial, self.index_path)
+            partial_stamp = Path(f"{stamp_file}.partial")
+            partial_stamp.write_text(json.dumps(stamp), "utf-8")
+            make_private_file(partial_stamp)
+            os.replace(partial_stamp, stamp_file)
             self._dirty = False
         except (OSError, RuntimeError, sqlite3.Error) as error:
             log.warning("the vector index was not saved: %s", error)
@@ -258,6 +285,7 @@ class Meaning:
             taken += 1
             if touched.get("bulk"):
                 self._waiting = set(facts_needing_vectors(conn, self.model))
+                self._reconcile(conn)
             edges.update(touched.get("edges", ()))
             nodes.update(touched.get("nodes", ()))  # a rename changes the facts around it
             try:
@@ -307,7 +335,15 @@ class Meaning:
             vectors = index_engine.passages(list(texts.values()))
             self.embedded += len(texts)
             if self.writable:
-                save_vectors(conn, self.model, texts, vectors)
+                try:
+                    save_vectors(conn, self.model, texts, vectors)
+                except sqlite3.OperationalError as error:
+                    if "locked" not in str(error) and "busy" not in str(error):
+                        raise
+                    # another writer holds the file (a long import): the batch waits
+                    log.info("the indexer waits for the database: %s", error)
+                    self._stop.wait(RETRY_AFTER)
+                    return
             self._index.put(np.fromiter(texts, dtype=np.int64, count=len(texts)), vectors)
             self._dirty = True
         self._waiting.difference_update(batch)

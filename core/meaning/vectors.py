@@ -37,8 +37,9 @@ def text_crc(text: str) -> int:
     return zlib.crc32(text.encode("utf-8"))
 
 
-def chunks(ids: Iterable[int], size: int = 500) -> Iterator[list[int]]:
-    """Ids in groups small enough for an SQL `IN (...)` list."""
+def chunks(ids: Iterable[int], size: int = 400) -> Iterator[list[int]]:
+    """Ids in groups small enough for an SQL `IN (...)` list, even twice over (SQLite
+    before 3.32 allows 999 variables)."""
     group: list[int] = []
     for item in ids:
         group.append(item)
@@ -96,12 +97,36 @@ def save_vectors(conn: sqlite3.Connection, model: str, texts: dict[int, str],
 
 def stored_vectors(conn: sqlite3.Connection, model: str,
                    batch: int = 20_000) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """All vectors of `model` as (ids, float16 matrix) batches, for loading the index."""
-    cursor = conn.execute("SELECT edge_id, vector FROM edge_vectors WHERE model = ?", (model,))
+    """The vectors of `model` for facts recall can show, as (ids, float16 matrix) batches,
+    for building the index."""
+    cursor = conn.execute(
+        "SELECT v.edge_id, v.vector FROM edge_vectors v JOIN edges e ON e.id = v.edge_id"
+        f" WHERE v.model = ? AND e.status IN {INDEXED_STATUSES}", (model,))
     while rows := cursor.fetchmany(batch):
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16)
         yield ids, matrix.reshape(len(rows), -1)
+
+
+def indexed_ids(conn: sqlite3.Connection, model: str) -> np.ndarray:
+    """Ids of the facts the index should hold: shown by recall, with a current vector."""
+    rows = conn.execute("SELECT v.edge_id FROM edge_vectors v JOIN edges e ON e.id ="
+                        f" v.edge_id WHERE v.model = ? AND e.status IN {INDEXED_STATUSES}",
+                        (model,))
+    return np.fromiter((r[0] for r in rows), dtype=np.int64)
+
+
+def vectors_of(conn: sqlite3.Connection, model: str,
+               ids: Iterable[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, float16 matrix) of the stored vectors of `ids`."""
+    found: list[tuple[int, bytes]] = []
+    for group in chunks(ids):
+        found += conn.execute(
+            f"SELECT edge_id, vector FROM edge_vectors WHERE model = ? AND edge_id IN"
+            f" ({', '.join('?' * len(group))})", [model, *group]).fetchall()
+    matrix = np.frombuffer(b"".join(v for _, v in found), dtype=np.float16)
+    return (np.fromiter((i for i, _ in found), dtype=np.int64, count=len(found)),
+            matrix.reshape(len(found), -1))
 
 
 def drop_orphans(conn: sqlite3.Connection) -> int:

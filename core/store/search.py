@@ -3,6 +3,7 @@ and nodes (by words), and expansion along active edges."""
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -25,6 +26,7 @@ CANDIDATE_POOL = 60
 # than this is "common": it still adds to a row's rank but no longer selects rows alone.
 COMMON_TERM_ROWS = 1000
 DAY = 86400.0
+log = logging.getLogger(__name__)
 # Reciprocal rank fusion of the two rankings: a fact's relevance is the sum over the
 # rankings of weight / (RRF_K + rank). A small K lets the first places of either ranking
 # stand out; words weigh more, so where a fact shares the question's words it stays first
@@ -115,7 +117,11 @@ def edge_candidates(store: GraphStore, text: str, pool: int) -> dict[int, float]
     meaning: SimilarFacts | None = store.meaning
     asked = meaning.similar_soon(text, pool) if meaning is not None else None
     by_words = fts_candidates(store, "edge_fts", text, pool)
-    by_meaning = asked.result() if asked is not None else []
+    try:
+        by_meaning = asked.result() if asked is not None else []
+    except Exception:  # recall by meaning is a help: a failure leaves recall to words
+        log.exception("recall by meaning failed")
+        by_meaning = []
     if not by_meaning:
         return dict(by_words)
     relevance: dict[int, float] = defaultdict(float)
