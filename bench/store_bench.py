@@ -163,11 +163,16 @@ def spin(stop) -> None:
 def fill_vectors(store: GraphStore, model: str) -> int:
     """Give every fact still without a vector a near copy of a real one (the same crowded
     cone the model's vectors live in), stored as the indexer stores them."""
-    from core.meaning.vectors import chunks, fact_texts, facts_needing_vectors, save_vectors
+    from core.meaning.vectors import (
+        chunks,
+        fact_texts,
+        facts_needing_vectors,
+        matrix_of,
+        save_vectors,
+    )
 
-    real = np.frombuffer(b"".join(r["vector"] for r in store.query(
-        "SELECT vector FROM edge_vectors LIMIT 5000")), dtype=np.float16)
-    real = real.reshape(-1, 384).astype(np.float32)
+    real = matrix_of([r["vector"] for r in store.query(
+        "SELECT vector FROM edge_vectors LIMIT 5000")]).astype(np.float32)
     rng = np.random.default_rng(3)
     missing = list(facts_needing_vectors(store.conn, model))
     for group in chunks(missing, 20_000):

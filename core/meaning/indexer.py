@@ -10,6 +10,7 @@ caught up in the background while recall keeps working on words and on what is i
 from __future__ import annotations
 
 import contextlib
+import heapq
 import json
 import logging
 import os
@@ -34,6 +35,7 @@ from core.meaning.vectors import (
     fact_texts,
     facts_needing_vectors,
     indexed_ids,
+    matrix_of,
     save_vectors,
     state_stamp,
     stored_vectors,
@@ -310,21 +312,18 @@ class Meaning:
                 f" AND e.status IN {INDEXED_STATUSES}", [self.model, *group]).fetchall())
         gone = [e for e in edges if e not in shown]
         back = {e: v for e, v in shown.items() if v is not None and e not in self._waiting}
-        if self._index is None:
-            return
         if gone:
             self._index.drop(gone)
             self._waiting.difference_update(gone)
         if back:
-            matrix = np.frombuffer(b"".join(back.values()), dtype=np.float16)
             self._index.put(np.fromiter(back, dtype=np.int64, count=len(back)),
-                            matrix.reshape(len(back), -1))
+                            matrix_of(list(back.values())))
         self._dirty = self._dirty or bool(gone or back)
 
     def _index_batch(self, conn: sqlite3.Connection) -> None:
         """Embed, store and index the newest waiting facts; they stop waiting only once
         they are in the index, so the status never says ready too early."""
-        batch = sorted(self._waiting, reverse=True)[:BATCH]  # newest facts first
+        batch = heapq.nlargest(BATCH, self._waiting)  # newest facts first
         texts = fact_texts(conn, batch)
         if texts:
             index_engine = engines.engine("index")

@@ -95,6 +95,11 @@ def save_vectors(conn: sqlite3.Connection, model: str, texts: dict[int, str],
                                                               strict=True))])
 
 
+def matrix_of(blobs: list[bytes]) -> np.ndarray:
+    """Stored vectors (float16 bytes, as `save_vectors` writes them) as one matrix."""
+    return np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1)
+
+
 def stored_vectors(conn: sqlite3.Connection, model: str,
                    batch: int = 20_000) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """The vectors of `model` for facts recall can show, as (ids, float16 matrix) batches,
@@ -104,8 +109,7 @@ def stored_vectors(conn: sqlite3.Connection, model: str,
         f" WHERE v.model = ? AND e.status IN {INDEXED_STATUSES}", (model,))
     while rows := cursor.fetchmany(batch):
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16)
-        yield ids, matrix.reshape(len(rows), -1)
+        yield ids, matrix_of([r[1] for r in rows])
 
 
 def indexed_ids(conn: sqlite3.Connection, model: str) -> np.ndarray:
@@ -124,9 +128,8 @@ def vectors_of(conn: sqlite3.Connection, model: str,
         found += conn.execute(
             f"SELECT edge_id, vector FROM edge_vectors WHERE model = ? AND edge_id IN"
             f" ({', '.join('?' * len(group))})", [model, *group]).fetchall()
-    matrix = np.frombuffer(b"".join(v for _, v in found), dtype=np.float16)
     return (np.fromiter((i for i, _ in found), dtype=np.int64, count=len(found)),
-            matrix.reshape(len(found), -1))
+            matrix_of([v for _, v in found]))
 
 
 def drop_orphans(conn: sqlite3.Connection) -> int:

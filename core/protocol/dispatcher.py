@@ -18,6 +18,7 @@ from typing import Any
 import openai
 
 from core.config import Config, ConfigError, load_config, save_config, updated
+from core.meaning import engine as meaning_engine
 from core.paths import secure_home
 from core.protocol.packets import Packet, PacketResponse, PacketType
 from core.store import (
@@ -150,15 +151,14 @@ class Dispatcher:
 
     @staticmethod
     def _meaning_problem() -> str | None:
-        from core.meaning import engine  # noqa: PLC0415 - loads numpy: only when used
-
-        return engine.problem()
+        return meaning_engine.problem()
 
     def _start_meaning(self) -> None:
         """Index the memory's facts in the background and let recall use the vectors."""
         if self.store is None or self.meaning is not None or not self.meaning_wanted():
             return
-        from core.meaning.indexer import Meaning  # noqa: PLC0415 - see _meaning_problem
+        # loads numpy and the index: only once recall by meaning is wanted
+        from core.meaning.indexer import Meaning  # noqa: PLC0415
 
         self.meaning = Meaning(self.db_path, self._background_event,
                                writable=not self.store.read_only)
