@@ -57,6 +57,15 @@ TRIPLET = obj({
           "scope": {"type": "string", "enum": ["all", "persona", "tasks"]},
       }, ("query_intent",)),
       category=_recall_category, writes=False,
+      for_apps=(
+          "Search the person's long-term memory: a graph of facts that TrulyMEM, their "
+          "memory app, keeps and lets you share. Finds facts by words and by meaning, in "
+          "any language, and follows the links between them. Call it before answering "
+          "anything about the person (who they are, people they know, preferences, plans, "
+          "past). query_intent is what you want to know in plain words (\"where does the "
+          "user live\"); seed_entities are optional names to start from (\"User\" is the "
+          "person). Answers one fact per line: `[12] User -works as-> nurse (x3, "
+          "2026-11-30)`, with how often it was said and when."),
       compact=("Look up memories by words. Call it when the snapshot lacks the answer.",
                obj({"query_intent": NAME}, ("query_intent",))))
 def memory_recall(store: GraphStore, args: dict[str, Any]) -> Outcome:
@@ -138,6 +147,15 @@ def _edge(store: GraphStore, edge_id: int) -> Row:
           "temporal_tag": STR,
       }, ("triplets",)),
       category="memory_update",
+      for_apps=(
+          "Save facts about the person in their long-term memory (TrulyMEM), as "
+          "subject-relation-object triplets in the person's own words and language. The "
+          "person is the subject \"User\" (I, me, 我 mean the person too). One fact per "
+          "triplet: {\"subject\": \"User\", \"relation\": \"lives in\", \"object\": "
+          "\"Hangzhou\"}. Saving a fact again reinforces it instead of copying it. Save "
+          "what the person said or confirmed, not guesses; give a confidence below 1 when "
+          "unsure. The person sees every change in TrulyMEM, marked with your app's name, "
+          "and can undo it."),
       compact=('Store facts the user stated as triplets; the user is "User".',
                obj({"triplets": {"type": "array", "minItems": 1, "items": obj(
                    {"subject": NAME, "relation": NAME, "object": NAME},
@@ -232,6 +250,16 @@ def _purge_names(args: dict[str, Any]) -> dict[str, Any]:
           "confirm": {"type": "boolean"},
       }, ("criteria",)),
       category="memory_update", destroys="delete or supersede", prepare=_purge_names,
+      for_apps=(
+          "Forget (mode \"soft\": into TrulyMEM's trash, restorable) or correct (mode "
+          "\"supersede\": a new relation and/or object replaces the old, which is kept as "
+          "history) every active fact about the person matching all the criteria. To "
+          "correct where the person lives: criteria {\"subject\": \"User\", "
+          "\"relation\": \"lives in\"}, mode \"supersede\", new_relation {\"object\": "
+          "\"Shanghai\"}. Use it only when the person asks to forget or correct something. "
+          "Other apps may take away only a few facts per session and per hour; a call "
+          "over that is refused whole, nothing changes, and only the person can do it in "
+          "TrulyMEM."),
       compact=('Forget (mode "soft") or replace (mode "supersede" + new_relation) '
                "matching memories.",
                obj({"criteria": {**obj({"subject": NAME, "relation": NAME, "object": NAME}),
@@ -274,7 +302,9 @@ def memory_purge(store: GraphStore, args: dict[str, Any]) -> Outcome:
 
 
 @tool("memory_introspect", "Counts, size and most-mentioned entities of the memory.",
-      obj({}), category="memory_query", writes=False, kit=EXTRA)
+      obj({}), category="memory_query", writes=False, kit=EXTRA,
+      for_apps=("How much the person's memory holds (facts, entities, tasks) and the "
+                "entities mentioned most: a cheap look before recalling."))
 def memory_introspect(store: GraphStore, _args: dict[str, Any]) -> Outcome:
     nodes = store.query("SELECT kind, count(*) AS n FROM nodes GROUP BY kind ORDER BY kind")
     edges = store.query("SELECT category, status, count(*) AS n FROM edges"

@@ -6,6 +6,10 @@ whether it writes, whether and how it destroys rows (for the per-turn budget and
 approval card), who may call it, and which tool set offers it to the model. Schemas,
 validation, limits and the executor all read this table; nothing else lists the tools.
 
+Audiences: the model (in a turn), the person (the window, `--tool`), and other apps (the
+MCP server, `core.share`). A tool offered to other apps carries a second description,
+`for_apps`, written for an outside agent that has never heard of this program.
+
 Tool sets: every turn offers the CORE tools, which an ordinary conversation needs; the
 EXTRA ones (archive, cleanup, deleting tasks, clearing the persona…) only when the
 person's message asks for that kind of work, since models ran them unprompted. A tool with
@@ -25,7 +29,7 @@ from core.tools.base import Outcome
 Handler = Callable[[GraphStore, dict[str, Any]], Outcome]
 Category = str | Callable[[dict[str, Any]], str]
 
-MODEL, PERSON = "model", "person"
+MODEL, PERSON, APPS = "model", "person", "apps"
 CORE, EXTRA = "core", "extra"
 Prepare = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -43,6 +47,7 @@ class ToolSpec:
     kit: str = CORE  # CORE: offered every turn; EXTRA: when the person asks for such work
     compact: tuple[str, dict[str, Any]] | None = None  # (description, parameters)
     prepare: Prepare | None = None  # maps old field names onto the schema's, before checks
+    for_apps: str | None = None  # the description other apps' agents read (MCP)
 
     def category_for(self, arguments: dict[str, Any] | None) -> str:
         if callable(self.category):
@@ -57,14 +62,17 @@ def tool(name: str, description: str, parameters: dict[str, Any], *, category: C
          writes: bool = True, destroys: str | None = None,
          audience: tuple[str, ...] = (MODEL, PERSON), kit: str = CORE,
          compact: tuple[str, dict[str, Any]] | None = None,
-         prepare: Prepare | None = None) -> Callable[[Handler], Handler]:
-    """Declare the decorated function as the handler of tool `name`."""
+         prepare: Prepare | None = None,
+         for_apps: str | None = None) -> Callable[[Handler], Handler]:
+    """Declare the decorated function as the handler of tool `name`; `for_apps` offers it
+    to other apps too, with that description."""
 
     def register(handler: Handler) -> Handler:
         if name in REGISTRY:
             raise ValueError(f"tool {name} is declared twice")
+        audiences = frozenset(audience) | ({APPS} if for_apps else set())
         REGISTRY[name] = ToolSpec(name, description, parameters, handler, category, writes,
-                                  destroys, frozenset(audience), kit, compact, prepare)
+                                  destroys, audiences, kit, compact, prepare, for_apps)
         return handler
 
     return register

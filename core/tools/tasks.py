@@ -61,6 +61,10 @@ def _link(store: GraphStore, task: Row, names: list[str]) -> int:
       obj({"task_id": NAME, "description": NAME, "info_nodes": NAMES},
           ("task_id", "description")),
       category="task_update",
+      for_apps=("Add a task to the person's list of what they are working on (kept in "
+                "TrulyMEM). task_id is a short unique name, description says what it is; "
+                "one task per step of a plan, chained in the order created. info_nodes "
+                "optionally links memories (entity names) to the task."),
       compact=("Start a task, one per step of a plan.",
                obj({"task_id": NAME, "description": NAME}, ("task_id", "description"))))
 def task_create(store: GraphStore, args: dict[str, Any]) -> Outcome:
@@ -92,6 +96,8 @@ def task_create(store: GraphStore, args: dict[str, Any]) -> Outcome:
       obj({"task_id": NAME, "state": {"type": "string", "enum": list(TASK_STATES)}},
           ("task_id", "state")),
       category="task_update",
+      for_apps=("Mark one of the person's tasks (by its task_id) completed, paused, "
+                "cancelled or in_progress again."),
       compact=("Mark a task completed, paused, cancelled or in_progress.",
                obj({"task_id": NAME, "state": {"type": "string", "enum": [
                    "in_progress", "completed", "paused", "cancelled"]}},
@@ -179,7 +185,10 @@ def task_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
 @tool("task_query", "List tasks, newest first.",
       obj({"limit": {"type": "integer", "minimum": 1, "maximum": 100},
            "state_filter": {"type": "string", "enum": [*TASK_STATES, "archived"]}}),
-      category="task_query", writes=False, kit=EXTRA)
+      category="task_query", writes=False, kit=EXTRA,
+      for_apps=("List the person's tasks (what they are working on), newest first, with "
+                "state and description; state_filter narrows to in_progress, completed, "
+                "paused, cancelled or archived."))
 def task_query(store: GraphStore, args: dict[str, Any]) -> Outcome:
     limit = args.get("limit", 10)
     state = args.get("state_filter")
