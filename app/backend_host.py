@@ -13,13 +13,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from core.paths import config_path, database_path
 from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketResponse, PacketType
 
 Answer = Callable[[dict[str, Any]], None]
+# How often the backend looks for changes other programs (MCP servers) made to the memory:
+# the window shows them within a second, at the cost of one PRAGMA per look.
+OUTSIDE_CHANGES_MS = 250
 
 
 class BackendWorker(QObject):
@@ -34,10 +37,16 @@ class BackendWorker(QObject):
         self.dispatcher = dispatcher
         # The indexer reports from its own thread; a signal carries it to the window.
         dispatcher.events = self._report
+        self._outside_timer: QTimer | None = None
 
     @Slot()
     def open(self) -> None:
         self.dispatcher.open()
+        # made here, so it lives on the backend thread and fires between packets
+        self._outside_timer = QTimer(self)
+        self._outside_timer.setInterval(OUTSIDE_CHANGES_MS)
+        self._outside_timer.timeout.connect(self.dispatcher.notice_outside_changes)
+        self._outside_timer.start()
         self.ready.emit(self.dispatcher.handle(Packet.make(PacketType.GET_STATUS)).data)
 
     @Slot(object)
@@ -51,6 +60,8 @@ class BackendWorker(QObject):
     @Slot()
     def stop(self) -> None:
         """Queued after every packet sent before it, so nothing is cut off half-done."""
+        if self._outside_timer is not None:
+            self._outside_timer.stop()
         self.dispatcher.close()
         self.thread().quit()
 

@@ -21,6 +21,7 @@ from core.config import Config, ConfigError, load_config, save_config, updated
 from core.meaning import engine as meaning_engine
 from core.paths import secure_home
 from core.protocol.packets import Packet, PacketResponse, PacketType
+from core.share.tokens import new_token
 from core.store import (
     GraphStore,
     StoreError,
@@ -37,6 +38,7 @@ from core.store.counts import counts_line, memory_counts
 from core.store.counts import delta as counts_delta
 from core.store.graph import Change
 from core.store.opening import open_checked
+from core.store.outside import OutsideChanges
 from core.tools import ToolExecutor, approvals, corrections
 from core.tools.limits import ToolLimiter, validate_limits
 from core.turn import offer
@@ -87,6 +89,7 @@ class Dispatcher:
         self.conversation_id: int | None = None  # the one shown; None: the one used last
         self._progress: Progress = _no_progress  # the running packet's event channel
         self._counts: dict[str, int] | None = None
+        self._outside: OutsideChanges | None = None  # changes other programs make
         # Events that belong to no packet (the indexer's progress); thread-safe sinks only.
         self.events: Progress = _no_progress
         self.meaning: Any = None  # core.meaning.indexer.Meaning while recall by meaning runs
@@ -127,6 +130,7 @@ class Dispatcher:
         self._counts: dict[str, int] | None = None  # see `_memory_state`
         if self.store is not None:
             self.store.on_commit.append(self._announce_change)
+            self._outside = OutsideChanges(self.store.conn)
             self._start_meaning()
         self.store_warning, self.store_detail = opened.warning, opened.detail
         self.conversation_id = None
@@ -138,6 +142,7 @@ class Dispatcher:
             self._changes_at_backup = self.store.conn.total_changes
 
     def _close_store(self) -> None:
+        self._outside = None
         self._stop_meaning()
         if self.store is not None:
             self.store.close()
@@ -279,18 +284,40 @@ class Dispatcher:
                 self.maybe_backup()
         return PacketResponse.ok(packet.id, data)
 
-    def _announce_change(self, change: Change) -> None:
+    def notice_outside_changes(self) -> int:
+        """Tell the changes other programs (an MCP server, `--tool`) committed to this
+        memory since the last look, through the same event as our own; answers how many.
+        The window calls this a few times a second between packets: it costs one PRAGMA
+        when nothing changed."""
+        if self._outside is None:
+            return 0
+        try:
+            changes = self._outside.poll()
+        except sqlite3.Error as error:  # a busy or damaged file: the next look tries again
+            log.warning("could not read changes made elsewhere: %s", error)
+            return 0
+        for change in changes:
+            self._announce_change(change, sink=self.events)
+        return len(changes)
+
+    def _announce_change(self, change: Change, sink: Progress | None = None) -> None:
         """Each committed memory change is told once, as a "memory_changed" event with what
         it touched, who made it, and the counts after it: a front end updates its lists,
-        picture, review count and status from this instead of asking again."""
-        if self.meaning is not None:
-            self.meaning.changed(change.touched())
+        picture, review count and status from this instead of asking again. Changes made
+        elsewhere come through `sink` (no packet runs for them); the indexer finds those
+        itself."""
+        if sink is None:
+            if self._outside is not None:
+                self._outside.own(change.id)
+            if self.meaning is not None:
+                self.meaning.changed(change.touched())
         moved = counts_delta(change.ops)
         if moved is None or self._counts is None:
             self._counts = None  # counted afresh below
         else:
             self._counts = {k: v + moved.get(k, 0) for k, v in self._counts.items()}
-        self._progress("memory_changed", {**change.touched(), **self._memory_state()})
+        (sink or self._progress)("memory_changed",
+                                 {**change.touched(), **self._memory_state()})
 
     def _memory_state(self) -> dict[str, Any]:
         """The counts, kept up to date from each change's row images once counted: a
@@ -633,16 +660,24 @@ class Dispatcher:
                 "trash_days": self.config.trash_days,
                 "recall_by_meaning": self.config.recall_by_meaning,
                 "meaning": self._meaning_status(),
+                "share_memory": self.config.share_memory,
+                "share_read_only": self.config.share_read_only,
+                "share_token": self.config.share_token, "share_port": self.config.share_port,
+                "home": str(self.home or self.db_path.parent),
                 "shortcuts": dict(self.config.shortcuts)}
 
     def _on_set_config(self, body: dict[str, Any]) -> dict[str, Any]:
         settable = ("api_key", "base_url", "model", "request_timeout", "turn_timeout",
                     "max_round_trips", "shortcuts", "trash_days", "first_token_timeout",
-                    "temperature", "tool_set", "recall_by_meaning")
+                    "temperature", "tool_set", "recall_by_meaning", "share_memory",
+                    "share_read_only", "share_token")
         unknown = sorted(set(body) - set(settable))
         if unknown:
             raise _Refusal(f"unknown setting(s): {', '.join(unknown)}")
-        self._save_config({k: v for k, v in body.items() if v is not None})
+        changes = {k: v for k, v in body.items() if v is not None}
+        if changes.get("share_memory") is True and not self.saved_config.share_token:
+            changes["share_token"] = new_token()  # what HTTP clients send; see core.share
+        self._save_config(changes)
         self._make_session()
         return {"status": "config_updated"}
 
