@@ -112,7 +112,7 @@ def test_recall_answers_by_words_while_the_indexer_is_busy(store, executor, mean
         assert indexer.status()["state"] == "indexing"
     assert indexer.wait_idle(WAIT)
     assert indexer.status() == {"state": "ready", "indexed": len(OTHERS) + 1, "waiting": 0,
-                                "problem": None}
+                                "problem": None, "keeper": True}
     assert fact_ids(store, "musical instrument", indexer)[0] == "User plays the cello"
 
 
@@ -230,7 +230,8 @@ def test_switching_it_off_recalls_by_words_only(tmp_path):
             "triplets": [{"subject": s, "relation": r, "object": o}
                          for s, r, o in [*OTHERS, ("User", "is afraid of", "heights")]]}})
         until(lambda: client.request(PacketType.GET_STATUS)["data"]["meaning"]
-              == {"state": "ready", "indexed": len(OTHERS) + 1, "waiting": 0, "problem": None})
+              == {"state": "ready", "indexed": len(OTHERS) + 1, "waiting": 0, "problem": None,
+                 "keeper": True})
         assert "User -is afraid of-> heights" in recall("what scares me")
 
         assert client.request(PacketType.SET_CONFIG, {"recall_by_meaning": False})["success"]
@@ -290,3 +291,32 @@ def test_a_saved_index_follows_what_changed_while_no_indexer_ran(store, executor
         assert edge["id"] not in [i for i, _ in again.similar("what scares me", 50)]
         assert again.embedded == 0
         again.stop()
+
+
+def test_two_programs_on_one_memory_one_keeps_the_index_the_other_follows(store, executor,
+                                                                          meaning):
+    """The window and an MCP server: one embeds and saves, the other adds what the keeper
+    stored, and takes over when the keeper quits."""
+    commit(executor, *OTHERS)
+    keeper = meaning()  # told of this program's commits, as the dispatcher tells it
+    follower = Meaning(store.path)  # another program: told of nothing, finds it all itself
+    follower.start()
+    try:
+        assert keeper.wait_idle(WAIT)
+        until(lambda: follower.status()["indexed"] == len(OTHERS))
+        assert keeper.status()["keeper"] and not follower.status()["keeper"]
+
+        commit(executor, ("User", "works as", "a nurse"))
+        assert keeper.wait_idle(WAIT)
+        until(lambda: follower.status()["indexed"] == len(OTHERS) + 1)
+        assert fact_ids(store, "我的职业是什么", follower)[0] == "User works as a nurse"
+        assert follower.embedded == 0  # it embedded nothing: the keeper did
+
+        keeper.stop()
+        commit(executor, ("User", "老家在", "重庆"))
+        until(lambda: follower.status()["keeper"]
+              and follower.status()["indexed"] == len(OTHERS) + 2)
+        assert follower.embedded == 1
+        assert fact_ids(store, "what is my hometown", follower)[0] == "User 老家在 重庆"
+    finally:
+        follower.stop()

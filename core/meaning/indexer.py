@@ -5,6 +5,13 @@ a thread of its own embeds them, stores the vectors in SQLite (its own connectio
 short transaction per batch) and adds them to the in-memory index. On start it finds
 every fact without a current vector, newest first, so an old memory or a large import is
 caught up in the background while recall keeps working on words and on what is indexed.
+
+Several programs can hold one memory at once (the window and MCP servers, `core.share`).
+One of them, the keeper, holds a lock beside the file: it alone embeds facts, stores
+their vectors and saves the index file. The others follow: they load the index, add the
+vectors the keeper stores (`edge_vectors.seq` says which are new) and drop facts that
+left, and whichever asks first after the keeper quits takes its place. Every program
+finds the changes the others made in the change log (`core.store.outside`).
 """
 
 from __future__ import annotations
@@ -41,7 +48,8 @@ from core.meaning.vectors import (
     stored_vectors,
     vectors_of,
 )
-from core.paths import make_private_file
+from core.paths import PRIVATE_FILE, make_private_file
+from core.store.outside import OutsideChanges
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +64,9 @@ NICENESS = 10  # the indexer yields the CPU to the turn and the window (Linux on
 # Building the index from stored vectors at start (no saved index, or a stale one) uses
 # both cores of a small machine: recall waits for it, by words meanwhile.
 BUILD_THREADS = 2
+# How often an idle indexer looks for changes other programs made, and a follower for
+# the vectors its keeper stored: the window shows another program's change within 1 s.
+LOOK_EVERY = 0.5
 Report = Callable[[str, dict[str, Any]], None]
 
 
@@ -91,6 +102,10 @@ class Meaning:
         self._settled = threading.Condition()
         self._posted = 0
         self._done = 0
+        self.keeper = False  # this program embeds and saves; the others follow it
+        self._lock_file: int | None = None
+        self._seq = 0  # the newest stored vector this index holds (for following)
+        self._outside: OutsideChanges | None = None
 
     # -- the backend thread's side -----------------------------------------------------
 
@@ -106,6 +121,9 @@ class Meaning:
         self._asker.shutdown(wait=True)
         if self._thread is not None:
             self._thread.join(timeout)
+        if self._lock_file is not None:
+            os.close(self._lock_file)  # another program may keep the index now
+            self._lock_file = None
 
     def changed(self, touched: dict[str, Any]) -> None:
         """A committed change (`Change.touched()`): its facts and nodes are looked at again."""
@@ -165,7 +183,7 @@ class Meaning:
         if self.failure:
             state = "failed"
         return {"state": state, "indexed": indexed, "waiting": len(self._waiting),
-                "problem": self.failure}
+                "problem": self.failure, "keeper": self.keeper}
 
     # -- the indexer thread ------------------------------------------------------------
 
@@ -180,10 +198,13 @@ class Meaning:
             # Vectors are derived: a batch lost to a power cut is embedded again, so the
             # indexer's commits skip the fsync the memory's own writes wait for.
             conn.execute("PRAGMA synchronous = NORMAL")
+            self._outside = OutsideChanges(conn)
+            self.keeper = self._claim()
             self._load(conn)
             if self._stop.is_set():
                 return
-            self._waiting = set(facts_needing_vectors(conn, self.model))
+            if self.keeper:
+                self._waiting = set(facts_needing_vectors(conn, self.model))
             self._scanned = True
             self._notify()
             self.report("meaning", self.status())
@@ -191,6 +212,9 @@ class Meaning:
                 if not self._waiting:
                     self._save()  # caught up: a good moment to keep the index
                 self._take_changes(conn, block=not self._waiting)
+                self._take_outside_changes()
+                if not self.keeper:
+                    self._follow(conn)
                 if self._waiting and not self._stop.is_set():
                     self._index_batch(conn)
         except Exception as error:  # the memory, not the index, is what must go on
@@ -203,12 +227,65 @@ class Meaning:
                 conn.close()
             self._notify()
 
+    def _claim(self) -> bool:
+        """Become the keeper if no other program is (a lock held while this one runs)."""
+        if not self.writable:
+            return False
+        try:
+            import fcntl  # noqa: PLC0415  (POSIX; recall by meaning runs nowhere else)
+        except ImportError:
+            return True
+        try:
+            descriptor = os.open(f"{self.index_path}.lock", os.O_CREAT | os.O_RDWR,
+                                 PRIVATE_FILE)
+        except OSError as error:
+            log.warning("the index lock cannot be made (%s): following another program",
+                        error)
+            return False
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(descriptor)
+            return False
+        self._lock_file = descriptor
+        return True
+
+    def _follow(self, conn: sqlite3.Connection) -> None:
+        """Add the vectors the keeper stored since the last look; take its place if it
+        has gone."""
+        if self._claim():
+            self.keeper = True
+            self._waiting = set(facts_needing_vectors(conn, self.model))
+            self.report("meaning", self.status())
+            return
+        rows = conn.execute(
+            "SELECT v.edge_id, v.vector, v.seq FROM edge_vectors v JOIN edges e ON e.id ="
+            f" v.edge_id WHERE v.model = ? AND v.seq > ? AND e.status IN {INDEXED_STATUSES}"
+            " ORDER BY v.seq", (self.model, self._seq)).fetchall()
+        if rows:
+            self._index.put(np.fromiter((r[0] for r in rows), dtype=np.int64,
+                                        count=len(rows)), matrix_of([r[1] for r in rows]))
+            self._seq = rows[-1][2]
+
+    def _take_outside_changes(self) -> None:
+        """Changes other programs committed are looked at like this program's own."""
+        try:
+            changes = self._outside.poll() if self._outside is not None else []
+        except sqlite3.Error as error:
+            log.info("the indexer could not read the change log: %s", error)
+            return
+        for change in changes:
+            with self._settled:
+                self._posted += 1
+                self._inbox.put(change.touched())
+
     def _load(self, conn: sqlite3.Connection) -> None:
         """The saved index when its stamp matches the stored vectors, else one built from
         them; either way reconciled with the facts recall can show now."""
-        if self.writable:
+        if self.keeper:
             drop_orphans(conn)
         stamp = list(state_stamp(conn, self.model))
+        self._seq = stamp[1]
         saved = self._saved_stamp()
         index = VectorIndex.load(self.index_path) if saved == self._stamp(stamp) else None
         if index is None:
@@ -249,7 +326,7 @@ class Meaning:
     def _save(self, now: bool = False) -> None:
         """Keep the index for the next start: loading 100,000 vectors into a new graph
         takes far longer than reading the graph back (bench/store_bench.py)."""
-        if not self._dirty or self._index is None or not self.writable or self.failure:
+        if not self._dirty or self._index is None or not self.keeper or self.failure:
             return
         if not now and time.monotonic() - self._saved_at < SAVE_EVERY:
             return
@@ -277,7 +354,7 @@ class Meaning:
     def _take_changes(self, conn: sqlite3.Connection, block: bool) -> None:
         """Look again at what the changes so far touched (waiting for one when idle)."""
         try:
-            touched = self._inbox.get(timeout=None if block else 0)
+            touched = self._inbox.get(timeout=LOOK_EVERY if block else 0)
         except queue.Empty:
             return
         edges: set[int] = set()
@@ -286,7 +363,8 @@ class Meaning:
         while touched is not None:
             taken += 1
             if touched.get("bulk"):
-                self._waiting = set(facts_needing_vectors(conn, self.model))
+                if self.keeper:
+                    self._waiting = set(facts_needing_vectors(conn, self.model))
                 self._reconcile(conn)
             edges.update(touched.get("edges", ()))
             nodes.update(touched.get("nodes", ()))  # a rename changes the facts around it
@@ -294,7 +372,7 @@ class Meaning:
                 touched = self._inbox.get_nowait()
             except queue.Empty:
                 break
-        if edges or nodes:
+        if (edges or nodes) and self.keeper:
             self._waiting.update(facts_needing_vectors(conn, self.model, edges=edges,
                                                        nodes=nodes))
         if edges:
