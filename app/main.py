@@ -1,5 +1,6 @@
 """Entry point `trulymem`: the desktop window by default, a terminal chat with `--cli`, one
-memory tool with `--tool`, the conversation eval with `--eval`. Qt is imported only when
+memory tool with `--tool`, the conversation eval with `--eval`, and `trulymem mcp`, the
+memory served to other AI apps (see `core.share`). Qt is imported only when
 the window is wanted, so the terminal modes work on servers without a display."""
 
 from __future__ import annotations
@@ -67,6 +68,11 @@ def run_tool(home, tool: str, arguments: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["mcp"]:
+        from core.share.run import main as serve  # noqa: PLC0415  (the SDK loads only here)
+
+        return serve(argv[1:])
     args = parse_args(argv)
     if args.smoke_test:
         from app import smoke  # noqa: PLC0415  (Qt loads only when the window is wanted)

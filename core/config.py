@@ -46,6 +46,10 @@ class Config:
     max_round_trips: int = 12  # model requests in one turn
     trash_days: int = 30  # deleted memories stay restorable at least this many days
     recall_by_meaning: bool = True  # rank recall by embeddings as well as by words
+    share_memory: bool = False  # other apps may use the memory over MCP (`trulymem mcp`)
+    share_read_only: bool = False  # …to read it only
+    share_token: str = ""  # what an app sends to `trulymem mcp --http`; made when first shared
+    share_port: int = 8765  # where `trulymem mcp --http` listens, on 127.0.0.1 only
     backup_every_hours: float = 1.0  # at most one backup per this much time (and at exit)
     backups_kept: int = 7  # the newest backups kept…
     weekly_backups_kept: int = 4  # …plus the newest of each of this many past weeks
@@ -53,12 +57,14 @@ class Config:
     shortcuts: dict[str, str] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        shown = {**asdict(self), "api_key": mask(self.api_key)}
+        shown = {**asdict(self), "api_key": mask(self.api_key),
+                 "share_token": mask(self.share_token)}
         return f"Config({shown})"
 
     def public(self) -> dict[str, Any]:
         """The config as data, with the key masked: for status and logs."""
-        return {**asdict(self), "api_key": mask(self.api_key)}
+        return {**asdict(self), "api_key": mask(self.api_key),
+                "share_token": mask(self.share_token)}
 
 
 def mask(key: str) -> str:
@@ -106,6 +112,20 @@ def _hours(name: str, value: Any) -> float:
     return float(value)
 
 
+def _token(name: str, value: Any) -> str:
+    if not isinstance(value, str) or (value and (
+            len(value) < 16 or not all(c.isascii() and (c.isalnum() or c in "-_")
+                                       for c in value))):
+        raise ConfigError(f"{name} must be at least 16 letters, digits, - or _")
+    return value
+
+
+def _port(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1024 <= value <= 65535:
+        raise ConfigError(f"{name} must be a port number from 1024 to 65535")
+    return value
+
+
 def _flag(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(f"{name} must be true or false")
@@ -140,7 +160,8 @@ CHECKS = {
     "request_timeout": _seconds, "turn_timeout": _seconds, "max_round_trips": _count,
     "first_token_timeout": _seconds, "temperature": _temperature, "tool_set": _tool_set,
     "trash_days": _count, "recall_by_meaning": _flag, "backup_every_hours": _hours,
-    "backups_kept": _count, "weekly_backups_kept": _count,
+    "backups_kept": _count, "weekly_backups_kept": _count, "share_memory": _flag,
+    "share_read_only": _flag, "share_token": _token, "share_port": _port,
     "tool_limits": _limits, "shortcuts": _keymap,
 }
 

@@ -1,6 +1,7 @@
-"""The review inbox: what the model changed in the memory that the person has not looked at.
+"""The review inbox: what the model, or another app (over MCP), changed in the memory that
+the person has not looked at.
 
-A change is waiting when the model made it, nobody undid it, and the person has not kept
+A change is waiting when the model or an app made it, nobody undid it, and the person has not kept
 it. Keeping marks the change reviewed and the facts it wrote (`edges.reviewed_at`, which an
 export carries); undoing goes through the change log like any undo. Nothing here writes a
 logged change: reviewing is not a change to the memory.
@@ -13,7 +14,8 @@ from typing import Any
 from core.store.describe import describe_ops
 from core.store.graph import GraphStore, StoreError, decode_ops
 
-WAITING = ("actor = 'model' AND reviewed_at IS NULL AND undone_by IS NULL"
+WAITING = ("(actor = 'model' OR actor LIKE 'mcp:%') AND reviewed_at IS NULL"
+           " AND undone_by IS NULL"
            " AND undo_of IS NULL")
 MAX_PAGE = 500
 SHOWN_MESSAGE = 300  # characters of the message that caused a change
@@ -31,7 +33,8 @@ def waiting(store: GraphStore, limit: int = 200, before: int | None = None) -> d
     if before is not None and (isinstance(before, bool) or not isinstance(before, int)):
         raise StoreError("before must be a change id")
     rows = store.query(
-        f"SELECT id, created_at, tool, turn_id, summary, ops FROM change_log WHERE {WAITING}"
+        f"SELECT id, created_at, tool, actor, turn_id, summary, ops FROM change_log WHERE"
+        f" {WAITING}"
         f"{' AND id < ?' if before is not None else ''} ORDER BY id DESC LIMIT ?",
         [*([before] if before is not None else []), limit + 1])
     more = len(rows) > limit
