@@ -614,6 +614,13 @@ class MainWindow(QMainWindow):
         Memory tab's lists, picture and details all update from it."""
         self._show_counts(event)
         self.browser.changed(event)
+        actor = event.get("actor") or ""
+        if actor.startswith("mcp:"):  # another app's change: in the trace, and tinted
+            self.trace.outside_change(actor[4:], event.get("tool", ""),
+                                      event.get("summary", ""))
+            self.browser.highlight({"nodes": event.get("nodes", []),
+                                    "changed_nodes": event.get("nodes", []),
+                                    "changed_edges": event.get("edges", []), "edges": []})
 
     def _show_review_count(self, count: int) -> None:
         self.review_label.setText(f"Review: {count:,}" if count else "Review: done")

@@ -18,11 +18,13 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from app.backend_host import BackendHost
+from app.dialogs.sharing import SharingPage
 from core.protocol.packets import PacketType
 
 LOCAL_KEY = "not-needed"  # local servers ignore the key, but the protocol needs one
@@ -118,6 +120,7 @@ class SettingsDialog(QDialog):
         self.trash_days.setToolTip("The assistant can never remove anything deleted more "
                                    "recently than this; only you empty the trash.")
         self._make_meaning(config)
+        self.sharing = SharingPage(config)
         self.test_button = QPushButton("&Test connection")
         self.test_button.clicked.connect(self.test_connection)
         self.result = QLabel()
@@ -185,9 +188,16 @@ class SettingsDialog(QDialog):
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
         test_row.addWidget(self.result, 1)
+        model_page = QWidget()
+        model_layout = QVBoxLayout(model_page)
+        model_layout.addLayout(form)
+        model_layout.addStretch(1)
+        model_layout.addLayout(test_row)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(model_page, "M&odel and memory")
+        self.tabs.addTab(self.sharing, "Other &apps")
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addLayout(test_row)
+        layout.addWidget(self.tabs)
         layout.addWidget(self.buttons)
         self.setMinimumWidth(64 * self.fontMetrics().averageCharWidth())
 
@@ -234,7 +244,8 @@ class SettingsDialog(QDialog):
                 "turn_timeout": self.turn_timeout.value(),
                 "max_round_trips": self.round_trips.value(),
                 "trash_days": self.trash_days.value(),
-                "recall_by_meaning": self.recall_by_meaning.isChecked()}
+                "recall_by_meaning": self.recall_by_meaning.isChecked(),
+                **self.sharing.values()}
 
     def fetch_models(self, refresh: bool = False) -> None:
         """Fill the picker from the endpoint (cached by the backend unless `refresh`)."""

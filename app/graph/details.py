@@ -80,6 +80,13 @@ def _other(edge: dict[str, Any]) -> str:
     return edge["target_name"] if edge["direction"] == "out" else edge["source_name"]
 
 
+def by_whom(actor: str) -> str:
+    """"you", "assistant", or the other app's name (a change made over MCP)."""
+    if actor == "user":
+        return "you"
+    return actor[4:] if actor.startswith("mcp:") else "assistant"
+
+
 EDGE_COLUMNS = [
     ("", lambda e: "→" if e["direction"] == "out" else "←"),
     ("Relation", lambda e: e["relation"]),
@@ -92,7 +99,7 @@ EDGE_COLUMNS = [
 ]
 HISTORY_COLUMNS = [
     ("When", lambda c: when(c["created_at"])),
-    ("By", lambda c: "you" if c["actor"] == "user" else "assistant"),
+    ("By", lambda c: by_whom(c["actor"])),
     ("Change", lambda c: c["summary"]),
     ("", lambda c: "undone" if c.get("undone_by") else ""),
 ]

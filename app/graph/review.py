@@ -47,6 +47,11 @@ def _when(timestamp: float) -> str:
                          time.localtime(timestamp))
 
 
+def app_name(actor: str | None) -> str | None:
+    """The app's name when another app made the change over MCP ("mcp:Cursor")."""
+    return actor[4:] if actor and actor.startswith("mcp:") else None
+
+
 def change_text(change: dict[str, Any]) -> str:
     """The change as the person reads it: one line per fact or node it wrote."""
     rows = []
@@ -267,9 +272,12 @@ class ReviewView(QWidget):
     def _group(self, change: dict[str, Any], turn: str) -> QStandardItem:
         message = change.get("message")
         when = _when(change["created_at"])
+        app = app_name(change.get("actor"))
         if message:
             text = " ".join(message["content"].split())
             head = f"{when} · You said: “{text[:160]}{'…' if len(text) > 160 else ''}”"
+        elif app:
+            head = f"{when} · From {app}, another app using your memory"
         else:
             head = f"{when} · not from a message in a conversation"
         item = QStandardItem(head)

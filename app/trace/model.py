@@ -232,6 +232,17 @@ class TraceModel(QAbstractItemModel):
             self.turns[-1].usage = dict(usage)
             self._turn_changed()
 
+    def outside_change(self, app: str, tool: str, summary: str) -> None:
+        """A change another app made over MCP: a finished entry of its own, kept before a
+        turn that is still running so that turn stays the last."""
+        entry = TraceTurn(f"{app}, another app using your memory", running=False,
+                          calls=[TraceCall(tool, None, result=summary or tool)])
+        row = len(self.turns) - 1 if self.turns and self.turns[-1].running \
+            else len(self.turns)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self.turns.insert(row, entry)
+        self.endInsertRows()
+
     def end_turn(self, answer: dict[str, Any]) -> None:
         """The turn's answer settles the record: the backend's list is the truth."""
         if not self.turns:

@@ -1,0 +1,119 @@
+"""The settings' "Other apps" page: share the memory over MCP, and what to paste where.
+
+Off by default. When on, it shows, for the app and the program chosen, the exact block to
+paste into that app's settings (see `core.share.snippets`), with a Copy button; the
+token for HTTP clients is made by the backend when sharing is first turned on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtGui import QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.share import snippets
+from core.share.tokens import new_token
+
+PROGRAM_NAMES = {"installed": "Installed (pip)", "standalone": "Standalone build"}
+
+
+class SharingPage(QWidget):
+    def __init__(self, config: dict[str, Any], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sharingPage")
+        self.home = Path(config["home"]) if config.get("home") else None
+        self.saved_token = config.get("share_token", "")
+        self.token = self.saved_token or new_token()  # saved with OK, if sharing is on
+        self.port = int(config.get("share_port", 8765))
+        self.share = QCheckBox("&Share memory with other apps")
+        self.share.setChecked(bool(config.get("share_memory")))
+        self.share.setToolTip("Apps that speak MCP (the Model Context Protocol) can recall, "
+                              "save and correct memories here")
+        intro = QLabel("Claude Desktop, Cursor, Cherry Studio and other apps that speak MCP "
+                       "can then recall, save and correct your memories. Their changes "
+                       "show in Review with the app's name, and you can undo them. What "
+                       "they may delete is limited per session and per hour.")
+        intro.setWordWrap(True)
+        intro.setEnabled(False)  # a quiet note
+        self.read_only = QCheckBox("&Read only: apps may recall, not change anything")
+        self.read_only.setChecked(bool(config.get("share_read_only")))
+        self.app = QComboBox()
+        self.app.setAccessibleName("App to connect")
+        self.app.addItems(snippets.APPS)
+        self.program = QComboBox()
+        self.program.setAccessibleName("How TrulyMEM is installed")
+        for key in snippets.PROGRAMS:
+            self.program.addItem(PROGRAM_NAMES[key], key)
+        if QGuiApplication.instance() is not None and snippets.command("standalone") != \
+                snippets.STANDALONE_GUESS:
+            self.program.setCurrentIndex(1)  # running the standalone build now
+        self.where = QLabel()
+        self.where.setWordWrap(True)
+        self.text = QPlainTextEdit()
+        self.text.setObjectName("shareSnippet")
+        self.text.setAccessibleName("What to paste into the app's settings")
+        self.text.setReadOnly(True)
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.copy = QPushButton("&Copy")
+        self.copy.setAccessibleName("Copy what to paste")
+        self.copy.clicked.connect(self._copy)
+        self.copied = QLabel()
+        self._lay_out(intro)
+        self.share.toggled.connect(self._update)
+        self.app.currentIndexChanged.connect(self._update)
+        self.program.currentIndexChanged.connect(self._update)
+        self._update()
+
+    def _lay_out(self, intro: QLabel) -> None:
+        pick = QFormLayout()
+        pick.addRow("&App", self.app)
+        pick.addRow("&Program", self.program)
+        copy_row = QHBoxLayout()
+        copy_row.addWidget(self.copy)
+        copy_row.addWidget(self.copied, 1)
+        self.details = QWidget()
+        inner = QVBoxLayout(self.details)
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.addWidget(self.read_only)
+        inner.addLayout(pick)
+        inner.addWidget(self.where)
+        inner.addWidget(self.text, 1)
+        inner.addLayout(copy_row)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.share)
+        layout.addWidget(intro)
+        layout.addWidget(self.details, 1)
+
+    def _update(self, *_args: object) -> None:
+        on = self.share.isChecked()
+        self.details.setEnabled(on)
+        app = self.app.currentText()
+        self.where.setText(snippets.WHERE[app] if on else
+                           "Turn sharing on to see what to paste into each app.")
+        self.text.setPlainText(snippets.snippet(app, self.program.currentData(), self.home,
+                                                self.token, self.port) if on else "")
+        self.copied.clear()
+
+    def _copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.text.toPlainText())
+        self.copied.setText("Copied. Paste it where the line above says.")
+
+    def values(self) -> dict[str, Any]:
+        values = {"share_memory": self.share.isChecked(),
+                  "share_read_only": self.read_only.isChecked()}
+        if self.share.isChecked() and self.token != self.saved_token:
+            values["share_token"] = self.token
+        return values
