@@ -138,7 +138,44 @@ def _play_one_turn(home: Path) -> list[str]:
     else:
         print("smoke test: reply arrived, memory written")
         problems += _recall_by_meaning(home)
+        problems += _share_over_mcp(home)
     return problems
+
+
+def _share_over_mcp(home: Path) -> list[str]:
+    """`trulymem mcp` starts from this very program, a client initialises a session over
+    its stdin and stdout, and one recall finds the fact the turn stored."""
+    import anyio  # noqa: PLC0415
+    import mcp_types as types  # noqa: PLC0415
+    from mcp import Client  # noqa: PLC0415
+    from mcp.client.stdio import StdioServerParameters  # noqa: PLC0415
+
+    from core.config import load_config, save_config, updated  # noqa: PLC0415
+
+    config, _warning = load_config(home / "config.json")
+    save_config(home / "config.json", updated(config, share_memory=True))
+    program = [] if getattr(sys, "frozen", False) else ["-m", "app.main"]
+    server = StdioServerParameters(command=sys.executable,
+                                   args=[*program, "mcp", "--home", str(home)])
+
+    async def recall() -> str:
+        with anyio.fail_after(TIMEOUT):
+            async with Client(server, client_info=types.Implementation(
+                    name="smoke test", version="1")) as client:
+                result = await client.call_tool("memory_recall",
+                                                {"query_intent": "green tea"})
+                return result.content[0].text
+
+    started = time.perf_counter()
+    try:
+        answer = anyio.run(recall)
+    except Exception as error:  # any failure is the finding
+        return [f"trulymem mcp failed: {type(error).__name__}: {error}"]
+    if "green tea" not in answer:
+        return [f"trulymem mcp recalled {answer!r}"]
+    print(f"smoke test: trulymem mcp started and recalled in "
+          f"{(time.perf_counter() - started) * 1000:.0f} ms")
+    return []
 
 
 def _recall_by_meaning(home: Path) -> list[str]:
