@@ -617,7 +617,7 @@ class MainWindow(QMainWindow):
         actor = event.get("actor") or ""
         if actor.startswith("mcp:"):  # another app's change: in the trace, and tinted
             self.trace.outside_change(actor[4:], event.get("tool", ""),
-                                      event.get("summary", ""))
+                                      event.get("summary", ""), event.get("arguments"))
             self.browser.highlight({"nodes": event.get("nodes", []),
                                     "changed_nodes": event.get("nodes", []),
                                     "changed_edges": event.get("edges", []), "edges": []})
@@ -625,8 +625,8 @@ class MainWindow(QMainWindow):
     def _show_review_count(self, count: int) -> None:
         self.review_label.setText(f"Review: {count:,}" if count else "Review: done")
         self.review_label.setToolTip(
-            f"{_count(count, 'change')} the assistant made to its memory wait for your "
-            "review: click, or press " + self.registry.shortcut_text("memory.review")
+            f"{_count(count, 'change')} the assistant or other apps made to the memory "
+            "wait for your review: click, or press " + self.registry.shortcut_text("memory.review")
             if count else "You have reviewed everything the assistant remembered.")
 
     def open_review(self) -> None:

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
-from app.dialogs.sharing import SharingPage
+from app.dialogs.sharing import SharingPage, quiet
 from core.protocol.packets import PacketType
 
 LOCAL_KEY = "not-needed"  # local servers ignore the key, but the protocol needs one
@@ -138,7 +138,7 @@ class SettingsDialog(QDialog):
         meaning = config.get("meaning") or {}
         self.meaning_note = QLabel()
         self.meaning_note.setWordWrap(True)
-        self.meaning_note.setEnabled(False)  # drawn as a quiet note under the box
+        quiet(self.meaning_note)
         if meaning.get("state") == "unavailable":
             self.recall_by_meaning.setEnabled(False)
             self.meaning_note.setText(f"Not available here: {meaning.get('problem')}.")
@@ -195,11 +195,22 @@ class SettingsDialog(QDialog):
         model_layout.addLayout(test_row)
         self.tabs = QTabWidget()
         self.tabs.addTab(model_page, "M&odel and memory")
-        self.tabs.addTab(self.sharing, "Other &apps")
+        self.tabs.addTab(self.sharing, "Other app&s")
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
         layout.addWidget(self.buttons)
-        self.setMinimumWidth(64 * self.fontMetrics().averageCharWidth())
+        self.setMinimumWidth(80 * self.fontMetrics().averageCharWidth())
+
+    def showEvent(self, event) -> None:
+        """On a small screen the dialog takes the height there is (the paste block on the
+        Other apps page gives way) rather than hanging its buttons off the bottom."""
+        super().showEvent(event)
+        screen = self.screen().availableGeometry()
+        frame = self.frameGeometry().height() - self.height()
+        if self.frameGeometry().height() > screen.height():
+            self.resize(self.width(), max(self.minimumSizeHint().height(),
+                                          screen.height() - frame))
+            self.move(self.x(), screen.top())
 
     def _reveal(self, shown: bool) -> None:
         self.api_key.setEchoMode(QLineEdit.EchoMode.Normal if shown

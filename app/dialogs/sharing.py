@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtGui import QFontDatabase, QGuiApplication
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QFontDatabase, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -29,6 +30,25 @@ from core.share.tokens import new_token
 PROGRAM_NAMES = {"installed": "Installed (pip)", "standalone": "Standalone build"}
 
 
+def quiet(label: QLabel) -> None:
+    """A note under a setting, in the palette's placeholder grey: a disabled label's grey
+    is too faint to read in the dark theme."""
+    label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+
+
+class Snippet(QPlainTextEdit):
+    """The block to paste: asks for eight lines, makes do with four on a small screen."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        frame = 2 * self.frameWidth() + 8
+        self.setMinimumHeight(4 * self.fontMetrics().lineSpacing() + frame)
+        self._wanted = 8 * self.fontMetrics().lineSpacing() + frame
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self._wanted)
+
+
 class SharingPage(QWidget):
     def __init__(self, config: dict[str, Any], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -37,16 +57,17 @@ class SharingPage(QWidget):
         self.saved_token = config.get("share_token", "")
         self.token = self.saved_token or new_token()  # saved with OK, if sharing is on
         self.port = int(config.get("share_port", 8765))
-        self.share = QCheckBox("&Share memory with other apps")
+        self.share = QCheckBox("S&hare memory with other apps")
         self.share.setChecked(bool(config.get("share_memory")))
         self.share.setToolTip("Apps that speak MCP (the Model Context Protocol) can recall, "
                               "save and correct memories here")
-        intro = QLabel("Claude Desktop, Cursor, Cherry Studio and other apps that speak MCP "
-                       "can then recall, save and correct your memories. Their changes "
-                       "show in Review with the app's name, and you can undo them. What "
-                       "they may delete is limited per session and per hour.")
+        intro = QLabel("Apps that speak MCP (Claude Desktop, Cursor, Cherry Studio…) can "
+                       "then recall, save and correct your memories. Their changes wait in "
+                       "Review under their name, for you to keep or undo.")
+        intro.setToolTip("What other apps may delete is limited to a few memories per "
+                         "session and per hour; only you can do more, here.")
         intro.setWordWrap(True)
-        intro.setEnabled(False)  # a quiet note
+        quiet(intro)
         self.read_only = QCheckBox("&Read only: apps may recall, not change anything")
         self.read_only.setChecked(bool(config.get("share_read_only")))
         self.app = QComboBox()
@@ -61,7 +82,7 @@ class SharingPage(QWidget):
             self.program.setCurrentIndex(1)  # running the standalone build now
         self.where = QLabel()
         self.where.setWordWrap(True)
-        self.text = QPlainTextEdit()
+        self.text = Snippet()
         self.text.setObjectName("shareSnippet")
         self.text.setAccessibleName("What to paste into the app's settings")
         self.text.setReadOnly(True)

@@ -285,7 +285,8 @@ class ReviewView(QWidget):
         font.setBold(True)
         item.setFont(font)
         item.setData(turn, TurnRole)
-        item.setToolTip("O or Enter opens this message in the chat; K keeps and U undoes "
+        item.setToolTip("K keeps and U undoes everything under it" if app else
+                        "O or Enter opens this message in the chat; K keeps and U undoes "
                         "everything under it")
         return item
 
@@ -311,14 +312,14 @@ class ReviewView(QWidget):
         for button in self.buttons.values():
             button.setEnabled(has_rows)
         if self.count > 0:
-            self.summary.setText(f"{self.count:,} change{'s' * (self.count != 1)} by the "
-                                 "assistant to review, newest first.")
+            self.summary.setText(f"{self.count:,} change{'s' * (self.count != 1)} to "
+                                 "review, newest first.")
         else:
             self.summary.setText("Nothing to review.")
         self.empty.setText(
             "Everything the assistant wrote to its memory has been reviewed.\n\n"
-            "When it remembers something new from a chat, it shows up here for you to keep, "
-            "correct or undo.")
+            "When it remembers something new from a chat, or another app you share the "
+            "memory with changes it, it shows up here for you to keep, correct or undo.")
 
     # -- selection ------------------------------------------------------------------------
 

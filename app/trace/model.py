@@ -63,10 +63,13 @@ class TraceTurn:
     error: str | None = None
     running: bool = True
     turn_id: str | None = None
+    app: str | None = None  # another app's change over MCP, not a turn of this chat
 
     def heading(self) -> str:
         """Time and summary first, so a narrow dock still shows what matters."""
         stamp = time.strftime("%H:%M:%S", time.localtime(self.started_at))
+        if self.app:
+            return f"{stamp} · {self.app} · {self.calls[0].result if self.calls else ''}"
         text = " ".join(self.message.split())
         return f"{stamp} · {self.summary()}  —  {text[:80]}{'…' if len(text) > 80 else ''}"
 
@@ -88,6 +91,11 @@ class TraceTurn:
     def detail(self) -> str:
         usage = ", ".join(f"{k} {v:,}" for k, v in self.usage.items()) or "not reported"
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.started_at))
+        if self.app:
+            return "\n".join([f"Change at {stamp} by {self.message}",
+                              *(f"{c.name}: {c.result}" for c in self.calls),
+                              "It waits in Review (Memory tab), where you can keep or undo "
+                              "it."])
         return "\n".join([f"Turn at {stamp}", f"Message: {self.message}",
                           f"Summary: {self.summary()}", f"Usage: {usage}"])
 
@@ -232,11 +240,12 @@ class TraceModel(QAbstractItemModel):
             self.turns[-1].usage = dict(usage)
             self._turn_changed()
 
-    def outside_change(self, app: str, tool: str, summary: str) -> None:
+    def outside_change(self, app: str, tool: str, summary: str, arguments: Any = None) -> None:
         """A change another app made over MCP: a finished entry of its own, kept before a
         turn that is still running so that turn stays the last."""
         entry = TraceTurn(f"{app}, another app using your memory", running=False,
-                          calls=[TraceCall(tool, None, result=summary or tool)])
+                          calls=[TraceCall(tool, arguments, result=summary or tool)],
+                          app=app)
         row = len(self.turns) - 1 if self.turns and self.turns[-1].running \
             else len(self.turns)
         self.beginInsertRows(QModelIndex(), row, row)

@@ -316,8 +316,10 @@ class Dispatcher:
             self._counts = None  # counted afresh below
         else:
             self._counts = {k: v + moved.get(k, 0) for k, v in self._counts.items()}
-        (sink or self._progress)("memory_changed",
-                                 {**change.touched(), **self._memory_state()})
+        event = {**change.touched(), **self._memory_state()}
+        if sink is not None:  # made elsewhere: no turn's trace holds its call, so tell it
+            event["arguments"] = change.arguments
+        (sink or self._progress)("memory_changed", event)
 
     def _memory_state(self) -> dict[str, Any]:
         """The counts, kept up to date from each change's row images once counted: a

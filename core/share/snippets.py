@@ -16,15 +16,14 @@ APPS = ("Claude Desktop", "Cursor", "Cherry Studio", "Another app, over HTTP")
 PROGRAMS = ("installed", "standalone")
 SERVER_KEY = "trulymem"
 WHERE = {
-    "Claude Desktop": "Claude Desktop: Settings › Developer › Edit Config opens "
-                      "claude_desktop_config.json; put this in it (merge \"mcpServers\" "
-                      "if it has one), save, and restart Claude Desktop.",
-    "Cursor": "Cursor: Settings › MCP › Add new global MCP server opens ~/.cursor/mcp.json; "
-              "put this in it (merge \"mcpServers\" if it has one) and save.",
-    "Cherry Studio": "Cherry Studio: Settings › MCP Servers › Add › Import from JSON; "
+    "Claude Desktop": "In Claude Desktop: Settings › Developer › Edit Config; add this "
+                      "to the file (merge \"mcpServers\"), save, restart Claude.",
+    "Cursor": "In Cursor: Settings › MCP › Add new global MCP server; add this to "
+              "mcp.json (merge \"mcpServers\") and save.",
+    "Cherry Studio": "In Cherry Studio: Settings › MCP Servers › Add › Import from JSON; "
                      "paste this and confirm.",
-    "Another app, over HTTP": "Start the server with the command on the first line and "
-                              "keep it running; give the app the address and the header.",
+    "Another app, over HTTP": "Run the first line in a terminal and keep it running; give "
+                              "the app the address and the header.",
 }
 STANDALONE_GUESS = "/path/to/TrulyMEM/trulymem"  # shown when this is not the standalone build
 
