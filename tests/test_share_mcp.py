@@ -166,21 +166,37 @@ def test_forgetting_past_the_budget_is_refused_whole_and_confirm_does_not_lift_i
 
 
 def test_read_only_sharing_offers_and_runs_no_write(tmp_path):
-    home = share(tmp_path / "home", share_read_only=True)
-    memory = SharedMemory(home)
-    try:
-        async def session() -> tuple[set[str], types.CallToolResult]:
-            async with Client(build_server(memory), client_info=app("Cursor")) as client:
-                names = {t.name for t in (await client.list_tools()).tools}
-                return names, await client.call_tool("memory_commit", triplets(
-                    ("User", "likes", "tea")))
+    home = share(tmp_path / "home")
 
-        names, refused = anyio.run(session)
-        assert names == {"memory_recall", "memory_introspect", "task_query"}
-        assert refused.is_error and "read-only" in text(refused)
-        assert memory.store.query("SELECT count(*) AS n FROM change_log")[0]["n"] == 0
+    async def session() -> tuple[set[str], types.CallToolResult]:
+        async with Client(stdio(home, "--read-only"), client_info=app("Cursor")) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            return names, await client.call_tool("memory_commit", triplets(
+                ("User", "likes", "tea")))
+
+    names, refused = anyio.run(session)
+    assert names == {"memory_recall", "memory_introspect", "task_query"}
+    assert refused.is_error and "read-only" in text(refused)
+    store = GraphStore(home / "graph_memory.db")
+    try:
+        assert store.query("SELECT count(*) AS n FROM change_log")[0]["n"] == 0
     finally:
-        memory.close()
+        store.close()
+
+
+def test_a_forget_past_the_budget_over_stdio_changes_nothing(tmp_path):
+    home = share(tmp_path / "home", tool_limits={"destroyed_rows_max": 2})
+
+    async def session() -> types.CallToolResult:
+        async with Client(stdio(home), client_info=app("Claude Desktop")) as client:
+            await client.call_tool("memory_commit", triplets(
+                *[("User", "visited", city) for city in ("Oslo", "Lima", "Pune")]))
+            return await client.call_tool("memory_purge", {
+                "criteria": {"subject": "User"}, "mode": "soft", "confirm": True})
+
+    refused = anyio.run(session)
+    assert refused.is_error and "Nothing was changed" in text(refused)
+    assert len(facts(home)) == 3
 
 
 def test_turning_sharing_off_stops_a_running_server_at_its_next_call(tmp_path):
