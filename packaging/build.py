@@ -4,7 +4,7 @@
 
 Makes the icons (PNG sizes, ICO, ICNS) from resources/trulymem.svg and the Windows version
 resource from the package metadata, runs packaging/trulymem.spec, prints the size of the
-result against its budget (onedir 280 MB, onefile 150 MB on Linux) and, with --smoke-test,
+result against its budget (onedir 295 MB, onefile 150 MB on Linux) and, with --smoke-test,
 runs the built program's own smoke test. Exits non-zero if any step fails or a budget is
 exceeded. Works on Linux, macOS and Windows; run it on each to build for each.
 """
@@ -29,8 +29,11 @@ DIST = ROOT / "dist"
 # ICU, whose data library alone is 32 MB and cannot be left out, so the folder lands near
 # 137 MB however much else is trimmed. Recall by meaning adds 123 MB: the embedding model
 # (72 MB, 4-bit already, so it hardly compresses), numpy with its OpenBLAS (39 MB, which
-# the engine and the index need), numkong and usearch (9 MB). The check holds the sum.
-BUDGET_MB = {"onedir": 280, "onefile": 150}
+# the engine and the index need), numkong and usearch (9 MB). `trulymem mcp` adds 13 MB:
+# the MCP SDK with pydantic and uvicorn, and cryptography's bindings (12 MB), which the
+# SDK imports at start (its request state) though the shared token never needs them.
+# The check holds the sum.
+BUDGET_MB = {"onedir": 295, "onefile": 150}
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 # Python warnings and tracebacks on stderr fail the smoke test, whatever the exit status.
 BAD_OUTPUT = ("Traceback", "Warning:")
