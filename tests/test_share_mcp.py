@@ -17,6 +17,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from core.share.server import SharedMemory, build_server
 from core.store import GraphStore, review
@@ -74,6 +75,8 @@ def test_an_app_lists_the_tools_and_resources_meant_for_it(tmp_path):
             listed = await client.list_tools()
             resources = await client.list_resources()
             persona = await client.read_resource("memory://snapshot")
+            with pytest.raises(MCPError, match="unknown resource"):
+                await client.read_resource("memory://../config.json")
             return listed, resources, persona.contents[0].text
 
     listed, resources, snapshot = anyio.run(session)

@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
+from mcp.shared.exceptions import MCPError
 
 from core.config import Config, load_config
 from core.paths import config_path, database_path, secure_home
@@ -217,7 +218,10 @@ def build_server(memory: SharedMemory) -> Server[Any]:
     async def read_resource(ctx: ServerRequestContext[Any],
                             params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)
-        text = await anyio.to_thread.run_sync(memory.read, uri)
+        try:
+            text = await anyio.to_thread.run_sync(memory.read, uri)
+        except (ValueError, PermissionError) as error:  # the client's mistake, said plainly
+            raise MCPError(types.INVALID_PARAMS, str(error)) from None
         return types.ReadResourceResult(contents=[
             types.TextResourceContents(uri=uri, text=text, mime_type="text/plain")])
 
