@@ -6,12 +6,15 @@ import gc
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QLibraryInfo, Qt, QTranslator
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
 
 from app.backend_host import BackendHost
 from app.main_window import MainWindow
+from core import i18n
+from core.config import load_config
+from core.paths import config_path
 from resources import resource_path
 
 SCHEMES = {"light": Qt.ColorScheme.Light, "dark": Qt.ColorScheme.Dark}
@@ -102,10 +105,37 @@ def open_window(home: Path) -> MainWindow:
     return window
 
 
+_qt_words: QTranslator | None = None  # Qt's own dialogs' words, in the chosen language
+
+
+def use_language(choice: str | None) -> str:
+    """Our words and Qt's own (file dialogs, context menus, standard buttons) in `choice`
+    ("system" follows the locale); answers the language. Set before the window is made:
+    a language chosen in the settings applies at the next start."""
+    global _qt_words  # noqa: PLW0603  (one language per application)
+    chosen = i18n.set_language(choice)
+    app = QApplication.instance()
+    if app is None:
+        return chosen
+    if _qt_words is not None:
+        app.removeTranslator(_qt_words)
+        _qt_words = None
+    if chosen != i18n.ENGLISH:
+        words = QTranslator(app)
+        folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+        if words.load(f"qtbase_{chosen}", folder):
+            app.installTranslator(words)
+            _qt_words = words
+    return chosen
+
+
 def run(home: Path, scheme: str = "system", exit_when_ready: bool = False) -> int:
     """`exit_when_ready` prints "ready" and quits once the window is usable (history shown):
     benchmarks time the start with it."""
     app = make_application(scheme=scheme)
+    # The language is the one thing read before the backend starts: a small local file,
+    # needed before the first word is drawn.
+    use_language(load_config(config_path(home))[0].language)
     window = open_window(home)
     if exit_when_ready:
         window.usable.connect(lambda: (print("ready", flush=True), window.close()))

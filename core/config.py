@@ -46,6 +46,7 @@ class Config:
     max_round_trips: int = 12  # model requests in one turn
     trash_days: int = 30  # deleted memories stay restorable at least this many days
     recall_by_meaning: bool = True  # rank recall by embeddings as well as by words
+    language: str = "system"  # the window's and the terminal's words: system, en or zh_CN
     share_memory: bool = False  # other apps may use the memory over MCP (`trulymem mcp`)
     share_read_only: bool = False  # …to read it only
     share_token: str = ""  # what an app sends to `trulymem mcp --http`; made when first shared
@@ -112,6 +113,12 @@ def _hours(name: str, value: Any) -> float:
     return float(value)
 
 
+def _language(name: str, value: Any) -> str:
+    if value not in ("system", "en", "zh_CN"):
+        raise ConfigError(f"{name} must be system, en or zh_CN")
+    return value
+
+
 def _token(name: str, value: Any) -> str:
     if not isinstance(value, str) or (value and (
             len(value) < 16 or not all(c.isascii() and (c.isalnum() or c in "-_")
@@ -161,6 +168,7 @@ CHECKS = {
     "first_token_timeout": _seconds, "temperature": _temperature, "tool_set": _tool_set,
     "trash_days": _count, "recall_by_meaning": _flag, "backup_every_hours": _hours,
     "backups_kept": _count, "weekly_backups_kept": _count, "share_memory": _flag,
+    "language": _language,
     "share_read_only": _flag, "share_token": _token, "share_port": _port,
     "tool_limits": _limits, "shortcuts": _keymap,
 }

@@ -662,6 +662,7 @@ class Dispatcher:
                 "trash_days": self.config.trash_days,
                 "recall_by_meaning": self.config.recall_by_meaning,
                 "meaning": self._meaning_status(),
+                "language": self.config.language,
                 "share_memory": self.config.share_memory,
                 "share_read_only": self.config.share_read_only,
                 "share_token": self.config.share_token, "share_port": self.config.share_port,
@@ -672,7 +673,7 @@ class Dispatcher:
         settable = ("api_key", "base_url", "model", "request_timeout", "turn_timeout",
                     "max_round_trips", "shortcuts", "trash_days", "first_token_timeout",
                     "temperature", "tool_set", "recall_by_meaning", "share_memory",
-                    "share_read_only", "share_token")
+                    "share_read_only", "share_token", "language")
         unknown = sorted(set(body) - set(settable))
         if unknown:
             raise _Refusal(f"unknown setting(s): {', '.join(unknown)}")
