@@ -11,6 +11,8 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 
 from core import cli
+from core.config import language_setting
+from core.i18n import set_language, tr
 from core.paths import data_home, database_path, secure_home
 from core.store import GraphStore, StoreError
 from core.tools import TOOL_NAMES, ToolExecutor
@@ -25,27 +27,29 @@ def _version() -> str:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="trulymem", description="TrulyMEM: an AI companion whose memory is a graph.")
-    parser.add_argument("--home", help="data folder (default $TRULYMEM_HOME or ~/.trulymem)")
+        prog="trulymem", description=tr("TrulyMEM: an AI companion whose memory is a graph."))
+    parser.add_argument("--home",
+                        help=tr("data folder (default $TRULYMEM_HOME or ~/.trulymem)"))
     parser.add_argument("--version", action="version", version=f"trulymem {_version()}")
     parser.add_argument("--color-scheme", choices=("system", "light", "dark"),
-                        default="system", help="window colours (default: follow the system)")
+                        default="system", help=tr("window colours (default: follow the system)"))
     parser.add_argument("--cli", action="store_true",
-                        help="chat in the terminal instead of the window (for servers, scripts)")
+                        help=tr("chat in the terminal instead of the window (for servers, "
+                                "scripts)"))
     parser.add_argument("--eval", action="store_true",
-                        help="play the scripted eval conversation and score the memory it "
-                             "leaves (against --base-url/--model, key in $TRULYMEM_API_KEY; "
-                             "without --base-url, against a scripted model)")
+                        help=tr("play the scripted eval conversation and score the memory it "
+                                "leaves (against --base-url/--model, key in $TRULYMEM_API_KEY; "
+                                "without --base-url, against a scripted model)"))
     parser.add_argument("--base-url",
-                        help="with --cli or --eval: OpenAI-compatible endpoint for this run")
-    parser.add_argument("--model", help="with --cli or --eval: model name for this run")
+                        help=tr("with --cli or --eval: OpenAI-compatible endpoint for this run"))
+    parser.add_argument("--model", help=tr("with --cli or --eval: model name for this run"))
     parser.add_argument("--tool", metavar="NAME", choices=TOOL_NAMES,
-                        help="run one memory tool on the store, print its result and exit")
+                        help=tr("run one memory tool on the store, print its result and exit"))
     parser.add_argument("--smoke-test", action="store_true",
-                        help="check that this build works (offscreen, one scripted turn)")
+                        help=tr("check that this build works (offscreen, one scripted turn)"))
     parser.add_argument("--exit-when-ready", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("arguments", nargs="?", default="{}",
-                        help="with --tool: the tool's arguments as a JSON object (default {})")
+                        help=tr("with --tool: the tool's arguments as a JSON object (default {})"))
     return parser.parse_args(argv)
 
 
@@ -73,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         from core.share.run import main as serve  # noqa: PLC0415  (the SDK loads only here)
 
         return serve(argv[1:])
+    set_language(language_setting(argv))  # before --help is written
     args = parse_args(argv)
     if args.smoke_test:
         from app import smoke  # noqa: PLC0415  (Qt loads only when the window is wanted)

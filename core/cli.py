@@ -15,17 +15,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from core.config import load_config
+from core.i18n import N_, set_language, tr
+from core.paths import config_path, data_home
 from core.protocol.client import BackendClient
 from core.protocol.server import BackendServer
 
-HELP = """Commands:
+HELP = N_("""Commands:
   /help                 this list
   /status               endpoint, model and memory counts
   /limits [name=N ...]  show or change the per-turn tool limits
   /tool NAME [JSON]     run a memory tool yourself (never limited)
   /history              the saved conversation
   /clear                clear the saved conversation (the memory stays)
-  /quit                 leave (so does end of input)"""
+  /quit                 leave (so does end of input)""")
 
 
 class TerminalChat:
@@ -49,10 +52,12 @@ class TerminalChat:
             self.err.write(f"\n  [{data['name']} {data['duration_ms']:.0f} ms] "
                            f"{_first_line(data['result'])}\n")
         elif event == "tool_rejected":
-            self.err.write(f"\n  [{data['name']} rejected] {data['reason']}\n")
+            self.err.write("\n  " + tr("[{name} rejected] {reason}", name=data["name"],
+                                        reason=data["reason"]) + "\n")
         elif event == "calls_in_text":
-            self.err.write(f"\n  [the model wrote its call to {', '.join(data['names'])} as "
-                           "text, above; it was run as a call]\n")
+            self.err.write("\n  " + tr("[the model wrote its call to {names} as text, above; "
+                                        "it was run as a call]",
+                                        names=", ".join(data["names"])) + "\n")
 
     def start(self, base_url: str | None, model: str | None) -> str | None:
         """Start the backend; answers a warning worth showing, if any."""
@@ -61,8 +66,9 @@ class TerminalChat:
         status = self.client.get_status()
         problems = [status.get("config_warning"), status.get("store_error")]
         if not status.get("client_initialized"):
-            problems.append("no API key: set it with TRULYMEM_API_KEY or in the config file "
-                            f"({self.server.dispatcher.config_file}); /tool works without one")
+            problems.append(tr("no API key: set it with TRULYMEM_API_KEY or in the config "
+                               "file ({file}); /tool works without one",
+                               file=self.server.dispatcher.config_file))
         return "\n".join(p for p in problems if p) or None
 
     def send(self, text: str) -> bool:
@@ -82,23 +88,23 @@ class TerminalChat:
         if self._streamed:
             self.out.write("\n")
         if answer["error"] == "cancelled":  # the person's own stop is not a failure
-            self.err.write("(stopped)\n")
+            self.err.write(tr("(stopped)") + "\n")
             return True
-        self.err.write(f"error: {answer['error']}\n")
+        self.err.write(tr("error: {error}", error=answer["error"]) + "\n")
         return False
 
     def command(self, line: str) -> bool:
         """Run one `/command`; False ends the session."""
         name, _, rest = line[1:].strip().partition(" ")
         actions: dict[str, Callable[[str], None]] = {
-            "help": lambda _: self._say(HELP), "status": self._status,
+            "help": lambda _: self._say(tr(HELP)), "status": self._status,
             "limits": self._limits, "tool": self._tool, "history": self._history,
             "clear": self._clear}
         if name in ("quit", "exit", "q"):
             return False
         action = actions.get(name)
         if action is None:
-            self.err.write(f"unknown command /{name}; /help lists them\n")
+            self.err.write(tr("unknown command /{name}; /help lists them", name=name) + "\n")
         else:
             action(rest.strip())
         return True
@@ -110,8 +116,10 @@ class TerminalChat:
     def _status(self, _rest: str) -> None:
         status = self.client.get_status()
         config = status.get("config") or {}
-        self._say(f"{config.get('base_url')}  model {config.get('model')}  "
-                  f"key {config.get('api_key') or 'not set'}")
+        key = config.get("api_key")
+        key = tr("set") if key == "set" else key or tr("not set")  # "set": a short key
+        self._say(tr("{base_url}  model {model}  key {key}", base_url=config.get("base_url"),
+                     model=config.get("model"), key=key))
         self._tool("memory_introspect")
 
     def _limits(self, rest: str) -> None:
@@ -119,11 +127,12 @@ class TerminalChat:
             try:
                 changes = {k: int(v) for k, v in (p.split("=", 1) for p in rest.split())}
             except ValueError:
-                self.err.write("usage: /limits persona_update_max=2 memory_update_max=10\n")
+                self.err.write(tr("usage: /limits persona_update_max=2 memory_update_max=10")
+                               + "\n")
                 return
             answer = self.client.update_tool_limits(**changes)
             if not answer["success"]:
-                self.err.write(f"error: {answer['error']}\n")
+                self.err.write(tr("error: {error}", error=answer["error"]) + "\n")
                 return
         answer = self.client.get_tool_limits()
         self._say("  ".join(f"{k}={v}" for k, v in answer["data"].items()))
@@ -131,21 +140,24 @@ class TerminalChat:
     def _tool(self, rest: str) -> None:
         name, _, arguments = rest.partition(" ")
         if not name:
-            self.err.write("usage: /tool NAME {json arguments}\n")
+            self.err.write(tr("usage: /tool NAME {json arguments}") + "\n")
             return
         answer = self.client.execute_tool(name, arguments.strip() or "{}")
         if answer["success"]:
             self._say(answer["result"])
         else:
-            self.err.write(f"error: {answer['error']}\n")
+            self.err.write(tr("error: {error}", error=answer["error"]) + "\n")
 
     def _history(self, _rest: str) -> None:
         for message in self.client.get_history().get("history") or []:
-            self._say(f"{message['role']}: {message['content']}")
+            role = {"user": tr("user"), "assistant": tr("assistant")}.get(message["role"],
+                                                                          message["role"])
+            self._say(f"{role}: {message['content']}")
 
     def _clear(self, _rest: str) -> None:
         answer = self.client.save_history([])
-        self._say("conversation cleared" if answer["success"] else f"error: {answer['error']}")
+        self._say(tr("conversation cleared") if answer["success"]
+                  else tr("error: {error}", error=answer["error"]))
 
     def close(self) -> None:
         self.client.shutdown()
@@ -167,13 +179,17 @@ def _tolerate_bad_text() -> None:
 def run(home: str | Path | None, base_url: str | None = None, model: str | None = None,
         stdin: TextIO = sys.stdin) -> int:
     _tolerate_bad_text()
+    # The words in the config's language from the first line on (only looked at here: the
+    # backend reads the file as ever, and tells its problems in that language).
+    set_language(load_config(config_path(data_home(home)), look_only=True)[0].language)
     chat = TerminalChat(home)
     warning = chat.start(base_url, model)
     interactive = stdin.isatty()
     if warning:
         chat.err.write(warning + "\n")
     if interactive:
-        chat.err.write("TrulyMEM terminal chat. /help lists commands, Ctrl+D leaves.\n")
+        chat.err.write(tr("TrulyMEM terminal chat. /help lists commands, Ctrl+D leaves.")
+                       + "\n")
 
     def interrupt(_signum: int, _frame: Any) -> None:
         if chat.turn_running.is_set():

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from core.i18n import tr
 from core.tools.limits import DEFAULT_LIMITS, validate_limits
 
 CONFIG_VERSION = 2
@@ -74,22 +75,22 @@ def mask(key: str) -> str:
 
 def _text(name: str, value: Any) -> str:
     if not isinstance(value, str):
-        raise ConfigError(f"{name} must be text")
+        raise ConfigError(tr("{name} must be text", name=name))
     value = value.strip()
     if name == "base_url" and not value.startswith(("http://", "https://")):
-        raise ConfigError("base_url must start with http:// or https://")
+        raise ConfigError(tr("base_url must start with http:// or https://"))
     if name == "model" and not value:
-        raise ConfigError("model must not be empty")
+        raise ConfigError(tr("model must not be empty"))
     if name == "api_key" and any(not 33 <= ord(c) < 127 for c in value):
-        raise ConfigError("the API key has a character an HTTP header cannot carry (a "
-                          "space, an accent, a symbol from another script or a control "
-                          "character): copy it again from the provider's page")
+        raise ConfigError(tr("the API key has a character an HTTP header cannot carry (a "
+                             "space, an accent, a symbol from another script or a control "
+                             "character): copy it again from the provider's page"))
     return value
 
 
 def _seconds(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ConfigError(f"{name} must be a positive number of seconds")
+        raise ConfigError(tr("{name} must be a positive number of seconds", name=name))
     return float(value)
 
 
@@ -97,25 +98,26 @@ def _temperature(name: str, value: Any) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 2:
-        raise ConfigError(f"{name} must be a number from 0 to 2, or null for automatic")
+        raise ConfigError(tr("{name} must be a number from 0 to 2, or null for automatic",
+                             name=name))
     return float(value)
 
 
 def _tool_set(name: str, value: Any) -> str:
     if value not in ("auto", "core", "compact", "full"):
-        raise ConfigError(f"{name} must be auto, core, compact or full")
+        raise ConfigError(tr("{name} must be auto, core, compact or full", name=name))
     return value
 
 
 def _hours(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ConfigError(f"{name} must be a positive number of hours")
+        raise ConfigError(tr("{name} must be a positive number of hours", name=name))
     return float(value)
 
 
 def _language(name: str, value: Any) -> str:
     if value not in ("system", "en", "zh_CN"):
-        raise ConfigError(f"{name} must be system, en or zh_CN")
+        raise ConfigError(tr("{name} must be system, en or zh_CN", name=name))
     return value
 
 
@@ -123,31 +125,31 @@ def _token(name: str, value: Any) -> str:
     if not isinstance(value, str) or (value and (
             len(value) < 16 or not all(c.isascii() and (c.isalnum() or c in "-_")
                                        for c in value))):
-        raise ConfigError(f"{name} must be at least 16 letters, digits, - or _")
+        raise ConfigError(tr("{name} must be at least 16 letters, digits, - or _", name=name))
     return value
 
 
 def _port(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1024 <= value <= 65535:
-        raise ConfigError(f"{name} must be a port number from 1024 to 65535")
+        raise ConfigError(tr("{name} must be a port number from 1024 to 65535", name=name))
     return value
 
 
 def _flag(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise ConfigError(f"{name} must be true or false")
+        raise ConfigError(tr("{name} must be true or false", name=name))
     return value
 
 
 def _count(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"{name} must be a whole number of at least 1")
+        raise ConfigError(tr("{name} must be a whole number of at least 1", name=name))
     return value
 
 
 def _limits(name: str, value: Any) -> dict[str, int]:
     if not isinstance(value, dict):
-        raise ConfigError(f"{name} must be an object")
+        raise ConfigError(tr("{name} must be an object", name=name))
     try:
         return validate_limits(value)
     except ValueError as error:
@@ -157,7 +159,7 @@ def _limits(name: str, value: Any) -> dict[str, int]:
 def _keymap(name: str, value: Any) -> dict[str, str]:
     if not isinstance(value, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
-        raise ConfigError(f"{name} must map action names to key sequences")
+        raise ConfigError(tr("{name} must map action names to key sequences", name=name))
     return value
 
 
@@ -176,7 +178,7 @@ CHECKS = {
 
 def _check(name: str, value: Any) -> Any:
     if name not in CHECKS:
-        raise ConfigError(f"unknown setting {name!r}")
+        raise ConfigError(tr("unknown setting {name}", name=repr(name)))
     return CHECKS[name](name, value)
 
 
@@ -236,9 +238,11 @@ MIGRATIONS = {1: _v1_to_v2}  # from version N to N + 1
 def _file_version(data: dict[str, Any]) -> int:
     version = data.get("version", 1)
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise ConfigError(f"version must be a whole number from 1, not {version!r}")
+        raise ConfigError(tr("version must be a whole number from 1, not {version}",
+                              version=repr(version)))
     if version > CONFIG_VERSION:
-        raise ConfigError(f"version {version} is newer than this program understands")
+        raise ConfigError(tr("version {version} is newer than this program understands",
+                              version=version))
     return version
 
 
@@ -256,17 +260,18 @@ def salvage(data: Any) -> tuple[Config, list[str]]:
     """Every known, valid value of `data` over the defaults, and what was left out and
     why. Raises ConfigError only when `data` is not a config at all."""
     if not isinstance(data, dict):
-        raise ConfigError("the file does not hold a JSON object")
+        raise ConfigError(tr("the file does not hold a JSON object"))
     data = migrate(data)
     known = {f.name for f in fields(Config)} - {"version"}
     unknown = sorted(set(data) - known)
-    problems = [f"unknown setting(s) ignored: {', '.join(unknown)}"] if unknown else []
+    problems = [tr("unknown setting(s) ignored: {names}", names=", ".join(unknown))] \
+        if unknown else []
     config = Config()
     for name in sorted(known & set(data)):
         try:
             config = updated(config, **{name: data[name]})
         except ConfigError as error:
-            problems.append(f"{error} (the default is used)")
+            problems.append(tr("{problem} (the default is used)", problem=error))
     return config, problems
 
 
@@ -286,42 +291,49 @@ def _aside(path: Path, tag: str) -> Path:
     return candidate
 
 
-def load_config(path: Path) -> tuple[Config, str | None]:
+def load_config(path: Path, look_only: bool = False) -> tuple[Config, str | None]:
     """The config at `path` and a warning, if any. Never raises.
 
     A missing file means defaults. A file with unknown settings or bad values keeps every
     good value; a copy of it is kept aside, since the next save leaves the rest out. A file
     that is not a config at all is moved aside (kept, not deleted) and defaults are used.
     The warning says what happened and where the copy is.
+
+    `look_only` reads the file and touches nothing (no copy kept, nothing moved, no
+    warning): for choosing the language before the warnings can be told in it.
     """
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return Config(), None
     except (OSError, UnicodeDecodeError) as error:
-        return Config(), f"could not read {path} ({error}); using defaults"
+        return Config(), None if look_only else tr(
+            "could not read {path} ({error}); using defaults", path=path, error=error)
     try:
         config, problems = salvage(json.loads(text))
     except (ValueError, TypeError) as error:
+        if look_only:
+            return Config(), None
         aside = _aside(path, "invalid")
         try:
             path.replace(aside)
-            where = f"it was kept as {aside.name}"
+            where = tr("it was kept as {name}", name=aside.name)
         except OSError:
-            where = "it could not be moved aside"
+            where = tr("it could not be moved aside")
         reason = str(error).replace(text, "…") if text else str(error)
-        return Config(), f"the config file was invalid ({reason[:200]}); {where}; using defaults"
-    if not problems:
+        return Config(), tr("the config file was invalid ({reason}); {where}; using defaults",
+                            reason=reason[:200], where=where)
+    if not problems or look_only:
         return config, None
     aside = _aside(path, "invalid")
     try:
         shutil.copy2(path, aside)
         os.chmod(aside, 0o600)
-        where = f"a copy of the file was kept as {aside.name}"
+        where = tr("a copy of the file was kept as {name}", name=aside.name)
     except OSError:
-        where = "no copy could be kept"
-    return config, f"the config file has problems: {'; '.join(problems)[:300]}; every other " \
-                   f"setting was kept, and {where}"
+        where = tr("no copy could be kept")
+    return config, tr("the config file has problems: {problems}; every other setting was "
+                      "kept, and {where}", problems="; ".join(problems)[:300], where=where)
 
 
 def save_config(path: Path, config: Config) -> None:
@@ -346,3 +358,16 @@ def save_config(path: Path, config: Config) -> None:
             os.fsync(directory)
         finally:
             os.close(directory)
+
+
+def language_setting(argv: list[str]) -> str:
+    """The saved language for a command line's data folder (`--home`), read before the
+    arguments are parsed for good so that `--help` speaks it too; touches nothing."""
+    import argparse  # noqa: PLC0415  (only command lines ask)
+
+    from core.paths import config_path, data_home  # noqa: PLC0415
+
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--home")
+    known, _rest = early.parse_known_args(argv)
+    return load_config(config_path(data_home(known.home)), look_only=True)[0].language

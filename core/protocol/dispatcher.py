@@ -18,6 +18,7 @@ from typing import Any
 import openai
 
 from core.config import Config, ConfigError, load_config, save_config, updated
+from core.i18n import tr
 from core.meaning import engine as meaning_engine
 from core.paths import secure_home
 from core.protocol.packets import Packet, PacketResponse, PacketType
@@ -34,8 +35,8 @@ from core.store import (
     review,
     trash,
 )
-from core.store.counts import counts_line, memory_counts
 from core.store.counts import delta as counts_delta
+from core.store.counts import memory_counts, shown_counts_line
 from core.store.graph import Change
 from core.store.opening import open_checked
 from core.store.outside import OutsideChanges
@@ -44,7 +45,7 @@ from core.tools.limits import ToolLimiter, validate_limits
 from core.turn import offer
 from core.turn.history import History
 from core.turn.llm import ChatSession, describe_api_error, make_client
-from core.turn.run import NO_KEY, Turn, TurnRefused
+from core.turn.run import Turn, TurnRefused, no_key
 from core.turn.snapshot import glance
 
 log = logging.getLogger(__name__)
@@ -113,11 +114,12 @@ class Dispatcher:
             updated(self.saved_config, **overrides)
             self.overrides = overrides
         except ConfigError as error:
-            self.config_warning = f"start options ignored: {error}"
+            self.config_warning = tr("start options ignored: {error}", error=error)
         self.config = updated(self.saved_config, **self.overrides)
         self.limiter = ToolLimiter(self.config.tool_limits)
         if not self.use_embedded_db:
-            self.store_error = "only the embedded SQLite store exists (use_embedded_db=True)"
+            self.store_error = tr("only the embedded SQLite store exists "
+                                  "(use_embedded_db=True)")
         else:
             self._open_store()
         self._make_session()
@@ -224,7 +226,7 @@ class Dispatcher:
             self.backup_warning = None
         except (OSError, sqlite3.Error) as error:
             log.warning("backup failed: %s", error)
-            self.backup_warning = f"the last backup failed ({error})"
+            self.backup_warning = tr("the last backup failed ({error})", error=error)
 
     def close(self) -> None:
         self.cancel()
@@ -259,12 +261,13 @@ class Dispatcher:
     def handle(self, packet: Packet, progress: Progress = _no_progress) -> PacketResponse:
         """Answer one packet; never raises."""
         if not isinstance(packet, Packet) or not isinstance(packet.type, PacketType):
-            return PacketResponse.fail(getattr(packet, "id", "?"), "unknown packet type")
+            return PacketResponse.fail(getattr(packet, "id", "?"), tr("unknown packet type"))
         if not isinstance(packet.body, dict):
-            return PacketResponse.fail(packet.id, "the packet body must be an object")
+            return PacketResponse.fail(packet.id, tr("the packet body must be an object"))
         handler = getattr(self, f"_on_{packet.type.value}", None)
         if handler is None:
-            return PacketResponse.fail(packet.id, f"unknown packet type {packet.type.value}")
+            return PacketResponse.fail(packet.id, tr("unknown packet type {type}",
+                                                     type=packet.type.value))
         self._progress = progress
         try:
             data = handler(packet.body, progress) if packet.type in REPORTS_PROGRESS \
@@ -277,7 +280,8 @@ class Dispatcher:
             return PacketResponse.fail(packet.id, describe_sqlite_error(error))
         except Exception as error:  # a bug must not kill the backend thread
             log.exception("packet %s failed", packet.type.value)
-            return PacketResponse.fail(packet.id, f"internal error: {type(error).__name__}")
+            return PacketResponse.fail(packet.id, tr("internal error: {name}",
+                                                     name=type(error).__name__))
         finally:
             self._progress = _no_progress
             if packet.type not in (PacketType.SHUTDOWN, PacketType.RESTORE_BACKUP):
@@ -328,7 +332,7 @@ class Dispatcher:
         if self._counts is None:
             self._counts = memory_counts(store.conn)
         counts = dict(self._counts)
-        return {"counts": counts, "counts_line": counts_line(counts),
+        return {"counts": counts, "counts_line": shown_counts_line(counts),
                 "review_count": review.count(store)}
 
     def _history(self) -> History:
@@ -339,7 +343,7 @@ class Dispatcher:
 
     def _need_store(self) -> GraphStore:
         if self.store is None:
-            raise _Refusal(self.store_error or "the memory store is not open")
+            raise _Refusal(self.store_error or tr("the memory store is not open"))
         return self.store
 
     def _on_process_message(self, body: dict[str, Any], progress: Progress) -> dict[str, Any]:
@@ -354,7 +358,7 @@ class Dispatcher:
     def _on_execute_tool(self, body: dict[str, Any]) -> dict[str, Any]:
         name = body.get("tool_name")
         if not isinstance(name, str):
-            raise _Refusal("tool_name must be text")
+            raise _Refusal(tr("tool_name must be text"))
         outcome = ToolExecutor(self._need_store()).execute(name, body.get("arguments"),
                                                            actor="user")
         if not outcome["success"]:
@@ -370,7 +374,7 @@ class Dispatcher:
             ids = body["change_ids"]
             if not isinstance(ids, list) or not ids or not all(
                     isinstance(i, int) and not isinstance(i, bool) for i in ids):
-                raise _Refusal("change_ids must be a list of change ids")
+                raise _Refusal(tr("change_ids must be a list of change ids"))
             undo_id = store.undo_changes(ids, "undo", {"change_ids": ids})
             lines = describe.describe_change(store, undo_id)
             return {"change_id": undo_id, "undone": ids, "lines": lines,
@@ -379,7 +383,7 @@ class Dispatcher:
         if change_id is None:
             change_id = browse.last_undoable(store)
             if change_id is None:
-                raise _Refusal("there is no change left to undo")
+                raise _Refusal(tr("there is no change left to undo"))
         outcome = ToolExecutor(store).undo(change_id)
         if not outcome["success"]:
             raise _Refusal(outcome["error"])
@@ -391,7 +395,7 @@ class Dispatcher:
         store = self._need_store()
         undo_id = browse.last_redoable(store)
         if undo_id is None:
-            raise _Refusal("there is nothing to redo")
+            raise _Refusal(tr("there is nothing to redo"))
         change_id = store.undo_changes([undo_id], "redo", {"change_id": undo_id})
         lines = describe.describe_change(store, change_id)
         return {"change_id": change_id, "redone": undo_id, "lines": lines,
@@ -413,9 +417,9 @@ class Dispatcher:
         if turn_id is None:
             turn_id = browse.last_undoable_turn(self._need_store())
             if turn_id is None:
-                raise _Refusal("no turn has memory changes left to undo")
+                raise _Refusal(tr("no turn has memory changes left to undo"))
         if not isinstance(turn_id, str) or not turn_id:
-            raise _Refusal("turn_id must name a turn")
+            raise _Refusal(tr("turn_id must name a turn"))
         store = self._need_store()
         change_id, undone = store.undo_turn(turn_id)  # a StoreError answers as a refusal
         expired = approvals.expire_turn(store, turn_id)
@@ -444,7 +448,8 @@ class Dispatcher:
         folder = backups.backup_folder(self.db_path)
         chosen = next((p for p in backups.backup_files(folder) if p.name == name), None)
         if chosen is None:
-            raise _Refusal(f"there is no backup called {name!r} in {folder}")
+            raise _Refusal(tr("there is no backup called {name} in {folder}", name=repr(name),
+                              folder=folder))
         self._close_store()
         try:
             aside = backups.restore(self.db_path, chosen)  # checks the backup first
@@ -453,8 +458,8 @@ class Dispatcher:
             raise _Refusal(str(error)) from None
         except (OSError, sqlite3.Error) as error:
             self._open_store()
-            raise _Refusal(f"the backup could not be restored ({error}); the memory is as "
-                           "it was") from None
+            raise _Refusal(tr("the backup could not be restored ({error}); the memory is as "
+                              "it was", error=error)) from None
         self._open_store()
         return {"restored": chosen.name, "kept_aside": str(aside),
                 "facts": backups.describe(self.db_path)["facts"],
@@ -465,10 +470,10 @@ class Dispatcher:
         (Undo this turn takes that back)."""
         turn_id = body.get("turn_id")
         if not isinstance(turn_id, str) or not turn_id:
-            raise _Refusal("turn_id must name a turn")
+            raise _Refusal(tr("turn_id must name a turn"))
         removed = self._history().drop_turn(turn_id)
         if not removed:
-            raise _Refusal("that exchange is not in the conversation")
+            raise _Refusal(tr("that exchange is not in the conversation"))
         return {"removed": removed}
 
     # -- conversations --------------------------------------------------------------------
@@ -499,12 +504,12 @@ class Dispatcher:
                 "SELECT conversation_id FROM messages WHERE turn_id = ? AND conversation_id"
                 " IS NOT NULL LIMIT 1", (body["turn_id"],))
             if found is None:
-                raise _Refusal("that message is no longer in any conversation (it was "
-                               "deleted)")
+                raise _Refusal(tr("that message is no longer in any conversation (it was "
+                                  "deleted)"))
             body = {"conversation_id": found["conversation_id"]}
         conversation = self._conversation(body)
         if conversation["deleted_at"] is not None:
-            raise _Refusal("that conversation is deleted; restore it first")
+            raise _Refusal(tr("that conversation is deleted; restore it first"))
         self.conversation_id = conversation["id"]
         history = self._history()
         return {"conversation": conversation, "history": history.messages(cap=SHOWN_CHARS),
@@ -532,7 +537,7 @@ class Dispatcher:
     def _on_search_conversations(self, body: dict[str, Any]) -> dict[str, Any]:
         query = body.get("query")
         if not isinstance(query, str) or not query.strip():
-            raise _Refusal("query must be text to look for")
+            raise _Refusal(tr("query must be text to look for"))
         return {"results": conversations.search(self._need_store(), query)}
 
     def _on_export_conversation(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -544,18 +549,19 @@ class Dispatcher:
         if path is None:
             return {"markdown": text}
         if not isinstance(path, str) or not path:
-            raise _Refusal("path must name a file")
+            raise _Refusal(tr("path must name a file"))
         try:
             size = exchange.write_text_atomically(Path(path), text)
         except OSError as error:
-            raise _Refusal(f"cannot write {path}: {error.strerror}") from None
+            raise _Refusal(tr("cannot write {path}: {error}", path=path,
+                              error=error.strerror)) from None
         return {"path": path, "bytes": size, "markdown": text}
 
     def _on_turn_touched(self, body: dict[str, Any]) -> dict[str, Any]:
         """The nodes and edges one turn changed (the chat's memory line opens them)."""
         turn_id = body.get("turn_id")
         if not isinstance(turn_id, str) or not turn_id:
-            raise _Refusal("turn_id must name a turn")
+            raise _Refusal(tr("turn_id must name a turn"))
         return browse.turn_touched(self._need_store(), turn_id)
 
     def _on_trash_status(self, _body: dict[str, Any]) -> dict[str, Any]:
@@ -564,7 +570,7 @@ class Dispatcher:
     def _on_empty_trash(self, body: dict[str, Any]) -> dict[str, Any]:
         days = body.get("older_than_days", 0)
         if isinstance(days, bool) or not isinstance(days, (int, float)) or days < 0:
-            raise _Refusal("older_than_days must be a number of days, 0 or more")
+            raise _Refusal(tr("older_than_days must be a number of days, 0 or more"))
         return trash.empty_trash(self._need_store(), days)
 
     # -- the graph browser --------------------------------------------------------------
@@ -572,7 +578,7 @@ class Dispatcher:
     def _on_list_nodes(self, body: dict[str, Any]) -> dict[str, Any]:
         query, kinds = body.get("query", ""), body.get("kinds") or []
         if not isinstance(query, str) or not isinstance(kinds, list):
-            raise _Refusal("query must be text and kinds a list")
+            raise _Refusal(tr("query must be text and kinds a list"))
         ids = browse.list_node_ids(self._need_store(), query=query, kinds=kinds,
                                    status=body.get("status", "any"),
                                    sort=body.get("sort", "name"),
@@ -582,13 +588,13 @@ class Dispatcher:
     def _on_node_rows(self, body: dict[str, Any]) -> dict[str, Any]:
         ids = body.get("ids")
         if not isinstance(ids, list):
-            raise _Refusal("ids must be a list")
+            raise _Refusal(tr("ids must be a list"))
         return {"rows": browse.node_rows(self._need_store(), ids)}
 
     def _on_get_subgraph(self, body: dict[str, Any]) -> dict[str, Any]:
         limit = body.get("limit", browse.SUBGRAPH_LIMIT)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
-            raise _Refusal("limit must be a whole number from 1 to 1000")
+            raise _Refusal(tr("limit must be a whole number from 1 to 1000"))
         return browse.subgraph(self._need_store(), body.get("node_id"),
                                depth=body.get("depth", 1), limit=limit)
 
@@ -598,13 +604,13 @@ class Dispatcher:
     def _on_list_changes(self, body: dict[str, Any]) -> dict[str, Any]:
         limit = body.get("limit", 50)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
-            raise _Refusal("limit must be a whole number from 1 to 1000")
+            raise _Refusal(tr("limit must be a whole number from 1 to 1000"))
         return {"changes": browse.recent_changes(self._need_store(), limit)}
 
     def _on_correct_memory(self, body: dict[str, Any]) -> dict[str, Any]:
         arguments = body.get("arguments") or {}
         if not isinstance(arguments, dict):
-            raise _Refusal("arguments must be an object")
+            raise _Refusal(tr("arguments must be an object"))
         try:
             return corrections.correct(self._need_store(), body.get("action"), arguments)
         except corrections.CorrectionError as error:
@@ -613,21 +619,22 @@ class Dispatcher:
     def _on_export_memory(self, body: dict[str, Any]) -> dict[str, Any]:
         path, kind = body.get("path"), body.get("format", "json")
         if not isinstance(path, str) or not path:
-            raise _Refusal("path must name a file")
+            raise _Refusal(tr("path must name a file"))
         writers = {"json": exchange.export_json, "graphml": exchange.export_graphml}
         if kind not in writers:
-            raise _Refusal("format must be json or graphml")
+            raise _Refusal(tr("format must be json or graphml"))
         try:
             return writers[kind](self._need_store(), path)
         except OSError as error:
-            raise _Refusal(f"cannot write {path}: {error.strerror}") from None
+            raise _Refusal(tr("cannot write {path}: {error}", path=path,
+                              error=error.strerror)) from None
 
     def _on_import_memory(self, body: dict[str, Any], progress: Progress) -> dict[str, Any]:
         """Progress arrives as "import" events with `phase` and `done` (0 to 1); CANCEL
         stops it with nothing changed."""
         path = body.get("path")
         if not isinstance(path, str) or not path:
-            raise _Refusal("path must name a file")
+            raise _Refusal(tr("path must name a file"))
 
         shown = {"phase": "", "done": -1.0}
 
@@ -676,7 +683,7 @@ class Dispatcher:
                     "share_read_only", "share_token", "language")
         unknown = sorted(set(body) - set(settable))
         if unknown:
-            raise _Refusal(f"unknown setting(s): {', '.join(unknown)}")
+            raise _Refusal(tr("unknown setting(s): {names}", names=", ".join(unknown)))
         changes = {k: v for k, v in body.items() if v is not None}
         if changes.get("share_memory") is True and not self.saved_config.share_token:
             changes["share_token"] = new_token()  # what HTTP clients send; see core.share
@@ -696,7 +703,8 @@ class Dispatcher:
         except ConfigError as error:
             raise _Refusal(str(error)) from None
         except OSError as error:
-            raise _Refusal(f"could not save the config ({error.strerror})") from None
+            raise _Refusal(tr("could not save the config ({error})",
+                              error=error.strerror)) from None
         self.saved_config = saved
         self.overrides = {k: v for k, v in self.overrides.items() if k not in changes}
         self.config = updated(saved, **self.overrides)
@@ -716,7 +724,7 @@ class Dispatcher:
         except ConfigError as error:
             raise _Refusal(str(error)) from None
         if not config.api_key:
-            raise _Refusal(NO_KEY)
+            raise _Refusal(no_key())
         client = make_client(config.api_key, config.base_url,
                              min(config.request_timeout, 15.0))
         started = time.perf_counter()
@@ -731,13 +739,16 @@ class Dispatcher:
         # llama-server lists the one model it loaded and answers to any name.
         serves_any = offer.is_local(config.base_url) and len(models) == 1
         if found:
-            verdict = f"The model {config.model} is available."
+            verdict = tr("The model {model} is available.", model=config.model)
         elif serves_any:
-            verdict = f"The server runs {models[0]}, which answers whatever model name is set."
+            verdict = tr("The server runs {model}, which answers whatever model name is set.",
+                         model=models[0])
         else:
-            verdict = (f"The server does not list the model {config.model}; it lists "
-                       f"{', '.join(models[:8]) or 'none'}{' …' if len(models) > 8 else ''}.")
-        message = f"Connected to {config.base_url} in {elapsed_ms:.0f} ms. {verdict}"
+            listed = (", ".join(models[:8]) or tr("none")) + (" …" if len(models) > 8 else "")
+            verdict = tr("The server does not list the model {model}; it lists {models}.",
+                         model=config.model, models=listed)
+        message = tr("Connected to {url} in {ms} ms. {verdict}", url=config.base_url,
+                     ms=f"{elapsed_ms:.0f}", verdict=verdict)
         return {"message": message, "model_found": found or serves_any, "models": models,
                 "elapsed_ms": elapsed_ms}
 
@@ -752,7 +763,7 @@ class Dispatcher:
         key = (config.base_url, config.api_key)
         if body.get("refresh") or key not in self._models:
             if not config.api_key:
-                raise _Refusal(NO_KEY)
+                raise _Refusal(no_key())
             client = make_client(config.api_key, config.base_url,
                                  min(config.request_timeout, 15.0))
             try:

@@ -16,28 +16,32 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.config import ConfigError, load_config, save_config, updated
+from core.config import ConfigError, language_setting, load_config, save_config, updated
+from core.i18n import N_, set_language, tr
 from core.paths import config_path, data_home
 from core.share.tokens import new_token
 
 HOST = "127.0.0.1"
 PATH = "/mcp"
-OFF = ("sharing is off: in TrulyMEM, open Settings and turn on \"Share memory with other "
-       "apps\", then start this again")
+OFF = N_("sharing is off: in TrulyMEM, open Settings and turn on \"Share memory with other "
+         "apps\", then start this again")
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="trulymem mcp",
-        description="Share the memory with other AI apps over the Model Context Protocol.")
-    parser.add_argument("--home", help="data folder (default $TRULYMEM_HOME or ~/.trulymem)")
+        description=tr("Share the memory with other AI apps over the Model Context "
+                       "Protocol."))
+    parser.add_argument("--home",
+                        help=tr("data folder (default $TRULYMEM_HOME or ~/.trulymem)"))
     parser.add_argument("--http", action="store_true",
-                        help=f"serve streamable HTTP on {HOST} instead of stdin/stdout")
+                        help=tr("serve streamable HTTP on {host} instead of stdin/stdout",
+                                host=HOST))
     parser.add_argument("--port", type=int,
-                        help="with --http: the port (default: the one in the settings; 0 "
-                             "picks a free one)")
+                        help=tr("with --http: the port (default: the one in the settings; 0 "
+                                "picks a free one)"))
     parser.add_argument("--read-only", action="store_true",
-                        help="offer reading tools only, whatever the settings say")
+                        help=tr("offer reading tools only, whatever the settings say"))
     return parser.parse_args(argv)
 
 
@@ -76,6 +80,7 @@ class RequireToken:
 
 
 def main(argv: list[str]) -> int:
+    set_language(language_setting(argv))
     args = parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="trulymem mcp: %(message)s")
@@ -84,7 +89,7 @@ def main(argv: list[str]) -> int:
     if warning:
         print(f"trulymem mcp: {warning}", file=sys.stderr)
     if not config.share_memory:
-        print(f"trulymem mcp: {OFF}", file=sys.stderr)
+        print(f"trulymem mcp: {tr(OFF)}", file=sys.stderr)
         return 3
     from core.share.server import SharedMemory, build_server  # noqa: PLC0415  (the SDK)
 
@@ -135,12 +140,14 @@ def _serve_http(server: Any, token: str, port: int) -> int:
                     return
                 await anyio.sleep(0.02)
             bound = web.servers[0].sockets[0].getsockname()[1]
-            print(f"trulymem mcp: serving http://{HOST}:{bound}{PATH}", file=sys.stderr,
-                  flush=True)
+            print("trulymem mcp: " + tr("serving {address}",
+                                        address=f"http://{HOST}:{bound}{PATH}"),
+                  file=sys.stderr, flush=True)
 
     try:
         anyio.run(serve)
     except OSError as error:
-        print(f"trulymem mcp: cannot listen on {HOST}:{port} ({error})", file=sys.stderr)
+        print("trulymem mcp: " + tr("cannot listen on {address} ({error})",
+                                    address=f"{HOST}:{port}", error=error), file=sys.stderr)
         return 1
     return 0 if web.started else 1

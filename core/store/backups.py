@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.i18n import tr
 from core.paths import PRIVATE_FOLDER, make_private_file
 from core.store.counts import FACTS_SQL
 
@@ -156,9 +157,11 @@ def check_backup(path: Path) -> None:
         finally:
             conn.close()
     except sqlite3.Error as error:
-        raise BackupError(f"the backup {path.name} cannot be read ({error})") from None
+        raise BackupError(tr("the backup {name} cannot be read ({error})", name=path.name,
+                             error=error)) from None
     if result != "ok":
-        raise BackupError(f"the backup {path.name} is damaged ({result})")
+        raise BackupError(tr("the backup {name} is damaged ({problem})", name=path.name,
+                             problem=result))
 
 
 def restore(db_path: Path, backup: Path, now: float | None = None) -> Path:

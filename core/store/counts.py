@@ -12,6 +12,8 @@ import sqlite3
 from collections import Counter
 from typing import Any
 
+from core.i18n import tr
+
 COUNTS_SQL = """
 SELECT
   (SELECT count(*) FROM edges WHERE status = 'active' AND category = 'general') AS facts,
@@ -71,13 +73,27 @@ def plural(n: int, noun: str, nouns: str | None = None) -> str:
 
 
 def counts_line(counts: dict[str, Any]) -> str:
-    """'52 facts · 30 entities · 3 tasks': the words the window shows."""
+    """'52 facts · 30 entities · 3 tasks': what the model reads (memory_introspect)."""
     return (f"{plural(counts['facts'], 'fact')} · "
             f"{plural(counts['entities'], 'entity', 'entities')} · "
             f"{plural(counts['tasks'], 'task')}")
 
 
+def shown_counts_line(counts: dict[str, Any]) -> str:
+    """The counts line in the person's language: the status bar and the export report."""
+    facts, entities, tasks = counts["facts"], counts["entities"], counts["tasks"]
+    return " · ".join([
+        tr("1 fact") if facts == 1 else tr("{n} facts", n=f"{facts:,}"),
+        tr("1 entity") if entities == 1 else tr("{n} entities", n=f"{entities:,}"),
+        tr("1 task") if tasks == 1 else tr("{n} tasks", n=f"{tasks:,}")])
+
+
 def extra_line(counts: dict[str, Any]) -> str:
-    """What the export holds beyond the line above, so its totals add up."""
-    return (f"{plural(counts['other_facts'], 'persona or task fact')} and "
-            f"{plural(counts['history'], 'replaced, archived or deleted fact')}")
+    """What the export holds beyond the line above, so its totals add up (in the person's
+    language: only the export report shows it)."""
+    other, history = counts["other_facts"], counts["history"]
+    return tr("{other} and {history}",
+              other=tr("1 persona or task fact") if other == 1 else
+              tr("{n} persona or task facts", n=f"{other:,}"),
+              history=tr("1 replaced, archived or deleted fact") if history == 1 else
+              tr("{n} replaced, archived or deleted facts", n=f"{history:,}"))

@@ -19,8 +19,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from core.i18n import tr
 from core.store import GraphStore
-from core.store.counts import counts_line, extra_line, memory_counts
+from core.store.counts import extra_line, memory_counts, shown_counts_line
 from core.store.exchange_format import (
     EDGE_COLUMNS,
     FORMAT,
@@ -88,7 +89,8 @@ def export_json(store: GraphStore, path: str | Path) -> dict[str, Any]:
     finally:
         store.conn.execute("COMMIT")
     return {"path": str(path), **counts, "bytes": size,
-            "summary": f"exported {counts_line(counts)}, with {extra_line(counts)}"}
+            "summary": tr("exported {counts}, with {extra}", counts=shown_counts_line(counts),
+                          extra=extra_line(counts))}
 
 
 _XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -146,4 +148,5 @@ def export_graphml(store: GraphStore, path: str | Path) -> dict[str, Any]:
         stream, encoding="utf-8", xml_declaration=True))
     counts = memory_counts(store.conn)
     return {"path": str(path), **counts, "bytes": size,
-            "summary": f"exported {counts_line(counts)}, with {extra_line(counts)}"}
+            "summary": tr("exported {counts}, with {extra}", counts=shown_counts_line(counts),
+                          extra=extra_line(counts))}

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.i18n import tr
 from core.paths import PRIVATE_FILE, make_private_file
 from core.store.schema import migrate
 from core.store.text import display_name, normalize_name, search_text
@@ -73,16 +74,18 @@ def describe_sqlite_error(error: sqlite3.Error) -> str:
     """A plain sentence for the database errors a person can meet."""
     text = str(error)
     if "locked" in text or "busy" in text:
-        return "the memory database is busy (another program holds it); nothing was written"
+        return tr("the memory database is busy (another program holds it); nothing was "
+                  "written")
     if "malformed" in text or "not a database" in text or "corrupt" in text:
-        return f"the memory database file is damaged ({text})"
+        return tr("the memory database file is damaged ({error})", error=text)
     if "readonly" in text or "read-only" in text:
-        return "the memory database is read-only; nothing was written"
+        return tr("the memory database is read-only; nothing was written")
     if "full" in text:
-        return "the disk is full; nothing was saved (the memory can still be read)"
+        return tr("the disk is full; nothing was saved (the memory can still be read)")
     if "disk" in text and "I/O" in text:
-        return f"the memory database could not be written ({text}); nothing was saved"
-    return f"database error: {text}"
+        return tr("the memory database could not be written ({error}); nothing was saved",
+                  error=text)
+    return tr("database error: {error}", error=text)
 
 
 MAX_STORED_ARGUMENTS = 20_000  # characters of a call's arguments kept in the change log
@@ -153,7 +156,8 @@ class GraphStore:
                 timeout=BUSY_TIMEOUT_MS / 1000,
             )
         except (OSError, sqlite3.Error) as error:
-            raise StoreError(f"cannot open the memory database {self.path}: {error}") from error
+            raise StoreError(tr("cannot open the memory database {path}: {error}",
+                                path=self.path, error=error)) from error
         try:
             self.conn.row_factory = sqlite3.Row
             self.conn.create_function("search_text", 1, search_text, deterministic=True)
@@ -191,8 +195,9 @@ class GraphStore:
             self.conn = conn
             self.migrated_from = self.schema_version()
             return
-        raise StoreError(f"cannot read the memory database {self.path}: "
-                         f"{describe_sqlite_error(failure)}") from failure
+        raise StoreError(tr("cannot read the memory database {path}: {error}",
+                            path=self.path, error=describe_sqlite_error(failure))) \
+            from failure
 
     def quick_check(self, most: int = 10) -> list[str]:
         """SQLite's quick_check: the first `most` problems with the file's pages; empty

@@ -24,6 +24,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from core.i18n import N_, tr
 from core.paths import PRIVATE_FILE
 from core.store import exchange_format
 from core.store.exchange_format import (
@@ -77,7 +78,7 @@ def import_json(store: GraphStore, path: str | Path, report: Report = _nothing,
                              " (SELECT 1 FROM main.edges)").fetchone()[0]
         with store.write("user_import", {"file": path.name}, actor="user") as change:
             result = _load_exact(store, report) if empty else _merge(store, report)
-            change.summary = result["summary"]
+            change.summary = result.pop("logged")  # the change log keeps the English
         report("done", 1.0)
     with suppress(sqlite3.Error):
         conn.execute("PRAGMA main.wal_checkpoint(TRUNCATE)")  # give the disk back
@@ -100,8 +101,9 @@ class _CountingReader(io.RawIOBase):
         n = self.raw.readinto(buffer)
         self.count += n or 0
         if self.count > self.limit:
-            raise ExchangeError(f"{self.name} is too large: the most TrulyMEM imports is "
-                                f"{self.limit / 1e6:,.0f} MB")
+            raise ExchangeError(tr("{name} is too large: the most TrulyMEM imports is "
+                                   "{megabytes} MB", name=self.name,
+                                   megabytes=f"{self.limit / 1e6:,.0f}"))
         return n
 
 
@@ -113,12 +115,13 @@ def _open_export(path: Path, limit: int) -> Iterator[tuple[io.TextIOBase, int]]:
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as error:
-        raise ExchangeError(f"cannot read {path.name}: {error.strerror}") from None
+        raise ExchangeError(tr("cannot read {name}: {error}", name=path.name,
+                               error=error.strerror)) from None
     with os.fdopen(descriptor, "rb", buffering=0) as raw:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
-            raise ExchangeError(f"{path.name} is not a regular file (it is a device, a pipe "
-                                "or a folder); choose an export file")
+            raise ExchangeError(tr("{name} is not a regular file (it is a device, a pipe or "
+                                   "a folder); choose an export file", name=path.name))
         counting = _CountingReader(raw, limit, path.name)
         text = io.TextIOWrapper(io.BufferedReader(counting, 1 << 20), encoding="utf-8")
         text.counting = counting  # type: ignore[attr-defined]
@@ -146,7 +149,8 @@ def _staging(store: GraphStore, cancelled: Callable[[], bool]) -> Iterator[sqlit
         yield conn
     except sqlite3.OperationalError as error:
         if cancelled() and "interrupt" in str(error):
-            raise ImportCancelled("the import was cancelled; nothing was changed") from None
+            raise ImportCancelled(tr("the import was cancelled; nothing was changed")) \
+                from None
         raise
     finally:
         conn.set_progress_handler(None, 0)
@@ -157,6 +161,10 @@ def _staging(store: GraphStore, cancelled: Callable[[], bool]) -> Iterator[sqlit
 
 
 TOP_LEVEL = ("format", "version", "nodes", "edges")
+# What an import did: the change log keeps the English, the person reads it translated.
+INTO_EMPTY = N_("imported {nodes} nodes and {edges} edges into an empty memory")
+MERGED = N_("merged an export: {added} nodes added, {matched} matched by name; "
+            "{edges_added} edges added, {merged} known facts reinforced, {known} already there")
 
 
 class _Stager:
@@ -185,19 +193,21 @@ class _Stager:
             self._flush("edges")
             missing = [k for k in TOP_LEVEL if k not in self.seen]
             if missing:
-                self._refuse("the top level", f"missing {', '.join(missing)}")
+                self._refuse(tr("the top level"),
+                             tr("missing {names}", names=", ".join(missing)))
             self.conn.execute("COMMIT")
         except NotAnObject as error:
-            raise ExchangeError(f"{self.name} is not a TrulyMEM memory export: {error}") \
-                from None
+            raise ExchangeError(tr("{name} is not a TrulyMEM memory export: {error}",
+                                   name=self.name, error=error)) from None
         except NotJSON as error:
-            raise ExchangeError(f"{self.name} is not valid JSON ({error})") from None
+            raise ExchangeError(tr("{name} is not valid JSON ({error})", name=self.name,
+                                   error=error)) from None
         except UnicodeDecodeError:
-            raise ExchangeError(f"{self.name} is not UTF-8 text") from None
+            raise ExchangeError(tr("{name} is not UTF-8 text", name=self.name)) from None
 
     def _refuse(self, where: str, problem: str) -> None:
-        raise ExchangeError(f"{self.name} is not a TrulyMEM memory export: at {where}: "
-                            f"{problem}")
+        raise ExchangeError(tr("{name} is not a TrulyMEM memory export: at {where}: "
+                               "{problem}", name=self.name, where=where, problem=problem))
 
     def _row(self, table: str, row: Any) -> None:
         n = self.counts[table]
@@ -206,25 +216,26 @@ class _Stager:
             field, reason = problem
             self._refuse(f"{table}/{n}" + (f"/{field}" if field else ""), reason)
         if n >= MAX_ROWS[table]:
-            self._refuse(table, f"more than {MAX_ROWS[table]:,} rows")
+            self._refuse(table, tr("more than {n} rows", n=f"{MAX_ROWS[table]:,}"))
         self.counts[table] = n + 1
         self.batches[table].append(_node_row(row) if table == "nodes" else _edge_row(row))
 
     def _member(self, event: str, key: str, value: Any) -> None:
         """A top-level member: the format and version, or the start of a row list."""
         if key in self.seen:
-            self._refuse(key, "appears twice")
+            self._refuse(key, tr("appears twice"))
         self.seen[key] = value
         if key not in TOP_LEVEL:
-            self._refuse("the top level", f"unknown field {key[:40]!r}")
+            self._refuse(tr("the top level"), tr("unknown field {name}", name=repr(key[:40])))
         is_list = key in ("nodes", "edges")
         if (event == "array") != is_list:
-            self._refuse(key, "must be a list" if is_list else "must not be a list")
+            self._refuse(key, tr("must be a list") if is_list else tr("must not be a list"))
         if key == "format" and value != FORMAT:
-            self._refuse("format", f"must be {FORMAT!r}")
+            self._refuse("format", tr("must be {value}", value=repr(FORMAT)))
         if key == "version" and value != VERSION:
-            self._refuse("version", f"must be {VERSION} (this file says {value!r}; it may"
-                         " come from a newer TrulyMEM)")
+            self._refuse("version", tr("must be {version} (this file says {value}; it may "
+                                       "come from a newer TrulyMEM)", version=VERSION,
+                                       value=repr(value)))
 
     def _flush(self, table: str) -> None:
         rows = self.batches[table]
@@ -234,7 +245,7 @@ class _Stager:
                                   f" VALUES ({', '.join('?' * len(columns))})", rows)
             rows.clear()
         if self.cancelled():
-            raise ImportCancelled("the import was cancelled; nothing was changed")
+            raise ImportCancelled(tr("the import was cancelled; nothing was changed"))
 
 
 def _node_row(node: dict[str, Any]) -> tuple:
@@ -257,36 +268,40 @@ def _check_references(conn: sqlite3.Connection, name: str) -> None:
     def first(sql: str) -> tuple | None:
         return conn.execute(sql).fetchone()
 
-    def unique_index(table: str, columns: str, duplicate_sql: str, message: str) -> None:
+    def unique_index(table: str, columns: str, duplicate_sql: str,
+                     message: Callable[[Any], str]) -> None:
         try:
             conn.execute(f"CREATE UNIQUE INDEX staging.{table}_{columns.replace(', ', '_')}"
                          f" ON {table} ({columns})")
         except sqlite3.IntegrityError:
             found = first(duplicate_sql)
-            raise ExchangeError(f"{name}: " + message.format(*found)) from None
+            raise ExchangeError(f"{name}: " + message(found[0])) from None
 
     unique_index("nodes", "id", "SELECT id FROM staging.nodes GROUP BY id HAVING count(*)"
-                 " > 1 LIMIT 1", "node id {} appears twice")
+                 " > 1 LIMIT 1", lambda found: tr("node id {id} appears twice", id=found))
     unique_index("nodes", "norm_name", "SELECT min(name) FROM staging.nodes GROUP BY"
-                 " norm_name HAVING count(*) > 1 LIMIT 1", "two nodes have the same name {!r}")
+                 " norm_name HAVING count(*) > 1 LIMIT 1",
+                 lambda found: tr("two nodes have the same name {name}", name=repr(found)))
     unique_index("edges", "id", "SELECT id FROM staging.edges GROUP BY id HAVING count(*)"
-                 " > 1 LIMIT 1", "edge id {} appears twice")
+                 " > 1 LIMIT 1", lambda found: tr("edge id {id} appears twice", id=found))
     for end in ("source_id", "target_id"):
         found = first(f"SELECT e.id, e.{end} FROM staging.edges e WHERE NOT EXISTS (SELECT 1"
                       f" FROM staging.nodes n WHERE n.id = e.{end}) LIMIT 1")
         if found:
-            raise ExchangeError(f"{name}: edge {found[0]} points at node {found[1]}, which "
-                                "the file does not have")
+            raise ExchangeError(f"{name}: " + tr("edge {edge} points at node {node}, which "
+                                                 "the file does not have", edge=found[0],
+                                                 node=found[1]))
     found = first("SELECT e.id FROM staging.edges e WHERE e.superseded_by IS NOT NULL AND NOT"
                   " EXISTS (SELECT 1 FROM staging.edges s WHERE s.id = e.superseded_by)"
                   " LIMIT 1")
     if found:
-        raise ExchangeError(f"{name}: edge {found[0]} is superseded by an edge the file does "
-                            "not have")
+        raise ExchangeError(f"{name}: " + tr("edge {edge} is superseded by an edge the file "
+                                             "does not have", edge=found[0]))
     found = first("SELECT max(id) FROM staging.edges WHERE status = 'active' GROUP BY"
                   " source_id, norm_relation, target_id HAVING count(*) > 1 LIMIT 1")
     if found:
-        raise ExchangeError(f"{name}: edge {found[0]} repeats an active fact")
+        raise ExchangeError(f"{name}: " + tr("edge {edge} repeats an active fact",
+                                             edge=found[0]))
 
 
 # -- writing -----------------------------------------------------------------------------
@@ -309,9 +324,10 @@ def _load_exact(store: GraphStore, report: Report) -> dict[str, Any]:
                          f" {', '.join(STAGED_EDGE)} FROM staging.edges ORDER BY id").rowcount
     store.record_inserted("edges", _id_ranges(conn, "SELECT id FROM staging.edges"))
     report("writing", READ_SHARE + (1 - READ_SHARE) * 0.8)
+    counts = {"nodes": f"{nodes:,}", "edges": f"{edges:,}"}
     return {"nodes_added": nodes, "nodes_matched": 0, "edges_added": edges,
             "edges_merged": 0,
-            "summary": f"imported {nodes:,} nodes and {edges:,} edges into an empty memory"}
+            "summary": tr(INTO_EMPTY, **counts), "logged": INTO_EMPTY.format(**counts)}
 
 
 def _merge(store: GraphStore, report: Report) -> dict[str, Any]:
@@ -388,11 +404,11 @@ def _merge(store: GraphStore, report: Report) -> dict[str, Any]:
     if edges_added:
         store.record_inserted("edges", [[base + 1, base + edges_added]])
     report("writing", READ_SHARE + (1 - READ_SHARE) * 0.8)
-    summary = (f"merged an export: {added:,} nodes added, {matched:,} matched by name; "
-               f"{edges_added:,} edges added, {merged:,} known facts reinforced, "
-               f"{known:,} already there")
+    counts = {"added": f"{added:,}", "matched": f"{matched:,}",
+              "edges_added": f"{edges_added:,}", "merged": f"{merged:,}", "known": f"{known:,}"}
     return {"nodes_added": added, "nodes_matched": matched, "edges_added": edges_added,
-            "edges_merged": merged, "edges_known": known, "summary": summary}
+            "edges_merged": merged, "edges_known": known, "summary": tr(MERGED, **counts),
+            "logged": MERGED.format(**counts)}
 
 
 def _rows(conn: sqlite3.Connection, sql: str) -> Iterator[tuple]:

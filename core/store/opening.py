@@ -11,10 +11,11 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.i18n import N_, tr
 from core.store import backups
 from core.store.graph import GraphStore, StoreError, describe_sqlite_error
 
-RESTORE = "Restore a backup to go on (File > Restore from backup…)"
+RESTORE = N_("Restore a backup to go on (File > Restore from backup…)")
 
 
 @dataclass
@@ -28,35 +29,42 @@ class Opened:
 def open_checked(db_path: Path, trash_days: int) -> Opened:
     saved = backups.backup_files(backups.backup_folder(db_path))
     if db_path.exists() and db_path.stat().st_size == 0 and saved:
-        count = "1 backup exists" if len(saved) == 1 else f"{len(saved)} backups exist"
-        return Opened(None, error=f"the memory file {db_path.name} is empty (0 bytes), but "
-                                  f"{count}: restore one (File > Restore from backup…)")
+        count = tr("1 backup exists") if len(saved) == 1 else \
+            tr("{n} backups exist", n=len(saved))
+        return Opened(None, error=tr("the memory file {name} is empty (0 bytes), but "
+                                     "{count}: restore one (File > Restore from backup…)",
+                                     name=db_path.name, count=count))
     if db_path.exists() and not os.access(db_path.parent, os.W_OK):
         return _read_only(db_path, trash_days,
-                          f"the data folder {db_path.parent} cannot be written",
-                          "Make it writable again and restart; nothing is lost")
+                          tr("the data folder {folder} cannot be written",
+                             folder=db_path.parent),
+                          tr("Make it writable again and restart; nothing is lost"))
     try:
         store = GraphStore(db_path, trash_days=trash_days)
     except StoreError as error:
-        return _read_only(db_path, trash_days, str(error), RESTORE)
+        return _read_only(db_path, trash_days, str(error), tr(RESTORE))
     try:
         problems = store.quick_check()
     except sqlite3.Error as error:
         store.close()
-        return _read_only(db_path, trash_days, describe_sqlite_error(error), RESTORE)
+        return _read_only(db_path, trash_days, describe_sqlite_error(error), tr(RESTORE))
     if problems:
         store.close()
-        opened = _read_only(db_path, trash_days, "the memory database is damaged", RESTORE)
+        opened = _read_only(db_path, trash_days, tr("the memory database is damaged"),
+                            tr(RESTORE))
         opened.detail = "; ".join(problems)
         return opened
     return Opened(store)
 
 
 def _read_only(db_path: Path, trash_days: int, problem: str, way_out: str) -> Opened:
-    reason = (f"{problem}. It was opened read-only: you can read it, but nothing new is "
-              f"saved, and the file is kept as it is. {way_out}")
+    reason = tr("{problem}. It was opened read-only: you can read it, but nothing new is "
+                "saved, and the file is kept as it is. {way_out}", problem=problem,
+                way_out=way_out)
     try:
         return Opened(GraphStore(db_path, trash_days=trash_days, read_only=reason),
                       warning=reason)
     except StoreError as error:
-        return Opened(None, error=f"{problem}; it cannot be read either ({error}). {way_out}")
+        return Opened(None, error=tr("{problem}; it cannot be read either ({error}). "
+                                     "{way_out}", problem=problem, error=error,
+                                     way_out=way_out))

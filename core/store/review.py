@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.i18n import tr
 from core.store.describe import describe_ops
 from core.store.graph import GraphStore, StoreError, decode_ops
 
@@ -29,9 +30,9 @@ def waiting(store: GraphStore, limit: int = 200, before: int | None = None) -> d
     """The newest waiting changes (older than change `before`, for the next page), each
     with its lines and the person's message of the turn that made it."""
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
-        raise StoreError(f"limit must be a whole number from 1 to {MAX_PAGE}")
+        raise StoreError(tr("limit must be a whole number from 1 to {most}", most=MAX_PAGE))
     if before is not None and (isinstance(before, bool) or not isinstance(before, int)):
-        raise StoreError("before must be a change id")
+        raise StoreError(tr("before must be a change id"))
     rows = store.query(
         f"SELECT id, created_at, tool, actor, turn_id, summary, ops FROM change_log WHERE"
         f" {WAITING}"
@@ -68,13 +69,13 @@ def keep(store: GraphStore, change_ids: Any = None, through: Any = None) -> dict
         raise StoreError(store.read_only)
     if change_ids is None:
         if isinstance(through, bool) or not isinstance(through, int):
-            raise StoreError("give change_ids, or through: the newest change id shown")
+            raise StoreError(tr("give change_ids, or through: the newest change id shown"))
         ids = [r[0] for r in store.conn.execute(
             f"SELECT id FROM change_log WHERE {WAITING} AND id <= ?", (through,))]
     else:
         if not isinstance(change_ids, list) or not all(
                 isinstance(i, int) and not isinstance(i, bool) for i in change_ids):
-            raise StoreError("change_ids must be a list of change ids")
+            raise StoreError(tr("change_ids must be a list of change ids"))
         ids = [r[0] for r in store.conn.execute(
             f"SELECT id FROM change_log WHERE {WAITING} AND id IN"
             f" ({', '.join('?' for _ in change_ids) or 'NULL'})", change_ids)]

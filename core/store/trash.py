@@ -7,8 +7,10 @@ change like any other.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from core.i18n import N_, tr
 from core.store.graph import DAY_SECONDS, GraphStore
 
 TRASHED_EDGES = "SELECT id FROM edges WHERE status = 'deleted' AND updated_at <= ?"
@@ -17,6 +19,19 @@ TRASHED_EDGES = "SELECT id FROM edges WHERE status = 'deleted' AND updated_at <=
 TRASHED_NODES = ("SELECT n.id FROM nodes n WHERE n.deleted_at IS NOT NULL AND n.deleted_at <= ?"
                  " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.source_id = n.id)"
                  " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.target_id = n.id)")
+EMPTIED = N_("emptied the trash: {facts} and {nodes}")
+ONE_FACT, FACTS, ONE_NODE, NODES = N_("1 fact"), N_("{n} facts"), N_("1 node"), N_("{n} nodes")
+
+
+def _english(text: str, **params: Any) -> str:
+    return text.format(**params)
+
+
+def _emptied(facts: int, nodes: int, say: Callable[..., str]) -> str:
+    """What emptying removed, in English (`_english`, for the change log) or as shown
+    (`tr`)."""
+    return say(EMPTIED, facts=say(ONE_FACT) if facts == 1 else say(FACTS, n=facts),
+               nodes=say(ONE_NODE) if nodes == 1 else say(NODES, n=nodes))
 
 
 def trash_status(store: GraphStore) -> dict[str, Any]:
@@ -45,7 +60,6 @@ def empty_trash(store: GraphStore, older_than_days: float = 0) -> dict[str, Any]
         nodes = [r["id"] for r in store.query(TRASHED_NODES, (cutoff,))]
         for node_id in nodes:
             store.delete("nodes", node_id)
-        change.summary = (f"emptied the trash: {len(edges)} fact{'s' * (len(edges) != 1)} and "
-                          f"{len(nodes)} node{'s' * (len(nodes) != 1)}")
+        change.summary = _emptied(len(edges), len(nodes), _english)  # the log keeps English
     return {"removed_edges": len(edges), "removed_nodes": len(nodes),
-            "change_id": change.id, "summary": change.summary}
+            "change_id": change.id, "summary": _emptied(len(edges), len(nodes), tr)}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from core.i18n import tr
 from core.store import GraphStore, Row
 from core.tools.executor import ToolExecutor
 
@@ -42,10 +43,10 @@ def _shape(row: Row) -> Row:
 
 def approval(store: GraphStore, approval_id: Any) -> Row:
     if isinstance(approval_id, bool) or not isinstance(approval_id, int):
-        raise ApprovalError("approval_id must be a whole number")
+        raise ApprovalError(tr("approval_id must be a whole number"))
     row = store.query_one(f"SELECT {FIELDS} FROM approvals WHERE id = ?", (approval_id,))
     if row is None:
-        raise ApprovalError(f"there is no approval {approval_id}")
+        raise ApprovalError(tr("there is no approval {id}", id=approval_id))
     return _shape(row)
 
 
@@ -67,10 +68,12 @@ def expire_turn(store: GraphStore, turn_id: str) -> int:
 def decide(store: GraphStore, approval_id: Any, allow: Any) -> Row:
     """Allow (run the call) or deny one pending request; answers the request as it ends."""
     if not isinstance(allow, bool):
-        raise ApprovalError("allow must be true or false")
+        raise ApprovalError(tr("allow must be true or false"))
     asked = approval(store, approval_id)
     if asked["state"] != "pending":
-        raise ApprovalError(f"approval {approval_id} was already decided ({asked['state']})")
+        states = {"allowed": tr("allowed"), "denied": tr("denied"), "failed": tr("failed")}
+        raise ApprovalError(tr("approval {id} was already decided ({state})", id=approval_id,
+                               state=states.get(asked["state"], asked["state"])))
     state, outcome, change_id = "denied", "denied by the person; nothing was changed", None
     if allow:
         rows = json.loads(store.query_one("SELECT rows FROM approvals WHERE id = ?",

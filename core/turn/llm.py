@@ -18,6 +18,7 @@ from typing import Any
 
 import openai
 
+from core.i18n import tr
 from core.turn.guards import LoopGuard
 from core.turn.text_calls import calls_in_text
 
@@ -135,34 +136,39 @@ def describe_api_error(error: Exception, base_url: str) -> str:
     """A sentence a person can act on, with the server's own words; never the key."""
     status = getattr(error, "status_code", None)
     if isinstance(error, openai.APIStatusError) and status is not None and 300 <= status < 400:
-        target = error.response.headers.get("location", "another address")
-        return (f"the endpoint {base_url} redirected to {target}; TrulyMEM does not follow "
-                "redirects, so the conversation was not sent there. If you trust that "
-                "address, set it as the base URL")
+        target = error.response.headers.get("location", tr("another address"))
+        return tr("the endpoint {base_url} redirected to {target}; TrulyMEM does not follow "
+                  "redirects, so the conversation was not sent there. If you trust that "
+                  "address, set it as the base URL", base_url=base_url, target=target)
     words = _server_words(error)
     if isinstance(error, openai.AuthenticationError):
-        return f"the API key was rejected (401{words}): check it in the settings"
+        return tr("the API key was rejected (401{words}): check it in the settings",
+                  words=words)
     if isinstance(error, openai.PermissionDeniedError):
-        return f"the API refused access (403{words}): the key may lack access to this model"
+        return tr("the API refused access (403{words}): the key may lack access to this "
+                  "model", words=words)
     if isinstance(error, openai.NotFoundError):
-        return f"not found (404{words}): check the base URL and the model name"
+        return tr("not found (404{words}): check the base URL and the model name", words=words)
     if isinstance(error, openai.RateLimitError):
-        return (f"the API is rate-limiting requests (429{words}), still after retries: try "
-                "again later")
+        return tr("the API is rate-limiting requests (429{words}), still after retries: try "
+                  "again later", words=words)
     if isinstance(error, openai.APITimeoutError):
-        return "timeout: the API did not answer in time"
+        return tr("timeout: the API did not answer in time")
     if isinstance(error, openai.APIConnectionError):
-        return f"cannot reach the API at {base_url}: check the address and your connection"
+        return tr("cannot reach the API at {base_url}: check the address and your "
+                  "connection", base_url=base_url)
     if isinstance(error, openai.InternalServerError):
-        return (f"the API failed ({error.status_code}{words}), still after retries: try "
-                "again later")
+        return tr("the API failed ({status}{words}), still after retries: try again later",
+                  status=error.status_code, words=words)
     if isinstance(error, openai.APIStatusError):
-        return f"the API answered with an error ({error.status_code}{words})"
+        return tr("the API answered with an error ({status}{words})",
+                  status=error.status_code, words=words)
     if isinstance(error, (openai.APIResponseValidationError, json.JSONDecodeError)):
-        return "the API sent a response that is not valid JSON"
+        return tr("the API sent a response that is not valid JSON")
     if isinstance(error, openai.APIError):  # an error event inside the stream
-        return f"the API reported an error in the middle of the reply{_stream_words(error)}"
-    return f"the reply stream broke off ({type(error).__name__})"
+        return tr("the API reported an error in the middle of the reply{words}",
+                  words=_stream_words(error))
+    return tr("the reply stream broke off ({name})", name=type(error).__name__)
 
 
 def _stream_words(error: openai.APIError) -> str:
@@ -174,12 +180,12 @@ def describe_broken_stream(error: Exception) -> str:
     error event, else that the connection broke (not "cannot reach": it was reached)."""
     if isinstance(error, openai.APIError) and not isinstance(
             error, (openai.APIConnectionError, openai.APIResponseValidationError)):
-        return (f"the API reported an error in the middle of the reply"
-                f"{_stream_words(error)}; what had arrived is kept")
+        return tr("the API reported an error in the middle of the reply{words}; what had "
+                  "arrived is kept", words=_stream_words(error))
     if isinstance(error, openai.APITimeoutError):
-        return "timeout: the reply stopped arriving; what had arrived is kept"
-    return ("the connection to the API broke off in the middle of the reply (the server "
-            "stopped or the network dropped); what had arrived is kept")
+        return tr("timeout: the reply stopped arriving; what had arrived is kept")
+    return tr("the connection to the API broke off in the middle of the reply (the server "
+              "stopped or the network dropped); what had arrived is kept")
 
 
 MAX_KEPT_ARGUMENTS = 20_000  # characters of a call's arguments kept in history and trace
@@ -348,8 +354,8 @@ class ChatSession:
 
     def _stopped(self, result: TurnResult) -> None:
         if self._expired is not None:
-            result.error = (f"timeout: the turn took longer than {self._expired:g} s; what "
-                            "had arrived is kept")
+            result.error = tr("timeout: the turn took longer than {seconds} s; what had "
+                              "arrived is kept", seconds=f"{self._expired:g}")
         else:
             result.cancelled, result.error = True, "cancelled"
 
@@ -390,8 +396,10 @@ class ChatSession:
             limit = options.first_token_timeout if first else options.stall_timeout
             if time.monotonic() - attempt.last > limit:
                 self._stalled = (
-                    f"timeout: the model did not start answering within {limit:g} s"
-                    if first else f"timeout: the model stopped sending for {limit:g} s")
+                    tr("timeout: the model did not start answering within {seconds} s",
+                       seconds=f"{limit:g}") if first else
+                    tr("timeout: the model stopped sending for {seconds} s",
+                       seconds=f"{limit:g}"))
                 self._close_stream()
                 return
 
@@ -409,7 +417,7 @@ class ChatSession:
             if self._cancel.is_set():  # closing the stream to stop it broke the read
                 raise TurnCancelled("".join(partial)) from None
             if self._stalled:
-                raise BadReply(f"{self._stalled}; what had arrived is kept",
+                raise BadReply(tr("{reason}; what had arrived is kept", reason=self._stalled),
                                "".join(partial)) from None
             if attempt.chunks:  # the stream had started: it broke off, keep its text
                 raise BadReply(describe_broken_stream(error), "".join(partial)) from None
@@ -442,11 +450,12 @@ class ChatSession:
         if self._cancel.is_set():
             raise TurnCancelled("".join(text))
         if self._stalled:
-            raise BadReply(f"{self._stalled}; what had arrived is kept", "".join(text))
+            raise BadReply(tr("{reason}; what had arrived is kept", reason=self._stalled),
+                           "".join(text))
         if attempt.chunks == 0:
             raise EmptyStream
         if not finished:
-            raise BadReply("the reply stream broke off before the model finished",
+            raise BadReply(tr("the reply stream broke off before the model finished"),
                            partial="".join(text))
         ordered = [calls[i] for i in sorted(calls)]
         for i, call in enumerate(ordered):
@@ -465,12 +474,13 @@ class ChatSession:
         except (openai.OpenAIError, ValueError, OSError) as error:
             if self._cancel.is_set():
                 raise TurnCancelled from None
-            raise BadReply("the API sent an empty stream, and then failed without "
-                           f"streaming: {describe_api_error(error, self.base_url)}") from None
+            raise BadReply(tr("the API sent an empty stream, and then failed without "
+                              "streaming: {error}",
+                              error=describe_api_error(error, self.base_url))) from None
         choices = getattr(completion, "choices", None)
         if not choices:
-            raise BadReply("the API sent a response that is not valid JSON or not a chat "
-                           "completion: check the base URL")
+            raise BadReply(tr("the API sent a response that is not valid JSON or not a chat "
+                              "completion: check the base URL"))
         if completion.usage:
             self._add_usage(completion.usage, attempt.result, attempt.progress)
         message = choices[0].message

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.config import Config
+from core.i18n import N_, tr
 from core.store import GraphStore, StoreError, browse
 from core.tools import ToolExecutor, approvals, openai_tools
 from core.tools.limits import ToolLimiter
@@ -31,10 +32,15 @@ from core.turn.snapshot import memory_snapshot
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str, dict[str, Any]], None]
-NO_KEY = "API Key not configured"
+NO_KEY = N_("API Key not configured")
 RECENT_MESSAGES = 6  # earlier exchanges sent along for continuity; memory holds the rest
 RECENT_CHARS = 24_000  # …within this many characters in all (about 6,000 tokens)
 RECENT_MESSAGE_CHARS = 8_000  # and this many for any one of them
+
+
+def no_key() -> str:
+    """NO_KEY as shown: the window compares a refusal with this."""
+    return tr(NO_KEY)
 
 
 class TurnRefused(Exception):
@@ -82,15 +88,15 @@ class Turn:
 
     def run(self, text: Any, replaces_turn: Any = None) -> dict[str, Any]:
         if not isinstance(text, str) or not text.strip():
-            raise TurnRefused("user_input must be non-empty text")
+            raise TurnRefused(tr("user_input must be non-empty text"))
         if replaces_turn is not None:
             self._take_back(replaces_turn)
         recent = recent_context(self.history)
         self.history.append("user", text, turn_id=self.turn_id)
         if self.session is None:
             self.history.append("assistant", "", turn_id=self.turn_id, partial=True,
-                                error=NO_KEY)
-            raise TurnRefused(NO_KEY, {"turn_id": self.turn_id})
+                                error=no_key())
+            raise TurnRefused(no_key(), {"turn_id": self.turn_id})
         self.limiter.reset()
         options, compact = self._options(text)
         # The instructions and the tools come first and never change, then the earlier
@@ -149,12 +155,14 @@ class Turn:
         """Retry and regenerate replace the newest turn: its memory changes are undone
         first, so nothing a discarded reply wrote stays, then its messages go."""
         if not isinstance(turn_id, str) or turn_id != self.history.latest_turn():
-            raise TurnRefused("replaces_turn must name the newest turn of the conversation")
+            raise TurnRefused(tr("replaces_turn must name the newest turn of the "
+                                 "conversation"))
         try:
             self.store.undo_turn(turn_id)
         except StoreError as error:
             if "changed nothing" not in str(error):
-                raise TurnRefused(f"the turn cannot be replaced: {error}") from None
+                raise TurnRefused(tr("the turn cannot be replaced: {error}",
+                                     error=error)) from None
         self.history.drop_turn(turn_id)
 
     def _ask_person(self, outcome: dict[str, Any]) -> dict[str, Any]:
