@@ -4,13 +4,19 @@ read it. Default shortcuts are data here; the person's overrides are data in the
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenuBar, QWidget
 
-MENUS = ("File", "Chat", "View", "Memory", "Help")
+from core import i18n
+from core.i18n import N_, tr
+
+MENUS = (N_("File"), N_("Chat"), N_("View"), N_("Memory"), N_("Help"))
+# The menu bar's titles, with their mnemonics.
+MENU_TITLES = {"File": N_("&File"), "Chat": N_("&Chat"), "View": N_("&View"),
+               "Memory": N_("&Memory"), "Help": N_("&Help")}
 
 
 @dataclass(frozen=True)
@@ -24,81 +30,88 @@ class ActionSpec:
 
 # The window's actions, in menu order. Shortcuts of DESIGN section 6 plus a few more.
 SPECS: tuple[ActionSpec, ...] = (
-    ActionSpec("app.settings", "Settings…", "Ctrl+,", "File",
-               "Endpoint, key, model and timeouts"),
-    ActionSpec("app.limits", "Tool limits…", "Ctrl+L", "File",
-               "How many memory tools the model may call per turn"),
-    ActionSpec("memory.export_json", "Export memory as JSON…", "", "File",
-               "The whole memory, lossless; import it here or on another machine"),
-    ActionSpec("memory.export_graphml", "Export memory as GraphML…", "", "File",
-               "For Gephi or yEd"),
-    ActionSpec("memory.import", "Import memory…", "", "File",
-               "Merge a JSON export into this memory"),
-    ActionSpec("memory.restore_backup", "Restore from backup…", "", "File",
-               "Put an automatic backup in place of the memory"),
-    ActionSpec("app.quit", "Quit", "Ctrl+Q", "File"),
-    ActionSpec("chat.new", "New chat", "Ctrl+N", "Chat",
-               "Start a new conversation; the assistant still remembers you"),
-    ActionSpec("chat.export", "Export conversation as Markdown…", "", "Chat"),
-    ActionSpec("chat.switch_model", "Switch model…", "Ctrl+Shift+M", "Chat",
-               "Pick the model for the next message from the endpoint's list"),
-    ActionSpec("chat.send", "Send message", "Ctrl+Return", "Chat"),
-    ActionSpec("chat.stop", "Stop reply", "Esc", "Chat", "Stop the running turn"),
-    ActionSpec("chat.retry", "Retry failed message", "Ctrl+R", "Chat"),
-    ActionSpec("chat.regenerate", "Regenerate last reply", "Ctrl+Shift+R", "Chat",
-               "Ask again; what the old reply wrote to the memory is taken back first"),
-    ActionSpec("chat.edit_last", "Edit last message", "Ctrl+Shift+E", "Chat",
-               "Change your last message and send it in place of the old exchange"),
-    ActionSpec("chat.copy_reply", "Copy last reply", "Ctrl+Shift+C", "Chat"),
-    ActionSpec("chat.focus_input", "Focus message box", "Ctrl+I", "Chat"),
-    ActionSpec("chat.clear", "Clear conversation…", "Ctrl+Shift+Del", "Chat",
-               "Clear the shown conversation; the memory stays"),
-    ActionSpec("view.palette", "Command palette…", "Ctrl+K", "View", "Find any action"),
-    ActionSpec("view.trace", "Tool trace", "Ctrl+T", "View", "Show or hide the tool calls"),
-    ActionSpec("view.sidebar", "Conversations sidebar", "Ctrl+B", "View",
-               "Show or hide the list of conversations"),
-    ActionSpec("view.graph", "Memory graph", "Ctrl+G", "Memory",
-               "Browse what the assistant remembers"),
-    ActionSpec("memory.review", "Review what the assistant remembered", "Ctrl+Shift+I",
-               "Memory", "Keep, correct or undo each change the assistant made to its memory"),
-    ActionSpec("memory.undo", "Undo last memory change", "Ctrl+Z", "Memory",
-               "Take back the newest change to the memory, the assistant's or yours"),
-    ActionSpec("memory.redo", "Redo memory change", "Ctrl+Shift+Z", "Memory",
-               "Bring back what the last undo took back"),
-    ActionSpec("memory.undo_turn", "Undo this turn's memory changes", "Ctrl+Alt+Z", "Memory",
-               "Take back every change one turn made to the memory: the selected message's "
-               "turn, or the last one"),
-    ActionSpec("memory.empty_trash", "Empty trash…", "", "Memory",
-               "Remove deleted memories for good; until then they can be restored"),
-    ActionSpec("memory.search", "Search the memory", "Ctrl+F", "Memory"),
-    ActionSpec("node.rename", "Rename node…", "F2", "Memory",
-               "Rename the node chosen in the Memory tab"),
-    ActionSpec("node.merge", "Merge node into…", "Ctrl+Shift+J", "Memory",
-               "Move the chosen node's facts onto another node, found by typing its name"),
-    ActionSpec("node.delete", "Delete node", "Ctrl+Del", "Memory",
-               "Delete (or restore) the chosen node and its facts; the trash keeps them"),
-    ActionSpec("node.add_fact", "Add a fact…", "Ctrl+Shift+A", "Memory",
-               "Add a fact about the chosen node yourself"),
-    ActionSpec("fact.edit", "Edit fact…", "Ctrl+E", "Memory",
-               "Correct the chosen fact: its subject, relation or object"),
-    ActionSpec("fact.delete", "Delete fact", "Del", "Memory",
-               "Delete (or restore) the chosen fact; the trash keeps it"),
-    ActionSpec("fact.open_message", "Go to message", "Ctrl+M", "Memory",
-               "Show the chat message the chosen fact came from"),
-    ActionSpec("fact.open_other", "Go to other node", "Return", "Memory",
-               "Make the fact's other end the centre of the picture"),
-    ActionSpec("change.undo", "Undo this change", "", "Memory",
-               "Undo the change chosen in the node's Changes list"),
-    ActionSpec("memory.refresh", "Refresh memory", "F5", "Memory"),
-    ActionSpec("help.shortcuts", "Keyboard shortcuts", "F1", "Help"),
-    ActionSpec("help.about", "About TrulyMEM", "", "Help"),
+    ActionSpec("app.settings", N_("Settings…"), "Ctrl+,", "File",
+               N_("Endpoint, key, model and timeouts")),
+    ActionSpec("app.limits", N_("Tool limits…"), "Ctrl+L", "File",
+               N_("How many memory tools the model may call per turn")),
+    ActionSpec("memory.export_json", N_("Export memory as JSON…"), "", "File",
+               N_("The whole memory, lossless; import it here or on another machine")),
+    ActionSpec("memory.export_graphml", N_("Export memory as GraphML…"), "", "File",
+               N_("For Gephi or yEd")),
+    ActionSpec("memory.import", N_("Import memory…"), "", "File",
+               N_("Merge a JSON export into this memory")),
+    ActionSpec("memory.restore_backup", N_("Restore from backup…"), "", "File",
+               N_("Put an automatic backup in place of the memory")),
+    ActionSpec("app.quit", N_("Quit"), "Ctrl+Q", "File"),
+    ActionSpec("chat.new", N_("New chat"), "Ctrl+N", "Chat",
+               N_("Start a new conversation; the assistant still remembers you")),
+    ActionSpec("chat.export", N_("Export conversation as Markdown…"), "", "Chat"),
+    ActionSpec("chat.switch_model", N_("Switch model…"), "Ctrl+Shift+M", "Chat",
+               N_("Pick the model for the next message from the endpoint's list")),
+    ActionSpec("chat.send", N_("Send message"), "Ctrl+Return", "Chat"),
+    ActionSpec("chat.stop", N_("Stop reply"), "Esc", "Chat", N_("Stop the running turn")),
+    ActionSpec("chat.retry", N_("Retry failed message"), "Ctrl+R", "Chat"),
+    ActionSpec("chat.regenerate", N_("Regenerate last reply"), "Ctrl+Shift+R", "Chat",
+               N_("Ask again; what the old reply wrote to the memory is taken back first")),
+    ActionSpec("chat.edit_last", N_("Edit last message"), "Ctrl+Shift+E", "Chat",
+               N_("Change your last message and send it in place of the old exchange")),
+    ActionSpec("chat.copy_reply", N_("Copy last reply"), "Ctrl+Shift+C", "Chat"),
+    ActionSpec("chat.focus_input", N_("Focus message box"), "Ctrl+I", "Chat"),
+    ActionSpec("chat.clear", N_("Clear conversation…"), "Ctrl+Shift+Del", "Chat",
+               N_("Clear the shown conversation; the memory stays")),
+    ActionSpec("view.palette", N_("Command palette…"), "Ctrl+K", "View",
+               N_("Find any action")),
+    ActionSpec("view.trace", N_("Tool trace"), "Ctrl+T", "View",
+               N_("Show or hide the tool calls")),
+    ActionSpec("view.sidebar", N_("Conversations sidebar"), "Ctrl+B", "View",
+               N_("Show or hide the list of conversations")),
+    ActionSpec("view.graph", N_("Memory graph"), "Ctrl+G", "Memory",
+               N_("Browse what the assistant remembers")),
+    ActionSpec("memory.review", N_("Review what the assistant remembered"), "Ctrl+Shift+I",
+               "Memory",
+               N_("Keep, correct or undo each change the assistant made to its memory")),
+    ActionSpec("memory.undo", N_("Undo last memory change"), "Ctrl+Z", "Memory",
+               N_("Take back the newest change to the memory, the assistant's or yours")),
+    ActionSpec("memory.redo", N_("Redo memory change"), "Ctrl+Shift+Z", "Memory",
+               N_("Bring back what the last undo took back")),
+    ActionSpec("memory.undo_turn", N_("Undo this turn's memory changes"), "Ctrl+Alt+Z",
+               "Memory", N_("Take back every change one turn made to the memory: the selected "
+                            "message's turn, or the last one")),
+    ActionSpec("memory.empty_trash", N_("Empty trash…"), "", "Memory",
+               N_("Remove deleted memories for good; until then they can be restored")),
+    ActionSpec("memory.search", N_("Search the memory"), "Ctrl+F", "Memory"),
+    ActionSpec("node.rename", N_("Rename node…"), "F2", "Memory",
+               N_("Rename the node chosen in the Memory tab")),
+    ActionSpec("node.merge", N_("Merge node into…"), "Ctrl+Shift+J", "Memory",
+               N_("Move the chosen node's facts onto another node, found by typing its name")),
+    ActionSpec("node.delete", N_("Delete node"), "Ctrl+Del", "Memory",
+               N_("Delete (or restore) the chosen node and its facts; the trash keeps them")),
+    ActionSpec("node.add_fact", N_("Add a fact…"), "Ctrl+Shift+A", "Memory",
+               N_("Add a fact about the chosen node yourself")),
+    ActionSpec("fact.edit", N_("Edit fact…"), "Ctrl+E", "Memory",
+               N_("Correct the chosen fact: its subject, relation or object")),
+    ActionSpec("fact.delete", N_("Delete fact"), "Del", "Memory",
+               N_("Delete (or restore) the chosen fact; the trash keeps it")),
+    ActionSpec("fact.open_message", N_("Go to message"), "Ctrl+M", "Memory",
+               N_("Show the chat message the chosen fact came from")),
+    ActionSpec("fact.open_other", N_("Go to other node"), "Return", "Memory",
+               N_("Make the fact's other end the centre of the picture")),
+    ActionSpec("change.undo", N_("Undo this change"), "", "Memory",
+               N_("Undo the change chosen in the node's Changes list")),
+    ActionSpec("memory.refresh", N_("Refresh memory"), "F5", "Memory"),
+    ActionSpec("help.shortcuts", N_("Keyboard shortcuts"), "F1", "Help"),
+    ActionSpec("help.about", N_("About TrulyMEM"), "", "Help"),
 )
 
 
 class ActionRegistry:
     def __init__(self, window: QWidget) -> None:
         self.window = window
-        self.specs: dict[str, ActionSpec] = {s.name: s for s in SPECS}
+        # As shown: text, tip and menu in the chosen language (the palette and the shortcut
+        # list read them from here); the name and the shortcut stay the stable data.
+        self.specs: dict[str, ActionSpec] = {
+            s.name: replace(s, text=i18n.tr(s.text), tip=i18n.tr(s.tip), menu=i18n.tr(s.menu))
+            for s in SPECS}
         self.actions: dict[str, QAction] = {}
         self.problems: list[str] = []
 
@@ -134,20 +147,22 @@ class ActionRegistry:
             action = self.actions.get(name)
             sequence = QKeySequence(keys)
             if action is None:
-                self.problems.append(f"unknown action {name!r}")
+                self.problems.append(tr("unknown action {name}", name=repr(name)))
                 continue
             if keys and (sequence.isEmpty() or sequence.toString() == ""):
-                self.problems.append(f"{name}: {keys!r} is not a key sequence")
+                self.problems.append(tr("{name}: {keys} is not a key sequence", name=name,
+                                        keys=repr(keys)))
                 continue
             clash = next((other for other, a in self.actions.items()
                           if other != name and keys and a.shortcut() == sequence), None)
             if clash:
-                self.problems.append(f"{name}: {keys} is already used by {clash}")
+                self.problems.append(tr("{name}: {keys} is already used by {other}",
+                                        name=name, keys=keys, other=clash))
                 continue
             action.setShortcut(sequence)
 
     def build_menus(self, bar: QMenuBar) -> None:
-        menus = {title: bar.addMenu(f"&{title}") for title in MENUS}
+        menus = {i18n.tr(menu): bar.addMenu(i18n.tr(MENU_TITLES[menu])) for menu in MENUS}
         for name, action in self.actions.items():
             menus[self.specs[name].menu].addAction(action)
 

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
+from core.i18n import tr
 from core.paths import config_path, database_path
 from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketResponse, PacketType
@@ -108,7 +109,8 @@ class BackendHost(QObject):
         packet = Packet.make(type_, body)
         if not self.thread.isRunning():
             if on_answer is not None:
-                on_answer(PacketResponse.fail(packet.id, "the backend is not running").body)
+                on_answer(PacketResponse.fail(packet.id, tr("the backend is not running"))
+                          .body)
             return packet.id
         self._waiting[packet.id] = on_answer
         self.request.emit(packet)

@@ -12,6 +12,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog
 
 from app.chat.sidebar import ConversationSidebar
+from core.i18n import tr
 from core.protocol.packets import PacketType
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ class Conversations(QObject):
 
     def _busy(self) -> bool:
         if self.window.turn_running:
-            self._say("A reply is running: stop it (Esc) or wait before switching.")
+            self._say(tr("A reply is running: stop it (Esc) or wait before switching."))
             return True
         return False
 
@@ -81,7 +82,7 @@ class Conversations(QObject):
 
         def done(answer: dict[str, Any]) -> None:
             if not answer["success"]:
-                self._say(f"Not opened: {answer['error']}")
+                self._say(tr("Not opened: {error}", error=answer["error"]))
                 return
             self._show(answer["data"])
             if then is not None:
@@ -106,7 +107,7 @@ class Conversations(QObject):
         self.host.send(PacketType.RENAME_CONVERSATION,
                        {"conversation_id": conversation_id, "title": title},
                        lambda answer: self.refresh() if answer["success"]
-                       else self._say(f"Not renamed: {answer['error']}"))
+                       else self._say(tr("Not renamed: {error}", error=answer["error"])))
 
     def delete(self, conversation_id: int) -> None:
         if self._busy():
@@ -114,10 +115,10 @@ class Conversations(QObject):
 
         def done(answer: dict[str, Any]) -> None:
             if not answer["success"]:
-                self._say(f"Not deleted: {answer['error']}")
+                self._say(tr("Not deleted: {error}", error=answer["error"]))
                 return
-            self._say("Conversation deleted: Deleted conversations, at the bottom of the "
-                      "sidebar, brings it back. The memory keeps what it learned.")
+            self._say(tr("Conversation deleted: Deleted conversations, at the bottom of the "
+                         "sidebar, brings it back. The memory keeps what it learned."))
             if conversation_id == self.current:
                 self.window.reload_history()
             self.refresh()
@@ -127,9 +128,9 @@ class Conversations(QObject):
 
     def restore(self, conversation_id: int) -> None:
         self.host.send(PacketType.RESTORE_CONVERSATION, {"conversation_id": conversation_id},
-                       lambda answer: (self._say("Conversation restored."),
+                       lambda answer: (self._say(tr("Conversation restored.")),
                                        self.refresh(deleted=True)) if answer["success"]
-                       else self._say(f"Not restored: {answer['error']}"))
+                       else self._say(tr("Not restored: {error}", error=answer["error"])))
 
     def search(self, text: str) -> None:
         self.host.send(PacketType.SEARCH_CONVERSATIONS, {"query": text},
@@ -137,9 +138,9 @@ class Conversations(QObject):
                        if answer["success"] else self._say(answer["error"]))
 
     def export(self, conversation_id: int | None = None) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.window, "Export conversation",
+        path, _ = QFileDialog.getSaveFileName(self.window, tr("Export conversation"),
                                               str(Path.home() / "conversation.md"),
-                                              "Markdown (*.md)")
+                                              tr("Markdown (*.md)"))
         if path:
             self.export_to(path, conversation_id)
 
@@ -148,8 +149,9 @@ class Conversations(QObject):
         if conversation_id is not None:
             body["conversation_id"] = conversation_id
         self.host.send(PacketType.EXPORT_CONVERSATION, body,
-                       lambda answer: self._say(f"Conversation exported to {path}")
-                       if answer["success"] else self._say(f"Not exported: {answer['error']}"))
+                       lambda answer: self._say(tr("Conversation exported to {path}", path=path))
+                       if answer["success"]
+                       else self._say(tr("Not exported: {error}", error=answer["error"])))
 
     def copy(self, conversation_id: int | None = None) -> None:
         body = {} if conversation_id is None else {"conversation_id": conversation_id}
@@ -157,6 +159,6 @@ class Conversations(QObject):
         def done(answer: dict[str, Any]) -> None:
             if answer["success"]:
                 QGuiApplication.clipboard().setText(answer["data"]["markdown"])
-                self._say("Conversation copied as Markdown")
+                self._say(tr("Conversation copied as Markdown"))
 
         self.host.send(PacketType.EXPORT_CONVERSATION, body, done)

@@ -135,7 +135,7 @@ def run(home: Path, scheme: str = "system", exit_when_ready: bool = False) -> in
     app = make_application(scheme=scheme)
     # The language is the one thing read before the backend starts: a small local file,
     # needed before the first word is drawn.
-    use_language(load_config(config_path(home))[0].language)
+    use_language(load_config(config_path(home), look_only=True)[0].language)
     window = open_window(home)
     if exit_when_ready:
         window.usable.connect(lambda: (print("ready", flush=True), window.close()))

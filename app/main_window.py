@@ -34,8 +34,9 @@ from app.graph.browser import GraphBrowser
 from app.status_parts import StatusPart, first_upper, separator
 from app.trace.dock import TraceDock
 from app.trace.model import TraceModel
+from core.i18n import tr
 from core.paths import make_private_file
-from core.protocol.dispatcher import NO_KEY
+from core.protocol.dispatcher import no_key
 from core.protocol.packets import PacketType
 
 STATE_VERSION = 1
@@ -56,8 +57,8 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("mainTabs")
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.pane, "Chat")
-        self.tabs.addTab(self.browser, "Memory")
+        self.tabs.addTab(self.pane, tr("Chat"))
+        self.tabs.addTab(self.browser, tr("Memory"))
         self.tabs.currentChanged.connect(self._tab_changed)
         self.setCentralWidget(self.tabs)
         self.trace = TraceModel(self)
@@ -91,7 +92,7 @@ class MainWindow(QMainWindow):
         host.ready.connect(self.on_ready)
         self._restore_window_state()
         self.pane.input.setFocus()
-        self._set_state("Starting…")
+        self._set_state(tr("Starting…"))
 
     # -- building -------------------------------------------------------------------------
 
@@ -105,7 +106,7 @@ class MainWindow(QMainWindow):
         self.pane.view.edit_requested.connect(self.edit_last)
         self.pane.view.delete_turn_requested.connect(self.delete_turn)
         self.pane.view.code_copied.connect(lambda code: self.statusBar().showMessage(
-            f"Code copied ({code.count(chr(10)) + 1} lines)", 3000))
+            tr("Code copied ({n} lines)", n=code.count(chr(10)) + 1), 3000))
         self.pane.notice.button.clicked.connect(self._notice_clicked)
         self.pane.approvals.decided.connect(self.decide_approval)
         self.pane.view.undo_turn_requested.connect(self.undo_turn)
@@ -128,7 +129,7 @@ class MainWindow(QMainWindow):
         self.endpoint_label.setObjectName("endpoint")
         self.endpoint_label.setCursor(Qt.CursorShape.PointingHandCursor)
         self.endpoint_label.clicked.connect(self.switch_model)
-        self.tokens_label = StatusPart("Tokens: none yet")
+        self.tokens_label = StatusPart(tr("Tokens: none yet"))
         self.tokens_label.setObjectName("tokens")
         self.memory_label = StatusPart()
         self.memory_label.setObjectName("memoryCounts")
@@ -214,19 +215,19 @@ class MainWindow(QMainWindow):
         self.host.send(PacketType.GET_TOOL_LIMITS, None, self._limits_loaded)
         self.host.send(PacketType.LIST_APPROVALS, None, self._approvals_loaded)
         self.refresh_memory_counts()
-        self._set_state("Ready")
+        self._set_state(tr("Ready"))
 
     def show_meaning(self, status: dict[str, Any]) -> None:
         """The indexer's progress: a status part while it catches up, gone once ready."""
         state = status.get("state")
         text, tip = "", ""
         if state == "indexing" and status.get("waiting"):
-            text = f"Indexing: {status['waiting']:,} left"
-            tip = (f"Memories are being indexed for recall by meaning, on this computer "
-                   f"({status.get('indexed', 0):,} done). Recall works meanwhile; what is "
-                   "not indexed yet is found by its words.")
+            text = tr("Indexing: {count} left", count=f"{status['waiting']:,}")
+            tip = tr("Memories are being indexed for recall by meaning, on this computer "
+                     "({count} done). Recall works meanwhile; what is not indexed yet is found "
+                     "by its words.", count=f"{status.get('indexed', 0):,}")
         elif state == "failed":
-            text, tip = "Recall by words only", status.get("problem") or ""
+            text, tip = tr("Recall by words only"), status.get("problem") or ""
         self.meaning_label.setText(text)
         self.meaning_label.setToolTip(tip)
         self.meaning_label.setVisible(bool(text))
@@ -246,20 +247,21 @@ class MainWindow(QMainWindow):
         self.notice_action = self.open_settings
         if self.status_data.get("store_error") or self.status_data.get("store_warning"):
             self.notice_action = self.open_backups
-            opened = "could not be opened" if self.status_data.get("store_error") else \
-                "has a problem"
+            listed = "; ".join(problems)
             self.pane.notice.show_message(
-                f"The memory store {opened}: " + "; ".join(problems) + ".",
-                "Restore from backup…")
+                tr("The memory store could not be opened: {problems}.", problems=listed)
+                if self.status_data.get("store_error")
+                else tr("The memory store has a problem: {problems}.", problems=listed),
+                tr("Restore from backup…"))
             self.pane.notice.setToolTip(self.status_data.get("store_detail") or "")
         elif not self.status_data.get("client_initialized"):
             self.pane.notice.show_message(
-                "No API key yet. Add the key of DeepSeek, OpenAI or another OpenAI-compatible "
-                "service, or the address of a local server (llama.cpp, Ollama, LM Studio). "
-                "Your memory can be browsed without one."
-                + (f"\n{problems[0]}" if problems else ""), "Open settings…")
+                tr("No API key yet. Add the key of DeepSeek, OpenAI or another OpenAI-compatible "
+                   "service, or the address of a local server (llama.cpp, Ollama, LM Studio). "
+                   "Your memory can be browsed without one.")
+                + (f"\n{problems[0]}" if problems else ""), tr("Open settings…"))
         elif problems:
-            self.pane.notice.show_message(problems[0], "Open settings…")
+            self.pane.notice.show_message(problems[0], tr("Open settings…"))
         else:
             self.pane.notice.hide()
 
@@ -269,7 +271,7 @@ class MainWindow(QMainWindow):
 
     def _history_loaded(self, answer: dict[str, Any]) -> None:
         if not answer["success"]:
-            self._set_state(f"History not loaded: {answer['error']}")
+            self._set_state(tr("History not loaded: {error}", error=answer["error"]))
             self.usable.emit()
             return
         self.show_history(answer["history"])
@@ -296,8 +298,9 @@ class MainWindow(QMainWindow):
             self.config = answer["data"]
             self.registry.apply_overrides(self.config.get("shortcuts") or {})
             if self.registry.problems:
-                self.statusBar().showMessage("Shortcuts ignored: "
-                                             + "; ".join(self.registry.problems), 10000)
+                self.statusBar().showMessage(
+                    tr("Shortcuts ignored: {problems}",
+                       problems="; ".join(self.registry.problems)), 10000)
 
     def _limits_loaded(self, answer: dict[str, Any]) -> None:
         if answer["success"]:
@@ -309,8 +312,8 @@ class MainWindow(QMainWindow):
         """Send `text`; with `replaces_turn`, in place of that (newest) turn, whose memory
         changes the backend takes back first."""
         if self.turn_running:
-            self.statusBar().showMessage("A reply is still running: press Esc to stop it, "
-                                         "or wait, then send.", 5000)
+            self.statusBar().showMessage(tr("A reply is still running: press Esc to stop it, "
+                                            "or wait, then send."), 5000)
             return
         if replaces_turn is None and self.editing_turn is not None:
             replaces_turn = self.editing_turn
@@ -325,7 +328,7 @@ class MainWindow(QMainWindow):
         self.turn_running = True
         self.pane.set_running(True)
         self.browser.hold(True)
-        self._set_state("Waiting for the model…")
+        self._set_state(tr("Waiting for the model…"))
         body = {"user_input": text}
         if replaces_turn:
             body["replaces_turn"] = replaces_turn
@@ -339,7 +342,7 @@ class MainWindow(QMainWindow):
         self.stream.flush()  # what streamed before a tool call shows before it
         if event == "tool_started":
             self.trace.call_started(data["name"], data.get("arguments"))
-            self._set_state(f"Using {data['name']}…")
+            self._set_state(tr("Using {tool}…", tool=data["name"]))
         elif event == "tool_finished":
             self.trace.call_finished(data)
         elif event == "tool_rejected":
@@ -350,8 +353,8 @@ class MainWindow(QMainWindow):
             self.pane.approvals.add(data)
         elif event == "calls_in_text":
             self.statusBar().showMessage(
-                "The model wrote its tool call as text instead of as a call; TrulyMEM ran "
-                f"it ({', '.join(data['names'])}).", 10000)
+                tr("The model wrote its tool call as text instead of as a call; TrulyMEM ran "
+                   "it ({tools}).", tools=", ".join(data["names"])), 10000)
         elif event == "import" and self.import_progress is not None:
             self.import_progress.show_progress(data)
         elif event == "memory_changed":
@@ -364,7 +367,7 @@ class MainWindow(QMainWindow):
         if row is None:
             return
         self.chat.extend_text(row, text, reasoning=kind == "reasoning")
-        self._set_state("Thinking…" if kind == "reasoning" else "Replying…")
+        self._set_state(tr("Thinking…") if kind == "reasoning" else tr("Replying…"))
 
     def _turn_ended(self, text: str, answer: dict[str, Any]) -> None:
         self.stream.flush()
@@ -392,20 +395,22 @@ class MainWindow(QMainWindow):
         usage = answer.get("usage") or {}
         self.last_tokens = int(usage.get("total_tokens") or 0)
         self.session_tokens += self.last_tokens
-        self.tokens_label.setText(f"Tokens: last {self.last_tokens:,} · "
-                                  f"session {self.session_tokens:,}")
+        self.tokens_label.setText(tr("Tokens: last {last} · session {session}",
+                                     last=f"{self.last_tokens:,}",
+                                     session=f"{self.session_tokens:,}"))
         if answer["success"]:
-            self._set_state("Ready")
+            self._set_state(tr("Ready"))
         elif answer["error"] == "cancelled":
-            self._set_state("Stopped")
+            self._set_state(tr("Stopped"))
         else:
-            if answer["error"] == NO_KEY and row is not None:
+            if answer["error"] == no_key() and row is not None:
                 keys = self.registry.shortcut_text("app.settings")
-                self.chat.change(row, error=f"{NO_KEY}: add one in Settings ({keys})")
+                self.chat.change(row, error=tr("{error}: add one in Settings ({keys})",
+                                               error=answer["error"], keys=keys))
             self.failed_text = text
             self.registry.actions["chat.retry"].setEnabled(True)
             self.pane.view.set_retry_row(row)
-            self._set_state("The last message failed: Retry (Ctrl+R) sends it again")
+            self._set_state(tr("The last message failed: Retry (Ctrl+R) sends it again"))
         self.conversations.refresh()  # its title and place in the list may have changed
 
     def regenerate(self) -> None:
@@ -422,8 +427,8 @@ class MainWindow(QMainWindow):
         self._clear_retry()
         self.chat.remove_rows(rows)
         self.send(asked, replaces_turn=turn)
-        self.statusBar().showMessage("Regenerating: what the old reply wrote to the memory "
-                                     "was taken back.", 8000)
+        self.statusBar().showMessage(tr("Regenerating: what the old reply wrote to the "
+                                        "memory was taken back."), 8000)
 
     def edit_last(self) -> None:
         """Put the newest message back in the box; sending it replaces that exchange."""
@@ -438,8 +443,8 @@ class MainWindow(QMainWindow):
         self.pane.input.setPlainText(asked)
         self.pane.input.setFocus()
         self.pane.input.moveCursor(self.pane.input.textCursor().MoveOperation.End)
-        self._set_state("Editing your last message: sending it replaces that exchange and "
-                        "takes back what its reply wrote to the memory")
+        self._set_state(tr("Editing your last message: sending it replaces that exchange and "
+                           "takes back what its reply wrote to the memory"))
 
     def delete_turn(self, turn_id: str) -> None:
         if self.turn_running:
@@ -448,11 +453,12 @@ class MainWindow(QMainWindow):
         def done(answer: dict[str, Any]) -> None:
             if answer["success"]:
                 self.chat.remove_rows(self.chat.rows_of(turn_id))
-                self.statusBar().showMessage("Exchange deleted from the conversation; the "
-                                             "memory keeps what it learned (Ctrl+Alt+Z "
-                                             "takes that back).", 8000)
+                self.statusBar().showMessage(tr("Exchange deleted from the conversation; the "
+                                                "memory keeps what it learned (Ctrl+Alt+Z "
+                                                "takes that back)."), 8000)
             else:
-                self.statusBar().showMessage(f"Not deleted: {answer['error']}", 8000)
+                self.statusBar().showMessage(tr("Not deleted: {error}", error=answer["error"]),
+                                             8000)
 
         self.host.send(PacketType.DELETE_TURN, {"turn_id": turn_id}, done)
 
@@ -471,7 +477,7 @@ class MainWindow(QMainWindow):
     def stop(self) -> None:
         if self.turn_running:
             self.host.cancel()
-            self._set_state("Stopping…")
+            self._set_state(tr("Stopping…"))
 
     def retry(self) -> None:
         """Send the failed message again in place of the failed turn: one user message,
@@ -507,15 +513,16 @@ class MainWindow(QMainWindow):
     def _approval_decided(self, approval_id: int, answer: dict[str, Any]) -> None:
         self.pane.approvals.remove(approval_id)
         if not answer["success"]:
-            QMessageBox.warning(self, "Not changed", answer["error"])
+            QMessageBox.warning(self, tr("Not changed"), answer["error"])
             return
         decided = answer["approval"]
         if decided["state"] == "allowed":
-            self.statusBar().showMessage(f"Allowed: {decided['outcome']}", 10000)
+            self.statusBar().showMessage(tr("Allowed: {outcome}", outcome=decided["outcome"]),
+                                         10000)
         elif decided["state"] == "denied":
-            self.statusBar().showMessage("Denied: nothing was removed.", 8000)
+            self.statusBar().showMessage(tr("Denied: nothing was removed."), 8000)
         else:
-            QMessageBox.information(self, "Nothing removed", decided["outcome"])
+            QMessageBox.information(self, tr("Nothing removed"), decided["outcome"])
 
     def undo_turn(self, turn_id: str | None = None) -> None:
         """Take back every memory change of a turn: the one asked for, else the selected
@@ -527,11 +534,12 @@ class MainWindow(QMainWindow):
 
     def _turn_undone(self, answer: dict[str, Any]) -> None:
         if not answer["success"]:
-            QMessageBox.information(self, "Undo this turn", answer["error"])
+            QMessageBox.information(self, tr("Undo this turn"), answer["error"])
             return
         count = len(answer["undone"])
         self.statusBar().showMessage(
-            f"Took back {_count(count, 'memory change')} of that turn.", 10000)
+            tr("Took back {changes} of that turn.",
+               changes=_count(count, tr("1 memory change"), tr("{n} memory changes"))), 10000)
         if answer.get("expired_approvals"):
             self.host.send(PacketType.LIST_APPROVALS, None, self._approvals_loaded)
 
@@ -540,7 +548,7 @@ class MainWindow(QMainWindow):
 
     def _show_backups(self, answer: dict[str, Any]) -> None:
         if not answer["success"]:
-            QMessageBox.warning(self, "Restore from backup", answer["error"])
+            QMessageBox.warning(self, tr("Restore from backup"), answer["error"])
             return
         dialog = BackupsDialog(self.host, answer["data"], self)
         dialog.restored.connect(self._backup_restored)
@@ -548,9 +556,10 @@ class MainWindow(QMainWindow):
 
     def _backup_restored(self, answer: dict[str, Any]) -> None:
         QMessageBox.information(
-            self, "Restored",
-            f"Restored the backup {answer['restored']} ({answer['facts'] or 0:,} facts). The "
-            f"memory you had is kept as {answer['kept_aside']}.")
+            self, tr("Restored"),
+            tr("Restored the backup {backup} ({facts} facts). The memory you had is kept as "
+               "{kept}.", backup=answer["restored"], facts=f"{answer['facts'] or 0:,}",
+               kept=answer["kept_aside"]))
         self.host.send(PacketType.GET_STATUS, None,
                        lambda status: self._show_status(status["data"]))
         self.host.send(PacketType.GET_HISTORY, None, self._history_loaded)
@@ -562,19 +571,21 @@ class MainWindow(QMainWindow):
 
     def _confirm_empty_trash(self, answer: dict[str, Any]) -> None:
         if not answer["success"]:
-            QMessageBox.warning(self, "Empty trash", answer["error"])
+            QMessageBox.warning(self, tr("Empty trash"), answer["error"])
             return
         facts, nodes = answer["edges"], answer["nodes"]
         if not facts and not nodes:
-            self.statusBar().showMessage("The trash is empty.", 5000)
+            self.statusBar().showMessage(tr("The trash is empty."), 5000)
             return
-        what = " and ".join(_count(n, noun) for n, noun in
-                            ((facts, "deleted fact"), (nodes, "deleted node")) if n)
+        facts_text = _count(facts, tr("1 deleted fact"), tr("{n} deleted facts"))
+        nodes_text = _count(nodes, tr("1 deleted node"), tr("{n} deleted nodes"))
+        what = (tr("{facts} and {nodes}", facts=facts_text, nodes=nodes_text)
+                if facts and nodes else facts_text if facts else nodes_text)
         sure = QMessageBox.question(
-            self, "Empty trash",
-            f"Empty the trash ({what})? They can no longer be restored from the trash; "
-            "Undo (Ctrl+Z) right after still brings them back. The assistant can never "
-            "empty the trash.",
+            self, tr("Empty trash"),
+            tr("Empty the trash ({what})? They can no longer be restored from the trash; "
+               "Undo (Ctrl+Z) right after still brings them back. The assistant can never "
+               "empty the trash.", what=what),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel)
         if sure == QMessageBox.StandardButton.Yes:
@@ -582,7 +593,7 @@ class MainWindow(QMainWindow):
 
     def _trash_emptied(self, answer: dict[str, Any]) -> None:
         if not answer["success"]:
-            QMessageBox.warning(self, "Empty trash", answer["error"])
+            QMessageBox.warning(self, tr("Empty trash"), answer["error"])
             return
         self.statusBar().showMessage(first_upper(answer["summary"]) + ".", 8000)
 
@@ -594,7 +605,7 @@ class MainWindow(QMainWindow):
 
     def _memory_counted(self, answer: dict[str, Any]) -> None:
         if not answer["success"]:
-            self.memory_label.setText("Memory: unavailable")
+            self.memory_label.setText(tr("Memory: unavailable"))
             self.memory_label.setToolTip(answer["error"])
             return
         self._show_counts(answer)
@@ -602,12 +613,14 @@ class MainWindow(QMainWindow):
 
     def _show_counts(self, state: dict[str, Any]) -> None:
         counts = state["counts"]
-        self.memory_label.setText(f"Memory: {state['counts_line']}")
-        self.memory_label.setToolTip(
-            f"{state['counts_line']} (active memories), plus "
-            f"{_count(counts['other_facts'], 'persona or task fact')} and "
-            f"{_count(counts['history'], 'replaced, archived or deleted fact')} kept as "
-            "history. An export holds all of them.")
+        self.memory_label.setText(tr("Memory: {counts}", counts=state["counts_line"]))
+        self.memory_label.setToolTip(tr(
+            "{counts} (active memories), plus {others} and {history} kept as history. An "
+            "export holds all of them.", counts=state["counts_line"],
+            others=_count(counts["other_facts"], tr("1 persona or task fact"),
+                          tr("{n} persona or task facts")),
+            history=_count(counts["history"], tr("1 replaced, archived or deleted fact"),
+                           tr("{n} replaced, archived or deleted facts"))))
 
     def memory_changed(self, event: dict[str, Any]) -> None:
         """The one announcement of a committed change: counts, review count, and the
@@ -623,11 +636,14 @@ class MainWindow(QMainWindow):
                                     "changed_edges": event.get("edges", []), "edges": []})
 
     def _show_review_count(self, count: int) -> None:
-        self.review_label.setText(f"Review: {count:,}" if count else "Review: done")
+        self.review_label.setText(tr("Review: {count}", count=f"{count:,}") if count
+                                  else tr("Review: done"))
         self.review_label.setToolTip(
-            f"{_count(count, 'change')} the assistant or other apps made to the memory "
-            "wait for your review: click, or press " + self.registry.shortcut_text("memory.review")
-            if count else "You have reviewed everything the assistant remembered.")
+            tr("{changes} the assistant or other apps made to the memory wait for your "
+               "review: click, or press {keys}",
+               changes=_count(count, tr("1 change"), tr("{n} changes")),
+               keys=self.registry.shortcut_text("memory.review"))
+            if count else tr("You have reviewed everything the assistant remembered."))
 
     def open_review(self) -> None:
         self.tabs.setCurrentWidget(self.browser)
@@ -640,12 +656,12 @@ class MainWindow(QMainWindow):
 
     def _show_settings(self, answer: dict[str, Any]) -> None:
         if not answer["success"]:
-            QMessageBox.warning(self, "Settings", answer["error"])
+            QMessageBox.warning(self, tr("Settings"), answer["error"])
             return
         dialog = SettingsDialog(self.host, answer["data"], self)
         if dialog.exec():
             if not self.turn_running:  # a failure before the change is old news now
-                self._set_state("Settings saved")
+                self._set_state(tr("Settings saved"))
             self.host.send(PacketType.GET_STATUS, None,
                            lambda status: self._show_status(status["data"]))
             self.host.send(PacketType.GET_CONFIG, None, self._config_loaded)
@@ -656,7 +672,8 @@ class MainWindow(QMainWindow):
 
     def _show_model_menu(self, answer: dict[str, Any]) -> None:
         if not answer["success"]:
-            self.statusBar().showMessage(f"Models not listed: {answer['error']}", 8000)
+            self.statusBar().showMessage(tr("Models not listed: {error}",
+                                            error=answer["error"]), 8000)
             return
         self.model_menu = menu = QMenu(self)
         current = answer["data"]["current"]
@@ -666,16 +683,18 @@ class MainWindow(QMainWindow):
             action.setChecked(name == current)
             action.triggered.connect(lambda _checked=False, chosen=name: self.use_model(chosen))
         if menu.isEmpty():
-            menu.addAction("The endpoint lists no models").setEnabled(False)
+            menu.addAction(tr("The endpoint lists no models")).setEnabled(False)
         corner = self.endpoint_label.mapToGlobal(self.endpoint_label.rect().topLeft())
         menu.popup(corner - QPoint(0, menu.sizeHint().height()))
 
     def use_model(self, name: str) -> None:
         def done(answer: dict[str, Any]) -> None:
             if not answer["success"]:
-                self.statusBar().showMessage(f"Model not changed: {answer['error']}", 8000)
+                self.statusBar().showMessage(tr("Model not changed: {error}",
+                                                error=answer["error"]), 8000)
                 return
-            self.statusBar().showMessage(f"The next message goes to {name}", 6000)
+            self.statusBar().showMessage(tr("The next message goes to {model}", model=name),
+                                         6000)
             self.host.send(PacketType.GET_STATUS, None,
                            lambda status: self._show_status(status["data"]))
             self.host.send(PacketType.GET_CONFIG, None, self._config_loaded)
@@ -687,7 +706,7 @@ class MainWindow(QMainWindow):
 
     def _show_limits(self, answer: dict[str, Any]) -> None:
         if not answer["success"]:
-            QMessageBox.warning(self, "Tool limits", answer["error"])
+            QMessageBox.warning(self, tr("Tool limits"), answer["error"])
             return
         dialog = LimitsDialog(self.host, answer["data"], self)
         if dialog.exec():
@@ -759,8 +778,8 @@ class MainWindow(QMainWindow):
                                     turn_id=turn_id)
             return
         if row is None:
-            self.statusBar().showMessage("That message is no longer in the conversation "
-                                         "(it was cleared).", 8000)
+            self.statusBar().showMessage(tr("That message is no longer in the conversation "
+                                            "(it was cleared)."), 8000)
             return
         self.tabs.setCurrentWidget(self.pane)
         index = self.chat.index(row)
@@ -771,8 +790,8 @@ class MainWindow(QMainWindow):
     # -- export and import ----------------------------------------------------------------
 
     def choose_export(self, kind: str) -> None:
-        suffix = {"json": "JSON (*.json)", "graphml": "GraphML (*.graphml)"}[kind]
-        path, _ = QFileDialog.getSaveFileName(self, "Export memory",
+        suffix = tr("JSON (*.json)") if kind == "json" else tr("GraphML (*.graphml)")
+        path, _ = QFileDialog.getSaveFileName(self, tr("Export memory"),
                                               str(Path.home() / f"trulymem-memory.{kind}"),
                                               suffix)
         if path:
@@ -781,12 +800,13 @@ class MainWindow(QMainWindow):
     def export_memory(self, path: str, kind: str) -> None:
         self.host.send(PacketType.EXPORT_MEMORY, {"path": path, "format": kind},
                        lambda answer: self._report(
-                           "Export", answer,
-                           f"{first_upper(answer.get('summary') or '')}, to {path}"))
+                           tr("Export"), answer,
+                           tr("{summary}, to {path}",
+                              summary=first_upper(answer.get("summary") or ""), path=path)))
 
     def choose_import(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import memory", str(Path.home()),
-                                              "JSON (*.json)")
+        path, _ = QFileDialog.getOpenFileName(self, tr("Import memory"), str(Path.home()),
+                                              tr("JSON (*.json)"))
         if path:
             self.import_memory(path)
 
@@ -796,20 +816,21 @@ class MainWindow(QMainWindow):
         progress = ImportProgress(Path(path).name, self)
         progress.canceled.connect(self.host.cancel)
         self.import_progress = progress
-        self._set_state(f"Importing {Path(path).name}…")
+        self._set_state(tr("Importing {file}…", file=Path(path).name))
 
         def done(answer: dict[str, Any]) -> None:
             self.import_progress = None
             progress.close()
             progress.deleteLater()
             if not self.turn_running:
-                self._set_state("Ready")
+                self._set_state(tr("Ready"))
             if answer.get("error") == "cancelled":
-                self.statusBar().showMessage("Import cancelled; the memory is unchanged.",
+                self.statusBar().showMessage(tr("Import cancelled; the memory is unchanged."),
                                              10000)
                 return
-            self._report("Import", answer, first_upper(answer.get("summary") or "")
-                         + ". Undo (Ctrl+Z) takes the whole import back.")
+            self._report(tr("Import"), answer,
+                         tr("{summary}. Undo (Ctrl+Z) takes the whole import back.",
+                            summary=first_upper(answer.get("summary") or "")))
 
         self.host.send(PacketType.IMPORT_MEMORY, {"path": path}, done)
 
@@ -817,30 +838,31 @@ class MainWindow(QMainWindow):
         if answer["success"]:
             self.statusBar().showMessage(success, 10000)
         else:
-            QMessageBox.warning(self, title, f"{title} failed: {answer['error']}")
+            QMessageBox.warning(self, title, tr("{title} failed: {error}", title=title,
+                                                error=answer["error"]))
 
     def copy_last_reply(self) -> None:
         reply = self.chat.last_reply()
         if reply is not None:
             QGuiApplication.clipboard().setText(reply.content)
-            self.statusBar().showMessage("Last reply copied", 3000)
+            self.statusBar().showMessage(tr("Last reply copied"), 3000)
 
     def clear_conversation(self) -> None:
         if self.turn_running:
             return
         answer = QMessageBox.question(
-            self, "Clear conversation",
-            "Clear the conversation shown here? What the assistant keeps in its memory "
-            "graph stays.")
+            self, tr("Clear conversation"),
+            tr("Clear the conversation shown here? What the assistant keeps in its memory "
+               "graph stays."))
         if answer == QMessageBox.StandardButton.Yes:
             self.host.send(PacketType.SAVE_HISTORY, {"messages": []},
                            lambda _answer: self.host.send(PacketType.GET_HISTORY, None,
                                                           self._history_loaded))
 
     def about(self) -> None:
-        QMessageBox.about(self, "About TrulyMEM",
-                          "TrulyMEM: an AI companion whose memory is a graph it keeps for "
-                          "itself, on your machine.")
+        QMessageBox.about(self, tr("About TrulyMEM"),
+                          tr("TrulyMEM: an AI companion whose memory is a graph it keeps for "
+                             "itself, on your machine."))
 
     # -- closing --------------------------------------------------------------------------
 
@@ -861,5 +883,6 @@ def _host_of(url: str) -> str:
     return url.split("://", 1)[-1].split("/", 1)[0] or url
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+def _count(n: int, one: str, many: str) -> str:
+    """`one` ("1 change") or `many` ("{n} changes") filled in: both already translated."""
+    return one if n == 1 else many.format(n=f"{n:,}")
