@@ -38,29 +38,32 @@ from app.graph.node_picker import NodePicker
 from app.graph.review import EditFactDialog, ReviewView
 from app.graph.view import NeighbourhoodView
 from app.status_parts import first_upper
+from core import i18n
+from core.i18n import N_, tr
 from core.protocol.packets import PacketType
 
-KIND_FILTERS = (("All kinds", []), ("General memories", ["memory"]), ("Persona", ["persona"]),
-                ("Tasks", ["task"]))
-STATUS_FILTERS = (("Any status", "any"), ("Active", "active"), ("Has archived facts", "archived"),
-                  ("Deleted or superseded", "deleted"))
+KIND_FILTERS = ((N_("All kinds"), []), (N_("General memories"), ["memory"]),
+                (N_("Persona"), ["persona"]), (N_("Tasks"), ["task"]))
+STATUS_FILTERS = ((N_("Any status"), "any"), (N_("Active"), "active"),
+                  (N_("Has archived facts"), "archived"),
+                  (N_("Deleted or superseded"), "deleted"))
 
 
 class AddFactDialog(QDialog):
     def __init__(self, subject: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Add a fact")
+        self.setWindowTitle(tr("Add a fact"))
         self.subject = QLineEdit(subject)
         self.relation = QLineEdit()
-        self.relation.setPlaceholderText("e.g. likes, lives in, 喜欢")
+        self.relation.setPlaceholderText(tr("e.g. likes, lives in, 喜欢"))
         self.object = QLineEdit()
-        self.object.setPlaceholderText("e.g. green tea, Berlin, 上海")
+        self.object.setPlaceholderText(tr("e.g. green tea, Berlin, 上海"))
         for field in (self.subject, self.relation, self.object):
             field.setMinimumWidth(40 * self.fontMetrics().averageCharWidth())
         form = QFormLayout(self)
-        form.addRow("&Subject", self.subject)
-        form.addRow("&Relation", self.relation)
-        form.addRow("&Object", self.object)
+        form.addRow(tr("&Subject"), self.subject)
+        form.addRow(tr("&Relation"), self.relation)
+        form.addRow(tr("&Object"), self.object)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
@@ -78,10 +81,11 @@ class AddFactDialog(QDialog):
 NODE_COMMANDS = ("node.rename", "node.merge", "node.delete", "node.add_fact")
 FACT_COMMANDS = ("fact.edit", "fact.delete", "fact.open_message", "fact.open_other")
 CHANGE_COMMANDS = ("change.undo",)
-SHORT_TEXTS = {"node.rename": "Rename", "node.merge": "Merge into…", "node.delete": "Delete",
-               "node.add_fact": "Add fact", "fact.edit": "Edit", "fact.delete": "Delete",
-               "fact.open_message": "Message", "fact.open_other": "Open other",
-               "change.undo": "Undo this change"}
+SHORT_TEXTS = {"node.rename": N_("Rename"), "node.merge": N_("Merge into…"),
+               "node.delete": N_("Delete"), "node.add_fact": N_("Add fact"),
+               "fact.edit": N_("Edit"), "fact.delete": N_("Delete"),
+               "fact.open_message": N_("Message"), "fact.open_other": N_("Open other"),
+               "change.undo": N_("Undo this change")}
 
 
 class GraphBrowser(QWidget):
@@ -124,24 +128,24 @@ class GraphBrowser(QWidget):
     def _make_bar(self) -> None:
         self.search = QLineEdit()
         self.search.setObjectName("graphSearch")
-        self.search.setAccessibleName("Search the memory")
-        self.search.setPlaceholderText("Search names and facts (English or 中文)")
+        self.search.setAccessibleName(tr("Search the memory"))
+        self.search.setPlaceholderText(tr("Search names and facts (English or 中文)"))
         self.search.setClearButtonEnabled(True)
         self.kind = QComboBox()
-        self.kind.setAccessibleName("Kind filter")
-        self.kind.addItems([k for k, _ in KIND_FILTERS])
+        self.kind.setAccessibleName(tr("Kind filter"))
+        self.kind.addItems([i18n.tr(k) for k, _ in KIND_FILTERS])
         self.status = QComboBox()
-        self.status.setAccessibleName("Status filter")
-        self.status.addItems([s for s, _ in STATUS_FILTERS])
+        self.status.setAccessibleName(tr("Status filter"))
+        self.status.addItems([i18n.tr(s) for s, _ in STATUS_FILTERS])
         for combo in (self.kind, self.status):
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(8)
         self.depth = QSpinBox()
         self.depth.setRange(1, 2)
-        self.depth.setPrefix("Depth ")
-        self.depth.setAccessibleName("Neighbourhood depth")
-        self.depth.setToolTip("How far from the chosen node the picture reaches")
+        self.depth.setPrefix(tr("Depth "))
+        self.depth.setAccessibleName(tr("Neighbourhood depth"))
+        self.depth.setToolTip(tr("How far from the chosen node the picture reaches"))
         self.count = QLabel()
         self.count.setObjectName("nodeCount")
         self._search_timer = QTimer(self, singleShot=True, interval=150)
@@ -151,9 +155,9 @@ class GraphBrowser(QWidget):
         self.kind.currentIndexChanged.connect(self.reload)
         self.status.currentIndexChanged.connect(self.reload)
         self.status.currentIndexChanged.connect(self._show_trash_bar)
-        self.trash_note = QLabel("Deleted items stay restorable until you empty the trash.")
+        self.trash_note = QLabel(tr("Deleted items stay restorable until you empty the trash."))
         self.trash_note.setWordWrap(True)
-        self.trash_button = QPushButton("Empty trash…")
+        self.trash_button = QPushButton(tr("Empty trash…"))
         self.trash_button.setObjectName("emptyTrash")
         self.trash_button.clicked.connect(self.empty_trash_requested)
         self.depth.valueChanged.connect(lambda _v: self.show_node(self.current))
@@ -164,7 +168,7 @@ class GraphBrowser(QWidget):
         self.model.dataChanged.connect(self._size_columns)
         self.list = QTableView()
         self.list.setObjectName("nodeList")
-        self.list.setAccessibleName("Nodes")
+        self.list.setAccessibleName(tr("Nodes"))
         self.list.setModel(self.model)
         self.list.setSortingEnabled(True)
         self.list.horizontalHeader().setSortIndicator(0, Qt.SortOrder.AscendingOrder)
@@ -185,11 +189,11 @@ class GraphBrowser(QWidget):
             header.resizeSection(column, metrics.horizontalAdvance(sample) + metrics.height())
         self.list.setWordWrap(False)
         self.list.selectionModel().currentRowChanged.connect(self._row_chosen)
-        self.empty_hint = QLabel(
+        self.empty_hint = QLabel(tr(
             "Nothing remembered yet.\n\nTell the assistant about yourself in the Chat tab "
             "(\"I live in Berlin\", \"我喜欢绿茶\"): what it keeps shows up here, and in Review "
             "for you to check. You can also add a fact yourself or import a memory export "
-            "(File menu).")
+            "(File menu)."))
         self.empty_hint.setObjectName("emptyMemoryHint")
         self.empty_hint.setWordWrap(True)
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -262,8 +266,8 @@ class GraphBrowser(QWidget):
         self.pages = QTabWidget()
         self.pages.setObjectName("memoryPages")
         self.pages.setDocumentMode(True)
-        self.pages.addTab(self.browse_page, "&Browse")
-        self.pages.addTab(self.review, "Re&view")
+        self.pages.addTab(self.browse_page, tr("&Browse"))
+        self.pages.addTab(self.review, tr("Re&view"))
         self.pages.currentChanged.connect(self._page_changed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -300,7 +304,8 @@ class GraphBrowser(QWidget):
             self.refresh()
 
     def _review_counted(self, count: int) -> None:
-        self.pages.setTabText(1, f"Re&view ({count:,})" if count else "Re&view")
+        self.pages.setTabText(1, tr("Re&view ({count})", count=f"{count:,}") if count
+                              else tr("Re&view"))
         self.review_count_changed.emit(count)
 
     # -- loading --------------------------------------------------------------------------
@@ -328,12 +333,13 @@ class GraphBrowser(QWidget):
     def _listed(self, answer: dict[str, Any]) -> None:
         if not answer["success"]:
             self.count.setText("")
-            self.status_message.emit(f"Memory list: {answer['error']}")
+            self.status_message.emit(tr("Memory list: {error}", error=answer["error"]))
             return
         ids = answer["ids"]
         keep = self.current
         self.model.set_ids(ids)
-        self.count.setText(f"{len(ids):,} node{'s' * (len(ids) != 1)}")
+        self.count.setText(tr("1 node") if len(ids) == 1
+                           else tr("{n} nodes", n=f"{len(ids):,}"))
         unfiltered = not self.search.text().strip() and self.kind.currentIndex() == 0 \
             and self.status.currentIndex() == 0
         self.empty_hint.setVisible(not ids and unfiltered)
@@ -490,7 +496,7 @@ class GraphBrowser(QWidget):
     def place_actions(self, actions: dict[str, QAction]) -> None:
         self.actions_by_name = actions
         for name, short in SHORT_TEXTS.items():  # what the toolbars show; menus say more
-            actions[name].setIconText(short)
+            actions[name].setIconText(i18n.tr(short))
         for names, bar in ((NODE_COMMANDS, self.details.node_bar),
                            (FACT_COMMANDS, self.details.edge_bar),
                            (CHANGE_COMMANDS, self.details.history_bar)):
@@ -511,12 +517,12 @@ class GraphBrowser(QWidget):
                 get(name).setEnabled(edge is not None)
         if get("node.delete"):
             deleted = bool(node and node.get("deleted_at"))
-            get("node.delete").setText("Restore node" if deleted else "Delete node")
-            get("node.delete").setIconText("Restore" if deleted else "Delete")
+            get("node.delete").setText(tr("Restore node") if deleted else tr("Delete node"))
+            get("node.delete").setIconText(tr("Restore") if deleted else tr("Delete"))
         if get("fact.delete"):
             deleted = bool(edge and edge["status"] != "active")
-            get("fact.delete").setText("Restore fact" if deleted else "Delete fact")
-            get("fact.delete").setIconText("Restore" if deleted else "Delete")
+            get("fact.delete").setText(tr("Restore fact") if deleted else tr("Delete fact"))
+            get("fact.delete").setIconText(tr("Restore") if deleted else tr("Delete"))
         if get("fact.edit"):
             get("fact.edit").setEnabled(edge is not None and edge["status"] == "active")
 
@@ -524,10 +530,10 @@ class GraphBrowser(QWidget):
         """One node, fact or change command, on what is chosen in the details."""
         node, edge = self.details.node, self.details.selected_edge()
         if name.startswith("node.") and node is None:
-            self.status_message.emit("Choose a node in the Memory tab first.")
+            self.status_message.emit(tr("Choose a node in the Memory tab first."))
             return
         if name.startswith("fact.") and edge is None:
-            self.status_message.emit("Choose a fact in the node's Facts list first.")
+            self.status_message.emit(tr("Choose a fact in the node's Facts list first."))
             return
         handlers = {
             "node.rename": lambda: self._rename(node),
@@ -555,13 +561,14 @@ class GraphBrowser(QWidget):
         self.run(commands[action])
 
     def _rename(self, node: dict[str, Any]) -> None:
-        name, ok = QInputDialog.getText(self, "Rename", "New name:", text=node["name"])
+        name, ok = QInputDialog.getText(self, tr("Rename"), tr("New name:"), text=node["name"])
         if ok and name.strip() and name.strip() != node["name"]:
             self._correct("rename_node", {"node_id": node["id"], "name": name.strip()})
 
     def _merge(self, node: dict[str, Any]) -> None:
-        picker = NodePicker(self.host, f"Merge {node['name']!r} into which node? Its facts "
-                            "move there and this node goes away; Undo brings it back.",
+        picker = NodePicker(self.host, tr("Merge {name} into which node? Its facts move there "
+                                          "and this node goes away; Undo brings it back.",
+                                          name=repr(node["name"])),
                             exclude=node["id"], parent=self)
         if picker.exec() and picker.chosen:
             self.merge(node["id"], picker.chosen["id"])
@@ -600,36 +607,38 @@ class GraphBrowser(QWidget):
     def _corrected(self, answer: dict[str, Any]) -> None:
         """The change itself is shown through its announcement; here only the words."""
         if not answer["success"]:
-            QMessageBox.warning(self, "Not changed", answer["error"])
+            QMessageBox.warning(self, tr("Not changed"), answer["error"])
             return
-        said = answer.get("summary") or answer.get("result") or "Done"
+        said = answer.get("summary") or answer.get("result") or tr("Done")
         self.status_message.emit(first_upper(said))
 
     def _undo_chosen_change(self) -> None:
         change = self.details.selected_change()
         if change is None:
-            self.status_message.emit("Choose a change in the node's Changes list first.")
+            self.status_message.emit(tr("Choose a change in the node's Changes list first."))
             return
         self.undo(change["id"])
 
     def undo(self, change_id: int | None = None) -> None:
         """Undo one change, or the newest one (Ctrl+Z)."""
         body = {} if change_id is None else {"change_id": change_id}
-        self.host.send(PacketType.UNDO, body, lambda answer: self._undone(answer, "Undo"))
+        self.host.send(PacketType.UNDO, body, lambda answer: self._undone(answer, redo=False))
 
     def redo(self) -> None:
         """Take back the newest undo (Ctrl+Shift+Z)."""
-        self.host.send(PacketType.REDO, {}, lambda answer: self._undone(answer, "Redo"))
+        self.host.send(PacketType.REDO, {}, lambda answer: self._undone(answer, redo=True))
 
-    def _undone(self, answer: dict[str, Any], title: str) -> None:
+    def _undone(self, answer: dict[str, Any], redo: bool) -> None:
         if not answer["success"]:  # in the status bar: Ctrl+Z at the end is no alarm
-            self.status_message.emit(f"{title}: {answer['error']}.")
+            self.status_message.emit(
+                tr("Redo: {error}.", error=answer["error"]) if redo
+                else tr("Undo: {error}.", error=answer["error"]))
             return
-        hint = " Redo: Ctrl+Shift+Z." if title == "Undo" else ""
-        self.status_message.emit(f"{answer['message']}.{hint}")
+        self.status_message.emit(f"{answer['message']}." if redo else
+                                 tr("{message}. Redo: Ctrl+Shift+Z.", message=answer["message"]))
 
     def _open_message(self, edge: dict[str, Any]) -> None:
         if edge.get("source_message"):
             self.message_requested.emit(edge["source_message"])
         else:
-            self.status_message.emit("This fact was not written during a conversation.")
+            self.status_message.emit(tr("This fact was not written during a conversation."))

@@ -27,6 +27,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.graph.node_model import KIND_LABELS
+from core import i18n
+from core.i18n import N_, tr
+
 Index = QModelIndex | QPersistentModelIndex
 RowRole = Qt.ItemDataRole.UserRole + 1
 
@@ -57,7 +61,7 @@ class RowsModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.columns[section][0]
+            return i18n.tr(self.columns[section][0])
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -83,25 +87,34 @@ def _other(edge: dict[str, Any]) -> str:
 def by_whom(actor: str) -> str:
     """"you", "assistant", or the other app's name (a change made over MCP)."""
     if actor == "user":
-        return "you"
-    return actor[4:] if actor.startswith("mcp:") else "assistant"
+        return tr("you")
+    return actor[4:] if actor.startswith("mcp:") else tr("assistant")
+
+
+# A fact's status as the person reads it (an unknown one is shown as it is).
+STATUS_WORDS = {"active": N_("active"), "superseded": N_("superseded"),
+                "deleted": N_("deleted"), "archived": N_("archived")}
+
+
+def status_word(status: str) -> str:
+    return i18n.tr(STATUS_WORDS[status]) if status in STATUS_WORDS else status
 
 
 EDGE_COLUMNS = [
     ("", lambda e: "→" if e["direction"] == "out" else "←"),
-    ("Relation", lambda e: e["relation"]),
-    ("Other node", _other),
-    ("Status", lambda e: e["status"]),
-    ("Confidence", lambda e: f"{e['confidence']:.2f}"),
-    ("Valid from", lambda e: when(e.get("valid_from"))),
-    ("Valid to", lambda e: when(e.get("valid_to"))),
-    ("From message", lambda e: (e.get("message") or {}).get("content", "")[:80]),
+    (N_("Relation"), lambda e: e["relation"]),
+    (N_("Other node"), _other),
+    (N_("Status"), lambda e: status_word(e["status"])),
+    (N_("Confidence"), lambda e: f"{e['confidence']:.2f}"),
+    (N_("Valid from"), lambda e: when(e.get("valid_from"))),
+    (N_("Valid to"), lambda e: when(e.get("valid_to"))),
+    (N_("From message"), lambda e: (e.get("message") or {}).get("content", "")[:80]),
 ]
 HISTORY_COLUMNS = [
-    ("When", lambda c: when(c["created_at"])),
-    ("By", lambda c: by_whom(c["actor"])),
-    ("Change", lambda c: c["summary"]),
-    ("", lambda c: "undone" if c.get("undone_by") else ""),
+    (N_("When"), lambda c: when(c["created_at"])),
+    (N_("By"), lambda c: by_whom(c["actor"])),
+    (N_("Change"), lambda c: c["summary"]),
+    ("", lambda c: tr("undone") if c.get("undone_by") else ""),
 ]
 
 
@@ -131,7 +144,7 @@ class DetailsPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("nodeDetails")
         self.node: dict[str, Any] | None = None
-        self.title = QLabel("Choose a node to see what the assistant knows about it.")
+        self.title = QLabel(tr("Choose a node to see what the assistant knows about it."))
         self.title.setWordWrap(True)
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         heading = QFont(self.font())
@@ -144,19 +157,19 @@ class DetailsPanel(QWidget):
         self.fields.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         self.edges = RowsModel(EDGE_COLUMNS, self)
-        self.edge_table = _table(self.edges, "Facts about this node")
+        self.edge_table = _table(self.edges, tr("Facts about this node"))
         self.history = RowsModel(HISTORY_COLUMNS, self)
-        self.history_table = _table(self.history, "Changes to this node")
-        self.node_bar = _toolbar("Node commands")
-        self.edge_bar = _toolbar("Fact commands")
-        self.history_bar = _toolbar("Change commands")
+        self.history_table = _table(self.history, tr("Changes to this node"))
+        self.node_bar = _toolbar(tr("Node commands"))
+        self.edge_bar = _toolbar(tr("Fact commands"))
+        self.history_bar = _toolbar(tr("Change commands"))
 
         # The fact and change commands sit in the tab row's corner: one row less, which a
         # 500 px high window needs for the facts themselves.
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.edge_table, "&Facts")
-        self.tabs.addTab(self.history_table, "C&hanges")
+        self.tabs.addTab(self.edge_table, tr("&Facts"))
+        self.tabs.addTab(self.history_table, tr("C&hanges"))
         corner = QWidget()
         corner_layout = QHBoxLayout(corner)
         corner_layout.setContentsMargins(0, 0, 0, 0)
@@ -185,26 +198,29 @@ class DetailsPanel(QWidget):
         chosen = (self.selected_edge() or {}).get("id")
         self.node = node
         self.title.setText(node["name"])
-        kind = {"entity": "memory", "state": "memory"}.get(node["kind"], node["kind"])
+        label = KIND_LABELS.get(node["kind"])
+        kind = i18n.tr(label) if label else node["kind"]
         mentions = node["mention_count"]
-        parts = [kind, node["type"] or "no type",
-                 f"{mentions:,} mention{'s' * (mentions != 1)}",
-                 f"since {when(node['created_at'])[:10]}"]
+        parts = [kind, node["type"] or tr("no type"),
+                 tr("1 mention") if mentions == 1 else tr("{n} mentions", n=f"{mentions:,}"),
+                 tr("since {date}", date=when(node["created_at"])[:10])]
         if node.get("state"):
-            parts.append(f"state: {node['state']}")
+            parts.append(tr("state: {state}", state=node["state"]))
         if node.get("deleted_at"):
-            parts.append(f"deleted {when(node['deleted_at'])}")
+            parts.append(tr("deleted {when}", when=when(node["deleted_at"])))
         text = " · ".join(parts)
-        for name in ("description", "summary"):
-            if node.get(name):
-                text += f"\n{name.capitalize()}: {node[name]}"
+        if node.get("description"):
+            text += "\n" + tr("Description: {description}", description=node["description"])
+        if node.get("summary"):
+            text += "\n" + tr("Summary: {summary}", summary=node["summary"])
         self.fields.setText(text)
-        self.fields.setToolTip(f"First seen {when(node['created_at'])}, updated "
-                               f"{when(node['updated_at'])}")
+        self.fields.setToolTip(tr("First seen {first}, updated {updated}",
+                                  first=when(node["created_at"]),
+                                  updated=when(node["updated_at"])))
         self.edges.set_rows(details["edges"])
         self.history.set_rows(details["history"])
-        self.tabs.setTabText(0, f"&Facts ({len(details['edges'])})")
-        self.tabs.setTabText(1, f"C&hanges ({len(details['history'])})")
+        self.tabs.setTabText(0, tr("&Facts ({n})", n=len(details["edges"])))
+        self.tabs.setTabText(1, tr("C&hanges ({n})", n=len(details["history"])))
         if chosen is not None:
             self.select_edge(chosen)
         self.edge_chosen.emit()
@@ -218,7 +234,7 @@ class DetailsPanel(QWidget):
 
     def clear(self) -> None:
         self.node = None
-        self.title.setText("Choose a node to see what the assistant knows about it.")
+        self.title.setText(tr("Choose a node to see what the assistant knows about it."))
         self.fields.clear()
         self.edges.set_rows([])
         self.history.set_rows([])

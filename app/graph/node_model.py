@@ -15,13 +15,17 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
+from core import i18n
+from core.i18n import N_, tr
+
 Index = QModelIndex | QPersistentModelIndex
 FetchRows = Callable[[list[int], Callable[[list[dict[str, Any]]], None]], None]
 NodeIdRole = Qt.ItemDataRole.UserRole + 1
 PAGE = 200
-COLUMNS = (("Name", "name"), ("Kind", None), ("Type", "type"), ("Mentions", "mentions"),
-           ("Updated", "updated"))
-KIND_LABELS = {"entity": "memory", "state": "memory", "task": "task", "persona": "persona"}
+COLUMNS = ((N_("Name"), "name"), (N_("Kind"), None), (N_("Type"), "type"),
+           (N_("Mentions"), "mentions"), (N_("Updated"), "updated"))
+KIND_LABELS = {"entity": N_("memory"), "state": N_("memory"), "task": N_("task"),
+               "persona": N_("persona")}
 
 
 class NodeListModel(QAbstractTableModel):
@@ -49,7 +53,7 @@ class NodeListModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section][0]
+            return i18n.tr(COLUMNS[section][0])
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
@@ -87,8 +91,9 @@ class NodeListModel(QAbstractTableModel):
         if column == 0:
             return row["name"]
         if column == 1:
-            return KIND_LABELS.get(row["kind"], row["kind"]) + (
-                " (deleted)" if row.get("deleted_at") else "")
+            label = KIND_LABELS.get(row["kind"])
+            kind = i18n.tr(label) if label else row["kind"]
+            return tr("{kind} (deleted)", kind=kind) if row.get("deleted_at") else kind
         if column == 2:
             return row.get("type") or ""
         if column == 3:

@@ -18,6 +18,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
+from app.graph.node_model import KIND_LABELS
+from core import i18n
+from core.i18n import tr
 from core.protocol.packets import PacketType
 
 SHOWN = 30
@@ -27,7 +30,7 @@ class NodePicker(QDialog):
     def __init__(self, host: BackendHost, prompt: str, exclude: int | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Merge into…")
+        self.setWindowTitle(tr("Merge into…"))
         self.host = host
         self.exclude = exclude
         self.chosen: dict[str, Any] | None = None
@@ -35,17 +38,17 @@ class NodePicker(QDialog):
         label = QLabel(prompt)
         label.setWordWrap(True)
         self.query = QLineEdit()
-        self.query.setPlaceholderText("Type part of a name")
+        self.query.setPlaceholderText(tr("Type part of a name"))
         self.query.setClearButtonEnabled(True)
         self.results = QListWidget()
-        self.results.setAccessibleName("Matching nodes")
+        self.results.setAccessibleName(tr("Matching nodes"))
         self.results.itemDoubleClicked.connect(lambda _item: self.accept())
         self.results.currentItemChanged.connect(
             lambda item, _old: self.ok.setEnabled(item is not None))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
         self.ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.ok.setText("Merge")
+        self.ok.setText(tr("Merge"))
         self.ok.setEnabled(False)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -95,16 +98,20 @@ class NodePicker(QDialog):
     def _show(self, rows: list[dict[str, Any]]) -> None:
         self.results.clear()
         for row in rows:
-            kind = row.get("type") or {"entity": "memory", "state": "memory"}.get(
-                row["kind"], row["kind"])
-            item = QListWidgetItem(f"{row['name']}    ({kind}, {row['mention_count']} "
-                                   f"mention{'s' * (row['mention_count'] != 1)})")
+            label = KIND_LABELS.get(row["kind"])
+            kind = row.get("type") or (i18n.tr(label) if label else row["kind"])
+            count = row["mention_count"]
+            item = QListWidgetItem(
+                tr("{name}    ({kind}, 1 mention)", name=row["name"], kind=kind) if count == 1
+                else tr("{name}    ({kind}, {n} mentions)", name=row["name"], kind=kind,
+                        n=count))
             item.setData(Qt.ItemDataRole.UserRole, row)
             self.results.addItem(item)
         if rows:
             self.results.setCurrentRow(0)
         elif self.query.text().strip():
-            empty = QListWidgetItem(f"No node matches “{self.query.text().strip()}”.")
+            empty = QListWidgetItem(tr("No node matches “{query}”.",
+                                       query=self.query.text().strip()))
             empty.setFlags(Qt.ItemFlag.NoItemFlags)  # a note, not a choice
             self.results.addItem(empty)
             self.ok.setEnabled(False)

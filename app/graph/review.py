@@ -29,6 +29,8 @@ from PySide6.QtWidgets import (
 
 from app.backend_host import BackendHost
 from app.status_parts import first_upper
+from core import i18n
+from core.i18n import N_, tr
 from core.protocol.packets import PacketType
 
 ChangeRole = Qt.ItemDataRole.UserRole + 1  # the change dict (on change rows)
@@ -38,6 +40,13 @@ MORE = 100  # changes per page while scrolling: small enough not to stall the wi
 GUESS_TINT = QColor(255, 170, 0, 46)  # amber over the base colour: light and dark alike
 VERB_MARKS = {"added": "+", "removed": "−", "deleted": "−", "replaced": "↻",
               "reinforced": "↑", "restored": "↺", "archived": "▣", "brought back": "↺"}
+# The verbs the backend's change lines use, as the person reads them (others as they are).
+VERB_WORDS = {"added": N_("added"), "removed": N_("removed"), "deleted": N_("deleted"),
+              "replaced": N_("replaced"), "reinforced": N_("reinforced"),
+              "restored": N_("restored"), "archived": N_("archived"),
+              "brought back": N_("brought back"), "updated": N_("updated"),
+              "renamed": N_("renamed"), "set": N_("set"), "imported": N_("imported"),
+              "took back": N_("took back"), "changed": N_("changed")}
 
 
 def _when(timestamp: float) -> str:
@@ -56,10 +65,13 @@ def change_text(change: dict[str, Any]) -> str:
     """The change as the person reads it: one line per fact or node it wrote."""
     rows = []
     for line in change["lines"] or [{"verb": "changed", "text": change["summary"]}]:
-        mark = VERB_MARKS.get(line["verb"], "•")
-        text = f"{mark} {line['verb']}: {line['text']}"
+        verb = line["verb"]
+        mark = VERB_MARKS.get(verb, "•")
+        said = i18n.tr(VERB_WORDS[verb]) if verb in VERB_WORDS else verb
+        text = f"{mark} {said}: {line['text']}"
         if line.get("guess"):
-            text += f"   — a guess (confidence {line['confidence']:.1f})"
+            text += "   " + tr("— a guess (confidence {confidence})",
+                                confidence=f"{line['confidence']:.1f}")
         rows.append(text)
     return "\n".join(rows)
 
@@ -79,14 +91,14 @@ class EditFactDialog(QDialog):
 
     def __init__(self, line: dict[str, Any], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Edit fact")
+        self.setWindowTitle(tr("Edit fact"))
         self.subject = QLineEdit(line.get("subject", ""))
         self.relation = QLineEdit(line.get("relation", ""))
         self.object = QLineEdit(line.get("object", ""))
         width = 40 * self.fontMetrics().averageCharWidth()
         form = QFormLayout(self)
-        for label, field in (("&Subject", self.subject), ("&Relation", self.relation),
-                             ("&Object", self.object)):
+        for label, field in ((tr("&Subject"), self.subject), (tr("&Relation"), self.relation),
+                             (tr("&Object"), self.object)):
             field.setMinimumWidth(width)
             form.addRow(label, field)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
@@ -151,7 +163,7 @@ class ReviewView(QWidget):
     def _make_tree(self) -> None:
         self.tree = ReviewList()
         self.tree.setObjectName("reviewList")
-        self.tree.setAccessibleName("Changes to review")
+        self.tree.setAccessibleName(tr("Changes to review"))
         self.tree.setModel(self.model)
         self.tree.setItemDelegate(Spaced(self.tree))
         self.tree.setHeaderHidden(True)
@@ -173,13 +185,13 @@ class ReviewView(QWidget):
         self.summary = QLabel()
         self.summary.setObjectName("reviewSummary")
         self.summary.setWordWrap(True)
-        self.keys = QLabel("K keep · U undo · E edit · O open the message · Shift+K keep all")
+        self.keys = QLabel(tr("K keep · U undo · E edit · O open the message · Shift+K keep all"))
         self.keys.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.buttons: dict[str, QPushButton] = {}
         bar = QHBoxLayout()
         bar.addWidget(self.summary, 1)
-        for name, text in (("keep", "&Keep"), ("undo", "&Undo"), ("edit", "&Edit…"),
-                           ("keep_all", "Keep &all")):
+        for name, text in (("keep", tr("&Keep")), ("undo", tr("&Undo")), ("edit", tr("&Edit…")),
+                           ("keep_all", tr("Keep &all"))):
             button = QPushButton(text)
             button.setObjectName(f"review_{name}")
             button.clicked.connect(lambda _c=False, n=name: self.run(n))
@@ -220,7 +232,7 @@ class ReviewView(QWidget):
     def _first_page(self, answer: dict[str, Any]) -> None:
         self.loading = False
         if not answer["success"]:
-            self.status_message.emit(f"Review: {answer['error']}")
+            self.status_message.emit(tr("Review: {error}", error=answer["error"]))
             return
         keep = self._selected_change_id()
         row = self.tree.currentIndex().row() if self.tree.currentIndex().isValid() else 0
@@ -275,19 +287,20 @@ class ReviewView(QWidget):
         app = app_name(change.get("actor"))
         if message:
             text = " ".join(message["content"].split())
-            head = f"{when} · You said: “{text[:160]}{'…' if len(text) > 160 else ''}”"
+            head = tr("{when} · You said: “{said}”", when=when,
+                      said=f"{text[:160]}{'…' if len(text) > 160 else ''}")
         elif app:
-            head = f"{when} · From {app}, another app using your memory"
+            head = tr("{when} · From {app}, another app using your memory", when=when, app=app)
         else:
-            head = f"{when} · not from a message in a conversation"
+            head = tr("{when} · not from a message in a conversation", when=when)
         item = QStandardItem(head)
         font = QFont(self.font())
         font.setBold(True)
         item.setFont(font)
         item.setData(turn, TurnRole)
-        item.setToolTip("K keeps and U undoes everything under it" if app else
-                        "O or Enter opens this message in the chat; K keeps and U undoes "
-                        "everything under it")
+        item.setToolTip(tr("K keeps and U undoes everything under it") if app else
+                        tr("O or Enter opens this message in the chat; K keeps and U undoes "
+                           "everything under it"))
         return item
 
     def _item(self, change: dict[str, Any]) -> QStandardItem:
@@ -295,7 +308,7 @@ class ReviewView(QWidget):
         item.setData(change, ChangeRole)
         if change["guess"]:
             item.setBackground(GUESS_TINT)
-            item.setToolTip("The assistant marked this as a guess: check it")
+            item.setToolTip(tr("The assistant marked this as a guess: check it"))
         return item
 
     def set_count(self, count: int) -> None:
@@ -311,15 +324,17 @@ class ReviewView(QWidget):
         self.empty.setVisible(not has_rows)
         for button in self.buttons.values():
             button.setEnabled(has_rows)
-        if self.count > 0:
-            self.summary.setText(f"{self.count:,} change{'s' * (self.count != 1)} to "
-                                 "review, newest first.")
+        if self.count == 1:
+            self.summary.setText(tr("1 change to review, newest first."))
+        elif self.count > 0:
+            self.summary.setText(tr("{n} changes to review, newest first.",
+                                    n=f"{self.count:,}"))
         else:
-            self.summary.setText("Nothing to review.")
-        self.empty.setText(
+            self.summary.setText(tr("Nothing to review."))
+        self.empty.setText(tr(
             "Everything the assistant wrote to its memory has been reviewed.\n\n"
             "When it remembers something new from a chat, or another app you share the "
-            "memory with changes it, it shows up here for you to keep, correct or undo.")
+            "memory with changes it, it shows up here for you to keep, correct or undo."))
 
     # -- selection ------------------------------------------------------------------------
 
@@ -414,22 +429,23 @@ class ReviewView(QWidget):
             if turn and not turn.startswith("change-"):
                 self.message_requested.emit(turn)
             else:
-                self.status_message.emit("This change was not made during a conversation.")
+                self.status_message.emit(
+                    tr("This change was not made during a conversation."))
 
     def keep(self, changes: list[dict[str, Any]]) -> None:
         ids = [c["id"] for c in changes]
         self.host.send(PacketType.REVIEW_KEEP, {"change_ids": ids},
-                       lambda answer: self._kept(answer, f"Kept {self._what(changes)}."))
+                       lambda answer: self._kept(answer, self._what(changes)))
 
     def keep_all(self) -> None:
         if self.newest_shown is None:
             return
         self.host.send(PacketType.REVIEW_KEEP, {"through": self.newest_shown},
-                       lambda answer: self._kept(answer, "Kept everything shown."))
+                       lambda answer: self._kept(answer, tr("Kept everything shown.")))
 
     def _kept(self, answer: dict[str, Any], said: str) -> None:
         if not answer["success"]:
-            QMessageBox.warning(self, "Review", answer["error"])
+            QMessageBox.warning(self, tr("Review"), answer["error"])
             return
         self._remove(set(answer["kept"]))
         self.set_count(answer["count"])
@@ -442,17 +458,18 @@ class ReviewView(QWidget):
 
     def _undone(self, answer: dict[str, Any], ids: set[int]) -> None:
         if not answer["success"]:
-            QMessageBox.information(self, "Undo", answer["error"])
+            QMessageBox.information(self, tr("Undo"), answer["error"])
             return
         self._remove(ids)
-        self.status_message.emit(f"{answer['message']}. Redo: Ctrl+Shift+Z.")
+        self.status_message.emit(tr("{message}. Redo: Ctrl+Shift+Z.",
+                                    message=answer["message"]))
 
     def edit(self, changes: list[dict[str, Any]]) -> None:
         facts = [(c, line) for c in changes for line in c["lines"]
                  if line["table"] == "edges" and line.get("status") == "active"]
         if not facts:
-            self.status_message.emit("This change has no fact that can be edited; undo it "
-                                     "or correct the node in Browse.")
+            self.status_message.emit(tr("This change has no fact that can be edited; undo it "
+                                        "or correct the node in Browse."))
             return
         if len(facts) == 1:
             self._edit_fact(*facts[0])
@@ -474,7 +491,7 @@ class ReviewView(QWidget):
 
     def _edited(self, answer: dict[str, Any], change: dict[str, Any]) -> None:
         if not answer["success"]:
-            QMessageBox.warning(self, "Not changed", answer["error"])
+            QMessageBox.warning(self, tr("Not changed"), answer["error"])
             return
         # the person looked at it and corrected it: reviewed
         self.host.send(PacketType.REVIEW_KEEP, {"change_ids": [change["id"]]},
@@ -484,14 +501,16 @@ class ReviewView(QWidget):
         if not self.tree.indexAt(point).isValid():
             return
         menu = QMenu(self)
-        for name, text in (("keep", "Keep\tK"), ("undo", "Undo\tU"), ("edit", "Edit…\tE"),
-                           ("open", "Open the message in the chat\tO")):
+        for name, text in (("keep", tr("Keep\tK")), ("undo", tr("Undo\tU")),
+                           ("edit", tr("Edit…\tE")),
+                           ("open", tr("Open the message in the chat\tO"))):
             menu.addAction(text, lambda n=name: self.run(n))
         menu.popup(self.tree.viewport().mapToGlobal(point))
 
     @staticmethod
     def _what(changes: list[dict[str, Any]]) -> str:
+        """What keeping `changes` says: the one fact, or how many."""
         lines = [line for c in changes for line in c["lines"]]
         if len(lines) == 1:
-            return f"'{lines[0]['text']}'"
-        return f"{len(lines)} memory changes"
+            return tr("Kept '{fact}'.", fact=lines[0]["text"])
+        return tr("Kept {n} memory changes.", n=len(lines))

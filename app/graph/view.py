@@ -28,6 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.graph.layout import LABEL_AT, radial_layout
+from core import i18n
+from core.i18n import N_, tr
 
 NodeRole = 0  # QGraphicsItem data key holding a node id
 
@@ -63,6 +65,8 @@ THE_PERSON = "user"  # the node the tools store the person's own facts on
 ALWAYS_LABELLED = 14  # up to this many nodes every label shows
 TOP_LABELLED = 8  # beyond it, the most mentioned this many keep theirs
 LEGEND_MOST = 7
+KIND_WORDS = {"entity": N_("entity"), "state": N_("state"), "task": N_("task"),
+              "persona": N_("persona")}  # a node's kind, as its tooltip names it
 _type_shades: dict[str, tuple[int, bool]] = {}
 
 
@@ -100,13 +104,13 @@ def node_color(node: dict[str, Any], palette: QPalette) -> tuple[QColor, str]:
     """The node's fill and the legend entry it belongs to."""
     kind = node["kind"]
     if kind in ("persona", "task"):
-        return kind_colors(palette)[kind], {"persona": "Assistant (persona)",
-                                            "task": "Task"}[kind]
+        return kind_colors(palette)[kind], (tr("Assistant (persona)") if kind == "persona"
+                                            else tr("Task"))
     if node["name"].casefold() == THE_PERSON:
-        return _hue(PERSON_HUE, palette), "You"
+        return _hue(PERSON_HUE, palette), tr("You")
     kind_type = (node.get("type") or "").strip()
     if not kind_type:
-        return kind_colors(palette)["entity"], "No type"
+        return kind_colors(palette)["entity"], tr("No type")
     hue, deep = _type_shade(kind_type)
     return _hue(hue, palette, deep), kind_type
 
@@ -139,7 +143,7 @@ class NeighbourhoodView(QGraphicsView):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("neighbourhoodView")
-        self.setAccessibleName("Neighbourhood of the chosen node")
+        self.setAccessibleName(tr("Neighbourhood of the chosen node"))
         self.setScene(QGraphicsScene(self))
         self.setRenderHints(QPainter.RenderHint.Antialiasing
                             | QPainter.RenderHint.TextAntialiasing)
@@ -205,8 +209,8 @@ class NeighbourhoodView(QGraphicsView):
         self.legend = [(c, e) for e, c in legend.items()]
         box = scene.itemsBoundingRect().adjusted(-40, -40, 40, 40)
         scene.setSceneRect(box)
-        self.note = (f"Only the first {graph['limit']} nodes are shown: this neighbourhood "
-                     "has more."
+        self.note = (tr("Only the first {limit} nodes are shown: this neighbourhood "
+                        "has more.", limit=graph["limit"])
                      if graph.get("capped") else "")
         self.select(self.center)
         self.fit()
@@ -290,8 +294,10 @@ class NeighbourhoodView(QGraphicsView):
         circle.setPen(QPen(look.accent if hot else look.palette.color(QPalette.ColorRole.Dark),
                            3 if hot else 1))
         circle.setData(NodeRole, node["id"])
-        circle.setToolTip(f"{node['name']} ({node.get('type') or node['kind']}, "
-                          f"{node.get('mention_count', 1)} mentions)")
+        kind = node["kind"]
+        kind = node.get("type") or (i18n.tr(KIND_WORDS[kind]) if kind in KIND_WORDS else kind)
+        circle.setToolTip(tr("{name} ({kind}, {n} mentions)", name=node["name"], kind=kind,
+                             n=node.get("mention_count", 1)))
         self.scene().addItem(circle)
         self.node_items[node["id"]] = circle
 
@@ -425,7 +431,8 @@ class NeighbourhoodView(QGraphicsView):
         fits = max(2, min(LEGEND_MOST, int(area.height() * 0.5 // line)))  # half at most
         if len(legend) > fits:
             muted = self.palette().color(QPalette.ColorRole.PlaceholderText)
-            legend = [*legend[:fits - 1], (muted, f"{len(legend) - fits + 1} more types")]
+            more = tr("{n} more types", n=len(legend) - fits + 1)
+            legend = [*legend[:fits - 1], (muted, more)]
         width = max(metrics.horizontalAdvance(t) for _, t in legend) + dot + 12
         top = area.bottom() - line * len(legend) - 4
         backing = QColor(self.palette().color(QPalette.ColorRole.Base))
