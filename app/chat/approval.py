@@ -7,6 +7,7 @@ it would still remove exactly the memories listed.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -21,7 +22,38 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core import i18n
+from core.i18n import N_, tr
+
 LIST_LINES = 4  # the list's height in lines; it scrolls for the rest
+# core's summary ("delete 300 memories and supersede 12 memories") is also what the model
+# reads: the card says each part it knows in the chosen language
+_ACTIONS = {
+    "delete": (N_("delete 1 memory"), N_("delete {count} memories")),
+    "supersede": (N_("supersede 1 memory"), N_("supersede {count} memories")),
+    "archive": (N_("archive 1 memory"), N_("archive {count} memories")),
+    "remove for good": (N_("remove for good 1 memory"),
+                        N_("remove for good {count} memories")),
+}
+_PART = re.compile(r"^(.+) (\d+) memor(?:y|ies)$")
+
+
+def shown_summary(summary: str) -> str:
+    if summary == "change nothing":
+        return tr("change nothing")
+    said = []
+    for part in summary.split(" and "):
+        match = _PART.match(part)
+        texts = _ACTIONS.get(match.group(1)) if match else None
+        if match is None or texts is None:
+            said.append(part)
+            continue
+        count = int(match.group(2))
+        said.append(i18n.tr(texts[0]) if count == 1 else i18n.tr(texts[1], count=count))
+    shown = said[0] if said else summary
+    for part in said[1:]:
+        shown = tr("{first} and {second}", first=shown, second=part)
+    return shown
 
 
 class ApprovalCard(QFrame):
@@ -47,18 +79,18 @@ class ApprovalCard(QFrame):
         self.note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.rows = QPlainTextEdit()
         self.rows.setObjectName("approvalRows")
-        self.rows.setAccessibleName("Memories the assistant wants to remove")
+        self.rows.setAccessibleName(tr("Memories the assistant wants to remove"))
         self.rows.setReadOnly(True)
         self.rows.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.rows.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         line = self.rows.fontMetrics().lineSpacing()
         self.rows.setFixedHeight(LIST_LINES * line + 2 * self.rows.frameWidth() + line // 2)
-        self.allow = QPushButton("&Allow")
+        self.allow = QPushButton(tr("&Allow"))
         self.allow.setObjectName("approvalAllow")
-        self.allow.setAccessibleName("Allow the removal")
-        self.deny = QPushButton("&Deny")
+        self.allow.setAccessibleName(tr("Allow the removal"))
+        self.deny = QPushButton(tr("&Deny"))
         self.deny.setObjectName("approvalDeny")
-        self.deny.setAccessibleName("Deny the removal")
+        self.deny.setAccessibleName(tr("Deny the removal"))
         self.deny.setDefault(True)
         self.position = QLabel()
         self.allow.clicked.connect(lambda: self._decide(True))
@@ -96,15 +128,17 @@ class ApprovalCard(QFrame):
         if request is None:
             self.hide()
             return
-        self.title.setText(f"The assistant wants to {request['summary']}.")
-        self.note.setText(
+        self.title.setText(tr("The assistant wants to {action}.",
+                              action=shown_summary(request["summary"])))
+        self.note.setText(tr(
             "That is more than one turn may remove on its own, so nothing has been removed "
-            f"yet. Allow runs its {request['tool']} call once; Deny drops it.")
+            "yet. Allow runs its {tool} call once; Deny drops it.", tool=request["tool"]))
         shown = request["preview"]
         more = request["count"] - len(shown)
-        self.rows.setPlainText("\n".join(shown) + (f"\n… and {more:,} more" if more > 0 else ""))
-        self.position.setText(f"1 of {len(self.pending)} requests" if len(self.pending) > 1
-                              else "")
+        self.rows.setPlainText("\n".join(shown) + (
+            "\n" + tr("… and {more} more", more=f"{more:,}") if more > 0 else ""))
+        self.position.setText(tr("1 of {count} requests", count=len(self.pending))
+                              if len(self.pending) > 1 else "")
         self.allow.setEnabled(True)
         self.deny.setEnabled(True)
         self.setAccessibleDescription(self.title.text())

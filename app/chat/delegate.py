@@ -45,13 +45,15 @@ from PySide6.QtWidgets import (
 from app.chat.code_blocks import code_rects, fix_tables, style_code_blocks
 from app.chat.message_text import MessageText
 from app.chat.model import ChatMessage, MessageRole
+from core import i18n
+from core.i18n import N_, tr
 
 Index = QModelIndex | QPersistentModelIndex
 CACHE_SIZE = 600  # documents kept laid out; enough for several screens of scrolling
 LONG_STREAM = 20_000  # characters past which a streaming reply is shown as plain text…
 STREAM_REFRESH = 0.25  # …and laid out again at most this often (seconds)
-RETRY = "Retry"
-COPY = "Copy"
+RETRY = N_("Retry")
+COPY = N_("Copy")
 MAX_COLUMN_CHARS = 110  # longer lines are hard to read on wide windows
 
 
@@ -182,7 +184,7 @@ class MessageDelegate(QStyledItemDelegate):
             y += pad // 2 if message.content else 0
             error_line = QRect(inner_left, y, inner_width, metrics.height())
             if message is self.retry_message:
-                retry_width = metrics.horizontalAdvance(RETRY) + pad
+                retry_width = metrics.horizontalAdvance(i18n.tr(RETRY)) + pad
                 retry = QRect(inner_left + inner_width - retry_width, y, retry_width,
                               metrics.height())
                 error_line.setWidth(inner_width - retry_width - pad)
@@ -208,7 +210,7 @@ class MessageDelegate(QStyledItemDelegate):
         if message.streaming:
             return []
         labels = []
-        width = metrics.horizontalAdvance(COPY) + metrics.height() // 2
+        width = metrics.horizontalAdvance(i18n.tr(COPY)) + metrics.height() // 2
         for code in getattr(body, "code_blocks", ()):
             first = body.documentLayout().blockBoundingRect(body.findBlockByNumber(code.first))
             rect = QRect(round(top_left.x() + first.right()) - width - 2,
@@ -261,9 +263,12 @@ class MessageDelegate(QStyledItemDelegate):
         if parts.reasoning_line is not None:
             painter.setPen(muted)
             arrow = "▾" if message.reasoning_open else "▸"
-            label = "Thinking" if message.streaming and not message.content else "Reasoning"
+            count = f"{len(message.reasoning):,}"
+            label = tr("Thinking ({count} characters)", count=count) \
+                if message.streaming and not message.content \
+                else tr("Reasoning ({count} characters)", count=count)
             painter.drawText(parts.reasoning_line, Qt.AlignmentFlag.AlignVCenter,
-                             f"{arrow} {label} ({len(message.reasoning):,} characters)")
+                             f"{arrow} {label}")
         if parts.reasoning is not None and parts.reasoning_top_left is not None:
             self._paint_document(painter, palette, parts.reasoning, parts.reasoning_top_left,
                                  QPalette.ColorRole.PlaceholderText,
@@ -278,14 +283,14 @@ class MessageDelegate(QStyledItemDelegate):
                                  parts.memory_note.width()))
         painter.setPen(palette.color(QPalette.ColorRole.Link))
         for rect, _code in parts.copies:
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, COPY)
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, i18n.tr(COPY))
         painter.restore()
 
     def _paint_header(self, painter: QPainter, option: QStyleOptionViewItem,
                       message: ChatMessage, parts: MessageLayout) -> None:
         bold = QFont(option.font)
         bold.setBold(True)
-        speaker = "You" if message.role == "user" else "Assistant"
+        speaker = tr("You") if message.role == "user" else tr("Assistant")
         painter.setFont(bold)
         painter.setPen(option.palette.color(QPalette.ColorRole.Text))
         left = parts.body_top_left.x()
@@ -298,9 +303,9 @@ class MessageDelegate(QStyledItemDelegate):
         if time.localtime(message.created_at)[:3] != time.localtime()[:3]:
             stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(message.created_at))
         if message.streaming:
-            stamp += "  · replying…"
+            stamp += "  · " + tr("replying…")
         elif message.partial and not message.error:
-            stamp += "  · stopped"
+            stamp += "  · " + tr("stopped")
         rect.setLeft(rect.left() + QFontMetrics(bold).horizontalAdvance(speaker) +
                      QFontMetrics(option.font).height() // 2)
         painter.drawText(rect, Qt.AlignmentFlag.AlignVCenter, stamp)
@@ -320,7 +325,7 @@ class MessageDelegate(QStyledItemDelegate):
             font = QFont(option.font)
             font.setUnderline(True)
             painter.setFont(font)
-            painter.drawText(parts.retry, Qt.AlignmentFlag.AlignCenter, RETRY)
+            painter.drawText(parts.retry, Qt.AlignmentFlag.AlignCenter, i18n.tr(RETRY))
 
     @staticmethod
     def _paint_code_backgrounds(painter: QPainter, palette: QPalette,

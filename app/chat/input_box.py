@@ -7,6 +7,8 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit, QSizePolicy, QWidget
 
+from core.i18n import tr
+
 MAX_LINES = 8
 
 
@@ -17,8 +19,8 @@ class InputBox(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("messageInput")
-        self.setAccessibleName("Message")
-        self.setPlaceholderText("Message TrulyMEM (Enter sends, Shift+Enter: new line)")
+        self.setAccessibleName(tr("Message"))
+        self.setPlaceholderText(tr("Message TrulyMEM (Enter sends, Shift+Enter: new line)"))
         self.setTabChangesFocus(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.sent: list[str] = []

@@ -7,7 +7,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from core import i18n
+from core.i18n import N_, tr
+
 VERBS = ("Remembered", "Updated", "Forgot", "Planned", "Recalled")
+SAID = {"Remembered": N_("Remembered {count}"), "Updated": N_("Updated {count}"),
+        "Forgot": N_("Forgot {count}"), "Planned": N_("Planned {count}"),
+        "Recalled": N_("Recalled {count}")}
 
 
 def _arguments(call: dict[str, Any]) -> dict[str, Any]:
@@ -40,8 +46,9 @@ def memory_line(tool_calls: list[dict[str, Any]] | None,
             totals["Planned"] += 1
         elif name in ("task_set_state", "task_link_info", "persona_update", "persona_remove"):
             totals["Updated"] += 1
-    parts = [f"{verb} {count}" for verb, count in totals.items() if count]
+    parts = [i18n.tr(SAID[verb], count=count) for verb, count in totals.items() if count]
     refused = len(rejected or [])
     if refused:
-        parts.append(f"{refused} call{'s' if refused > 1 else ''} refused")
+        parts.append(tr("1 call refused") if refused == 1
+                     else tr("{count} calls refused", count=refused))
     return " · ".join(parts)

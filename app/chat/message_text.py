@@ -11,13 +11,15 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QGuiApplication, QPalette, QTextDocument
 from PySide6.QtWidgets import QFrame, QTextBrowser, QWidget
 
+from core.i18n import tr
+
 
 class MessageText(QTextBrowser):
     def __init__(self, document: QTextDocument, copies: list[tuple[QRect, str]],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("messageText")
-        self.setAccessibleName("Message text")
+        self.setAccessibleName(tr("Message text"))
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

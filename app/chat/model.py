@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
 
 from app.chat.memory_line import memory_line
+from core.i18n import tr
 
 MessageRole = Qt.ItemDataRole.UserRole + 1
 SHOWN_AT_START = 120  # newest messages laid out at start; older ones load on scrolling up
@@ -62,8 +63,9 @@ class ChatModel(QAbstractListModel):
         if role == MessageRole:
             return message
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            speaker = "You" if message.role == "user" else "Assistant"
-            return f"{speaker}: {message.content}"
+            if message.role == "user":
+                return tr("You: {message}", message=message.content)
+            return tr("Assistant: {message}", message=message.content)
         return None
 
     def reset(self, rows: list[dict[str, Any]]) -> None:

@@ -18,6 +18,8 @@ from app.chat.approval import ApprovalCard
 from app.chat.input_box import InputBox
 from app.chat.model import ChatModel
 from app.chat.view import ChatView
+from core import i18n
+from core.i18n import N_, tr
 
 
 class Notice(QFrame):
@@ -47,8 +49,8 @@ class Notice(QFrame):
         self.show()
 
 
-FIRST_HINT = ("Say hello. What you tell the assistant that matters, it keeps in its memory "
-              "graph; open the tool trace (Ctrl+T) to watch.")
+FIRST_HINT = N_("Say hello. What you tell the assistant that matters, it keeps in its memory "
+                "graph; open the tool trace (Ctrl+T) to watch.")
 
 
 class ChatPane(QWidget):
@@ -59,16 +61,16 @@ class ChatPane(QWidget):
         self.notice = Notice()
         self.approvals = ApprovalCard()
         self.view = ChatView(model)
-        self.empty = QLabel(FIRST_HINT)
+        self.empty = QLabel(i18n.tr(FIRST_HINT))
         self.empty.setObjectName("emptyHint")
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.input = InputBox()
-        self.send_button = QPushButton("Send")
-        self.send_button.setAccessibleName("Send message")
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setAccessibleName("Stop the reply")
+        self.send_button = QPushButton(tr("Send"))
+        self.send_button.setAccessibleName(tr("Send message"))
+        self.stop_button = QPushButton(tr("Stop"))
+        self.stop_button.setAccessibleName(tr("Stop the reply"))
         self.stop_button.hide()
         self.send_button.clicked.connect(self.send_typed)
         self.input.submitted.connect(self.send_requested)
@@ -104,12 +106,12 @@ class ChatPane(QWidget):
         facts = (remembered or {}).get("facts") or []
         persona = (remembered or {}).get("persona") or ""
         if not facts and not persona:
-            self.empty.setText(FIRST_HINT)
+            self.empty.setText(i18n.tr(FIRST_HINT))
             return
-        lines = ["A new chat. The assistant remembers you in every conversation:", ""]
+        lines = [tr("A new chat. The assistant remembers you in every conversation:"), ""]
         lines += [f"• {fact}" for fact in facts]
         if persona:
-            lines += ["", f"Its persona: {persona}"]
+            lines += ["", tr("Its persona: {persona}", persona=persona)]
         self.empty.setText("\n".join(lines))
 
     def _show_empty_hint(self) -> None:

@@ -23,8 +23,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.i18n import tr
+from core.store.conversations import NEW_TITLE
+
 IdRole = Qt.ItemDataRole.UserRole + 1
 TurnRole = Qt.ItemDataRole.UserRole + 2
+
+
+def shown_title(title: str) -> str:
+    # the default title is stored in English; only it is said in the chosen language
+    return tr("New chat") if title == NEW_TITLE else title
 
 
 def _when(stamp: float) -> str:
@@ -46,19 +54,19 @@ class ConversationSidebar(QDockWidget):
     result_chosen = Signal(int, str)  # conversation id, turn id of the message found
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Conversations", parent)
+        super().__init__(tr("Conversations"), parent)
         self.setObjectName("conversationsDock")
         self.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
                          | QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.current: int | None = None
         self.showing_deleted = False
-        self.new_button = QPushButton("New chat")
-        self.new_button.setAccessibleName("New chat")
+        self.new_button = QPushButton(tr("New chat"))
+        self.new_button.setAccessibleName(tr("New chat"))
         self.new_button.clicked.connect(self.new_requested)
         self.search = QLineEdit()
         self.search.setObjectName("conversationSearch")
-        self.search.setAccessibleName("Search all conversations")
-        self.search.setPlaceholderText("Search all conversations…")
+        self.search.setAccessibleName(tr("Search all conversations"))
+        self.search.setPlaceholderText(tr("Search all conversations…"))
         self.search.setClearButtonEnabled(True)
         self._search_later = QTimer(self)
         self._search_later.setSingleShot(True)
@@ -67,14 +75,14 @@ class ConversationSidebar(QDockWidget):
         self.search.textChanged.connect(lambda _text: self._search_later.start())
         self.list = QListWidget()
         self.list.setObjectName("conversationList")
-        self.list.setAccessibleName("Conversations")
+        self.list.setAccessibleName(tr("Conversations"))
         self.list.setWordWrap(True)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.itemActivated.connect(self._chosen)
         self.list.itemClicked.connect(self._chosen)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu)
-        self.deleted_button = QPushButton("Deleted conversations")
+        self.deleted_button = QPushButton(tr("Deleted conversations"))
         self.deleted_button.setCheckable(True)
         self.deleted_button.setFlat(True)
         self.deleted_button.toggled.connect(self._toggle_deleted)
@@ -100,11 +108,14 @@ class ConversationSidebar(QDockWidget):
         self.list.clear()
         for row in rows:
             count = row.get("messages", 0)
-            item = QListWidgetItem(row["title"])
+            title = shown_title(row["title"])
+            item = QListWidgetItem(title)
             item.setData(IdRole, row["id"])
-            item.setToolTip(f"{row['title']}\n{_when(row['updated_at'])} · {count} "
-                            f"message{'s' if count != 1 else ''}"
-                            + ("\nDeleted: right-click to restore" if deleted else ""))
+            when = _when(row["updated_at"])
+            item.setToolTip(f"{title}\n"
+                            + (tr("{when} · 1 message", when=when) if count == 1
+                               else tr("{when} · {count} messages", when=when, count=count))
+                            + ("\n" + tr("Deleted: right-click to restore") if deleted else ""))
             if row["id"] == current and not deleted:
                 font = QFont(item.font())
                 font.setBold(True)
@@ -113,22 +124,24 @@ class ConversationSidebar(QDockWidget):
             if row["id"] == current and not deleted:
                 self.list.setCurrentItem(item)
         if not rows:
-            empty = QListWidgetItem("No deleted conversations" if deleted else
-                                    "No conversations yet")
+            empty = QListWidgetItem(tr("No deleted conversations") if deleted else
+                                    tr("No conversations yet"))
             empty.setFlags(Qt.ItemFlag.NoItemFlags)
             self.list.addItem(empty)
 
     def set_results(self, results: list[dict[str, Any]]) -> None:
         self.list.clear()
         for row in results:
-            who = "You" if row["role"] == "user" else "Assistant"
-            item = QListWidgetItem(f"{row['title']}\n{who}: {row['snippet']}")
+            said = tr("You: {message}", message=row["snippet"]) if row["role"] == "user" \
+                else tr("Assistant: {message}", message=row["snippet"])
+            item = QListWidgetItem(f"{shown_title(row['title'])}\n{said}")
             item.setData(IdRole, row["conversation_id"])
             item.setData(TurnRole, row.get("turn_id") or "")
             item.setToolTip(row["snippet"])
             self.list.addItem(item)
         if not results:
-            empty = QListWidgetItem(f"Nothing found for “{self.search.text().strip()}”")
+            empty = QListWidgetItem(tr("Nothing found for “{query}”",
+                                       query=self.search.text().strip()))
             empty.setFlags(Qt.ItemFlag.NoItemFlags)
             self.list.addItem(empty)
 
@@ -143,8 +156,8 @@ class ConversationSidebar(QDockWidget):
 
     def _toggle_deleted(self, shown: bool) -> None:
         self.search.clear()
-        self.deleted_button.setText("Back to conversations" if shown
-                                    else "Deleted conversations")
+        self.deleted_button.setText(tr("Back to conversations") if shown
+                                    else tr("Deleted conversations"))
         self.deleted_requested.emit(shown)
 
     def _chosen(self, item: QListWidgetItem) -> None:
@@ -164,17 +177,20 @@ class ConversationSidebar(QDockWidget):
             return
         menu = QMenu(self)
         if self.showing_deleted:
-            menu.addAction("Restore", lambda: self.restore_requested.emit(conversation))
+            menu.addAction(tr("Restore"), lambda: self.restore_requested.emit(conversation))
         else:
-            menu.addAction("Rename…", lambda: self._rename(item, conversation))
-            menu.addAction("Export as Markdown…",
+            menu.addAction(tr("Rename…"), lambda: self._rename(item, conversation))
+            menu.addAction(tr("Export as Markdown…"),
                            lambda: self.export_requested.emit(conversation))
-            menu.addAction("Copy as Markdown", lambda: self.copy_requested.emit(conversation))
-            menu.addAction("Delete", lambda: self.delete_requested.emit(conversation))
+            menu.addAction(tr("Copy as Markdown"), lambda: self.copy_requested.emit(conversation))
+            menu.addAction(tr("Delete"), lambda: self.delete_requested.emit(conversation))
         menu.exec(self.list.viewport().mapToGlobal(position))
 
     def _rename(self, item: QListWidgetItem, conversation: int) -> None:
-        title, ok = QInputDialog.getText(self, "Rename conversation", "Title:",
-                                         text=item.text().split("\n")[0])
+        shown = item.text().split("\n")[0]
+        title, ok = QInputDialog.getText(self, tr("Rename conversation"), tr("Title:"),
+                                         text=shown)
         if ok and title.strip():
+            if title == shown == tr("New chat"):
+                title = NEW_TITLE  # kept as stored, so the first message still names it
             self.rename_requested.emit(conversation, title)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 
 from app.chat.delegate import MessageDelegate
 from app.chat.model import ChatModel, MessageRole
+from core.i18n import tr
 
 OLDER_PAGE = 100  # older messages brought in per scroll to the top
 
@@ -32,7 +33,7 @@ class ChatView(QListView):
     def __init__(self, model: ChatModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("chatView")
-        self.setAccessibleName("Conversation")
+        self.setAccessibleName(tr("Conversation"))
         self.chat = model
         self.setModel(model)
         self.delegate = MessageDelegate(self)
@@ -53,7 +54,7 @@ class ChatView(QListView):
         self._unseen: set[int] = set()  # rows new or grown while the person read further up
         self.jump = QToolButton(self)
         self.jump.setObjectName("jumpToLatest")
-        self.jump.setAccessibleName("Jump to the latest message")
+        self.jump.setAccessibleName(tr("Jump to the latest message"))
         self.jump.setCursor(Qt.CursorShape.PointingHandCursor)
         self.jump.clicked.connect(self.follow_latest)
         self.jump.hide()
@@ -69,7 +70,7 @@ class ChatView(QListView):
         model.modelAboutToBeReset.connect(self.close_text)
         model.modelReset.connect(lambda: self._set_follow(True))
 
-        copy = QAction("Copy message", self)
+        copy = QAction(tr("Copy message"), self)
         copy.setShortcut(QKeySequence.StandardKey.Copy)
         copy.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         copy.triggered.connect(self.copy_selected)
@@ -96,8 +97,9 @@ class ChatView(QListView):
         self.jump.setVisible(not self._follow)
         if not self._follow:
             count = len(self._unseen)
-            self.jump.setText("↓ Jump to latest" + (
-                f" ({count} new message{'s' if count > 1 else ''})" if count else ""))
+            self.jump.setText(tr("↓ Jump to latest") if not count
+                              else tr("↓ Jump to latest (1 new message)") if count == 1
+                              else tr("↓ Jump to latest ({count} new messages)", count=count))
             self.jump.adjustSize()
             self._place_jump()
 
@@ -337,23 +339,23 @@ class ChatView(QListView):
         message = index.data(MessageRole)
         menu = QMenu(self)
         if chosen:
-            menu.addAction("Copy", lambda: QGuiApplication.clipboard().setText(chosen))
-        menu.addAction("Copy message", self.copy_selected)
-        menu.addAction("Copy as Markdown",
+            menu.addAction(tr("Copy"), lambda: QGuiApplication.clipboard().setText(chosen))
+        menu.addAction(tr("Copy message"), self.copy_selected)
+        menu.addAction(tr("Copy as Markdown"),
                        lambda: QGuiApplication.clipboard().setText(message.content))
         newest = message.turn_id is not None and message.turn_id == self.chat.newest_turn()
         if newest and message.role == "assistant" and not message.streaming:
-            menu.addAction("Regenerate reply", self.regenerate_requested.emit)
+            menu.addAction(tr("Regenerate reply"), self.regenerate_requested.emit)
         if newest and message.role == "user":
-            menu.addAction("Edit and resend", self.edit_requested.emit)
+            menu.addAction(tr("Edit and resend"), self.edit_requested.emit)
         if message.reasoning:
-            menu.addAction("Hide reasoning" if message.reasoning_open else "Show reasoning",
+            menu.addAction(tr("Hide reasoning") if message.reasoning_open else tr("Show reasoning"),
                            lambda: self.toggle_reasoning(index.row()))
         if message is self.delegate.retry_message:
-            menu.addAction("Retry", self.retry_requested.emit)
+            menu.addAction(tr("Retry"), self.retry_requested.emit)
         if message.turn_id:
-            menu.addAction("Undo this turn's memory changes",
+            menu.addAction(tr("Undo this turn's memory changes"),
                            lambda: self.undo_turn_requested.emit(message.turn_id))
-            menu.addAction("Delete this exchange",
+            menu.addAction(tr("Delete this exchange"),
                            lambda: self.delete_turn_requested.emit(message.turn_id))
         menu.exec(where)

@@ -18,13 +18,14 @@ from PySide6.QtWidgets import (
 )
 
 from app.trace.model import DetailRole, TraceModel
+from core.i18n import tr
 
 
 class TraceDock(QDockWidget):
     undo_turn_requested = Signal(str)  # a turn id
 
     def __init__(self, model: TraceModel, parent: QWidget | None = None) -> None:
-        super().__init__("Tool trace", parent)
+        super().__init__(tr("Tool trace"), parent)
         self.setObjectName("traceDock")
         self.model = model
         self.proxy = QSortFilterProxyModel(self)
@@ -36,8 +37,8 @@ class TraceDock(QDockWidget):
 
         self.filter = QLineEdit()
         self.filter.setObjectName("traceFilter")
-        self.filter.setAccessibleName("Filter tool calls")
-        self.filter.setPlaceholderText("Filter by tool, argument or result")
+        self.filter.setAccessibleName(tr("Filter tool calls"))
+        self.filter.setPlaceholderText(tr("Filter by tool, argument or result"))
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self.proxy.setFilterFixedString)
 
@@ -45,10 +46,10 @@ class TraceDock(QDockWidget):
         self.tree.selectionModel().selectionChanged.connect(self._show_detail)
         self.detail = QPlainTextEdit()
         self.detail.setObjectName("traceDetail")
-        self.detail.setAccessibleName("Selected call in full")
+        self.detail.setAccessibleName(tr("Selected call in full"))
         self.detail.setReadOnly(True)
         self.detail.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.detail.setPlaceholderText("Select a call to see its arguments and full result.")
+        self.detail.setPlaceholderText(tr("Select a call to see its arguments and full result."))
 
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.tree)
@@ -71,7 +72,7 @@ class TraceDock(QDockWidget):
     def _make_tree(self) -> QTreeView:
         tree = QTreeView()
         tree.setObjectName("traceTree")
-        tree.setAccessibleName("Tool calls by turn")
+        tree.setAccessibleName(tr("Tool calls by turn"))
         tree.setModel(self.proxy)
         tree.setUniformRowHeights(True)
         tree.setAlternatingRowColors(True)
@@ -110,7 +111,7 @@ class TraceDock(QDockWidget):
             return
         self.tree.setCurrentIndex(index)
         menu = QMenu(self)
-        menu.addAction("Undo this turn's memory changes",
+        menu.addAction(tr("Undo this turn's memory changes"),
                        lambda: self.undo_turn_requested.emit(turn_id))
         menu.exec(self.tree.viewport().mapToGlobal(position))
 

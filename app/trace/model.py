@@ -13,9 +13,12 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
 
+from core import i18n
+from core.i18n import N_, tr
+
 Index = QModelIndex | QPersistentModelIndex
 DetailRole = Qt.ItemDataRole.UserRole + 1
-COLUMNS = ("Tool", "Arguments", "Result", "Time")
+COLUMNS = (N_("Tool"), N_("Arguments"), N_("Result"), N_("Time"))
 SHORT = 160  # characters of a result shown in the row; the detail pane shows all of it
 
 
@@ -45,11 +48,12 @@ class TraceCall:
             pretty = str(self.arguments)
         lines = [f"{self.name}" + (f"  ({self.duration_ms:.1f} ms)"
                                    if self.duration_ms is not None else ""),
-                 "", "Arguments:", pretty, ""]
+                 "", tr("Arguments:"), pretty, ""]
         if self.rejected:
-            lines += ["Rejected:", self.rejected]
+            lines += [tr("Rejected:"), self.rejected]
         else:
-            lines += ["Result:", self.result if self.result is not None else "(running…)"]
+            lines += [tr("Result:"), self.result if self.result is not None
+                      else tr("(running…)")]
         return "\n".join(lines)
 
 
@@ -75,29 +79,33 @@ class TraceTurn:
 
     def summary(self) -> str:
         rejected = sum(1 for c in self.calls if c.rejected)
-        parts = [f"{len(self.calls) - rejected} call{'s' * (len(self.calls) - rejected != 1)}"]
+        made = len(self.calls) - rejected
+        parts = [tr("1 call") if made == 1 else tr("{count} calls", count=made)]
         if rejected:
-            parts.append(f"{rejected} rejected")
+            parts.append(tr("{count} rejected", count=rejected))
         if self.round_trips is not None:
-            parts.append(f"{self.round_trips} round trip{'s' * (self.round_trips != 1)}")
+            parts.append(tr("1 round trip") if self.round_trips == 1
+                         else tr("{count} round trips", count=self.round_trips))
         if self.usage.get("total_tokens"):
-            parts.append(f"{self.usage['total_tokens']:,} tokens")
+            parts.append(tr("{count} tokens", count=f"{self.usage['total_tokens']:,}"))
         if self.running:
-            parts.append("running…")
+            parts.append(tr("running…"))
         if self.error:
-            parts.append(f"error: {self.error}")
+            parts.append(tr("error: {error}", error=self.error))
         return " · ".join(parts)
 
     def detail(self) -> str:
-        usage = ", ".join(f"{k} {v:,}" for k, v in self.usage.items()) or "not reported"
+        usage = ", ".join(f"{k} {v:,}" for k, v in self.usage.items()) or tr("not reported")
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.started_at))
         if self.app:
-            return "\n".join([f"Change at {stamp} by {self.message}",
+            return "\n".join([tr("Change at {stamp} by {app}", stamp=stamp, app=self.message),
                               *(f"{c.name}: {c.result}" for c in self.calls),
-                              "It waits in Review (Memory tab), where you can keep or undo "
-                              "it."])
-        return "\n".join([f"Turn at {stamp}", f"Message: {self.message}",
-                          f"Summary: {self.summary()}", f"Usage: {usage}"])
+                              tr("It waits in Review (Memory tab), where you can keep or undo "
+                                 "it.")])
+        return "\n".join([tr("Turn at {stamp}", stamp=stamp),
+                          tr("Message: {message}", message=self.message),
+                          tr("Summary: {summary}", summary=self.summary()),
+                          tr("Usage: {usage}", usage=usage)])
 
 
 class TraceModel(QAbstractItemModel):
@@ -132,7 +140,7 @@ class TraceModel(QAbstractItemModel):
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
+            return i18n.tr(COLUMNS[section])
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -158,9 +166,9 @@ class TraceModel(QAbstractItemModel):
     @staticmethod
     def _call_cells(call: TraceCall) -> tuple[str, str, str, str]:
         if call.rejected:
-            result = f"rejected: {call.rejected}"
+            result = tr("rejected: {reason}", reason=call.rejected)
         elif call.result is None:
-            result = "running…"
+            result = tr("running…")
         else:
             result = " ".join(call.result.split())
         result = result if len(result) <= SHORT else result[: SHORT - 1] + "…"
@@ -189,7 +197,7 @@ class TraceModel(QAbstractItemModel):
 
     def _append_call(self, call: TraceCall) -> None:
         if not self.turns:
-            self.begin_turn("(turn)")
+            self.begin_turn(tr("(turn)"))
         turn_row = len(self.turns) - 1
         calls = self.turns[turn_row].calls
         self.beginInsertRows(self.index(turn_row, 0), len(calls), len(calls))
@@ -243,7 +251,7 @@ class TraceModel(QAbstractItemModel):
     def outside_change(self, app: str, tool: str, summary: str, arguments: Any = None) -> None:
         """A change another app made over MCP: a finished entry of its own, kept before a
         turn that is still running so that turn stays the last."""
-        entry = TraceTurn(f"{app}, another app using your memory", running=False,
+        entry = TraceTurn(tr("{app}, another app using your memory", app=app), running=False,
                           calls=[TraceCall(tool, arguments, result=summary or tool)],
                           app=app)
         row = len(self.turns) - 1 if self.turns and self.turns[-1].running \
@@ -264,7 +272,7 @@ class TraceModel(QAbstractItemModel):
         turn.turn_id = answer.get("turn_id") or turn.turn_id
         for call in turn.calls:
             if call.result is None and call.rejected is None:
-                call.result = "(stopped before it finished)"
+                call.result = tr("(stopped before it finished)")
         self._turn_changed()
 
     def load_history(self, messages: list[dict[str, Any]]) -> None:
