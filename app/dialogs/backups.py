@@ -24,15 +24,17 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
+from core.i18n import tr
 from core.protocol.packets import PacketType
 
 
 def _size(count: int) -> str:
     for unit in ("bytes", "KB", "MB", "GB"):
         if count < 1024 or unit == "GB":
-            return f"{count:,.0f} {unit}" if unit == "bytes" else f"{count:,.1f} {unit}"
+            return (tr("{count} bytes", count=f"{count:,.0f}") if unit == "bytes"
+                    else f"{count:,.1f} {unit}")
         count /= 1024
-    return f"{count} bytes"
+    return tr("{count} bytes", count=count)
 
 
 class BackupsDialog(QDialog):
@@ -42,20 +44,21 @@ class BackupsDialog(QDialog):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("backupsDialog")
-        self.setWindowTitle("Restore from backup")
+        self.setWindowTitle(tr("Restore from backup"))
         self.host = host
         self.backups = answer["backups"]
-        intro = QLabel(f"Backups are made automatically, at most once an hour while you use "
-                       f"TrulyMEM and when you quit. They are kept in {answer['folder']}. "
-                       "Restoring keeps the current memory file aside first.")
+        intro = QLabel(tr("Backups are made automatically, at most once an hour while you use "
+                          "TrulyMEM and when you quit. They are kept in {folder}. "
+                          "Restoring keeps the current memory file aside first.",
+                          folder=answer["folder"]))
         intro.setWordWrap(True)
         intro.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.model = QStandardItemModel(0, 3, self)
-        self.model.setHorizontalHeaderLabels(["Made", "Facts", "Size"])
+        self.model.setHorizontalHeaderLabels([tr("Made"), tr("Facts"), tr("Size")])
         for backup in self.backups:
             made = time.strftime("%Y-%m-%d %H:%M", time.localtime(backup["created_at"]))
             facts = (f"{backup['facts']:,}" if backup["facts"] is not None
-                     else "cannot be read")
+                     else tr("cannot be read"))
             cells = [QStandardItem(made), QStandardItem(facts),
                      QStandardItem(_size(backup["bytes"]))]
             for cell in cells[1:]:
@@ -63,7 +66,7 @@ class BackupsDialog(QDialog):
             self.model.appendRow(cells)
         self.table = QTableView()
         self.table.setObjectName("backupList")
-        self.table.setAccessibleName("Backups, newest first")
+        self.table.setAccessibleName(tr("Backups, newest first"))
         self.table.setModel(self.model)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -74,13 +77,13 @@ class BackupsDialog(QDialog):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.table.doubleClicked.connect(lambda _index: self.restore_selected())
-        self.empty = QLabel("No backups yet: the first is made after your first change.")
+        self.empty = QLabel(tr("No backups yet: the first is made after your first change."))
         self.empty.setVisible(not self.backups)
         self.error = QLabel()
         self.error.setWordWrap(True)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.restore_button = self.buttons.addButton(
-            "&Restore…", QDialogButtonBox.ButtonRole.ActionRole)
+            tr("&Restore…"), QDialogButtonBox.ButtonRole.ActionRole)
         self.restore_button.setEnabled(bool(self.backups))
         self.restore_button.clicked.connect(self.restore_selected)
         self.buttons.rejected.connect(self.reject)
@@ -106,9 +109,9 @@ class BackupsDialog(QDialog):
             return
         made = time.strftime("%Y-%m-%d %H:%M", time.localtime(backup["created_at"]))
         if confirm and QMessageBox.question(
-                self, "Restore from backup",
-                f"Replace the memory with the backup of {made}? The current memory file "
-                "is kept aside, not deleted.",
+                self, tr("Restore from backup"),
+                tr("Replace the memory with the backup of {made}? The current memory file "
+                   "is kept aside, not deleted.", made=made),
                 QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
                 QMessageBox.StandardButton.Cancel) != QMessageBox.StandardButton.Yes:
             return
@@ -118,7 +121,7 @@ class BackupsDialog(QDialog):
     def _restored(self, answer: dict[str, Any]) -> None:
         self.restore_button.setEnabled(True)
         if not answer["success"]:
-            self.error.setText(f"Not restored: {answer['error']}")
+            self.error.setText(tr("Not restored: {error}", error=answer["error"]))
             return
         self.restored.emit(answer)
         self.accept()

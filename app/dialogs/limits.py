@@ -16,22 +16,25 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
+from core import i18n
+from core.i18n import N_, tr
 from core.protocol.packets import PacketType
 from core.tools.limits import DEFAULT_LIMITS
 
 LABELS = {
-    "persona_query_max": "Persona queries",
-    "persona_update_max": "Persona updates",
-    "task_query_max": "Task queries",
-    "task_update_max": "Task updates",
-    "memory_query_max": "Memory queries",
-    "memory_update_max": "Memory updates",
-    "destroyed_rows_max": "Memories it may remove",
+    "persona_query_max": N_("Persona queries"),
+    "persona_update_max": N_("Persona updates"),
+    "task_query_max": N_("Task queries"),
+    "task_update_max": N_("Task updates"),
+    "memory_query_max": N_("Memory queries"),
+    "memory_update_max": N_("Memory updates"),
+    "destroyed_rows_max": N_("Memories it may remove"),
 }
 TOOLTIPS = {
-    "destroyed_rows_max": "Facts and nodes the model may delete, supersede or archive in one "
-                          "turn, over all its calls. A call that would go past it waits for "
-                          "your Allow in the chat; the model's own confirm never lifts it.",
+    "destroyed_rows_max": N_("Facts and nodes the model may delete, supersede or archive in "
+                             "one turn, over all its calls. A call that would go past it waits "
+                             "for your Allow in the chat; the model's own confirm never lifts "
+                             "it."),
 }
 MAX_LIMIT = 1000
 
@@ -41,24 +44,25 @@ class LimitsDialog(QDialog):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("limitsDialog")
-        self.setWindowTitle("Tool limits per turn")
+        self.setWindowTitle(tr("Tool limits per turn"))
         self.host = host
         self.original = dict(limits)
-        intro = QLabel("The most calls of each kind the model may make in one turn, and the "
-                       "most memories those calls may remove. Calls past a limit are refused "
-                       "and listed in the tool trace; a removal past it waits for your Allow. "
-                       "Your own corrections are never limited.")
+        intro = QLabel(tr("The most calls of each kind the model may make in one turn, and the "
+                          "most memories those calls may remove. Calls past a limit are "
+                          "refused and listed in the tool trace; a removal past it waits for "
+                          "your Allow. Your own corrections are never limited."))
         intro.setWordWrap(True)
         form = QFormLayout()
         self.boxes: dict[str, QSpinBox] = {}
-        for name, label in LABELS.items():
+        for name, english in LABELS.items():
+            label = i18n.tr(english)
             box = QSpinBox()
             box.setObjectName(name)
             box.setRange(1, MAX_LIMIT)
             box.setValue(int(limits.get(name, DEFAULT_LIMITS[name])))
             box.setAccessibleName(label)
-            box.setToolTip(TOOLTIPS.get(name, ""))
-            form.addRow(f"{label}", box)
+            box.setToolTip(i18n.tr(TOOLTIPS[name]) if name in TOOLTIPS else "")
+            form.addRow(label, box)
             self.boxes[name] = box
         self.error = QLabel()
         self.error.setWordWrap(True)
@@ -95,4 +99,4 @@ class LimitsDialog(QDialog):
         if answer["success"]:
             self.accept()
         else:
-            self.error.setText(f"Not saved: {answer['error']}")
+            self.error.setText(tr("Not saved: {error}", error=answer["error"]))

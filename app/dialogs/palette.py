@@ -15,14 +15,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.actions import ActionRegistry
+from app.actions import SPECS, ActionRegistry, ActionSpec
 from app.dialogs.fuzzy import fuzzy_score
+from core import i18n
+from core.i18n import tr
 
 ActionRole = Qt.ItemDataRole.UserRole + 1
+NamesRole = Qt.ItemDataRole.UserRole + 2  # (menu, name) as shown and in English, for search
 
 
 class _FuzzyFilter(QSortFilterProxyModel):
-    """Rows whose text, menu or shortcut match the query fuzzily, best match first."""
+    """Rows whose text, menu or shortcut match the query fuzzily, best match first; the
+    names match as shown (translated) and in English."""
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
@@ -37,15 +41,19 @@ class _FuzzyFilter(QSortFilterProxyModel):
 
     def _score(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> int | None:
         model = self.sourceModel()
-        item = model.index(row, 0, parent).data() or ""
-        text = item.split(": ", 1)[-1]  # the action's own name before its menu
-        menu = item.split(": ", 1)[0]
+        names = model.index(row, 0, parent).data(NamesRole) or []
         keys = model.index(row, 1, parent).data() or ""
-        best = [s for s in (fuzzy_score(self.query, text), fuzzy_score(self.query, item),
-                            fuzzy_score(self.query, keys)) if s is not None]
+        best: list[int] = []
+        own = False  # the action's own name matches, not just its menu
+        for menu, text in names:
+            on_text = fuzzy_score(self.query, text)
+            own = own or (bool(menu) and on_text is not None)
+            best += [s for s in (on_text, fuzzy_score(self.query, f"{menu}: {text}"))
+                     if s is not None]
+        best += [s for s in (fuzzy_score(self.query, keys),) if s is not None]
         if not best:
             return None
-        return max(best) + (2 if menu and fuzzy_score(self.query, text) is not None else 0)
+        return max(best) + (2 if own else 0)
 
     def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:
         score = self._score(row, parent)
@@ -57,31 +65,50 @@ class _FuzzyFilter(QSortFilterProxyModel):
         return self.scores.get(left.row(), 0) < self.scores.get(right.row(), 0)
 
 
+_ENGLISH = {spec.name: spec for spec in SPECS}
+
+
+def menu_and_name(spec: ActionSpec) -> tuple[tuple[str, str], tuple[str, str]]:
+    """An action's menu and name as shown (in the chosen language, without the "…"), and
+    in English, which search also finds."""
+    english = _ENGLISH.get(spec.name, spec)
+    return ((i18n.tr(spec.menu), i18n.tr(spec.text).rstrip("…")),
+            (english.menu, english.text.rstrip("…")))
+
+
+def _action_items(registry: ActionRegistry, parent: QWidget) -> QStandardItemModel:
+    """One row per action: "Menu: Action" as shown, and its keys."""
+    items = QStandardItemModel(0, 2, parent)
+    for spec, action in registry.ordered():
+        shown, english = menu_and_name(spec)
+        item = QStandardItem(tr("{m}: {a}", m=shown[0], a=shown[1]))  # menu: action
+        item.setData([shown] if shown == english else [shown, english], NamesRole)
+        keys = QStandardItem(registry.shortcut_text(spec.name))
+        keys.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        for cell in (item, keys):
+            cell.setData(action, ActionRole)
+            cell.setEnabled(action.isEnabled())
+            cell.setEditable(False)
+        items.appendRow([item, keys])
+    return items
+
+
 class CommandPalette(QDialog):
     def __init__(self, registry: ActionRegistry, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("commandPalette")
-        self.setWindowTitle("Command palette")
+        self.setWindowTitle(tr("Command palette"))
         self.setWindowFlags(Qt.WindowType.Popup | Qt.WindowType.FramelessWindowHint)
-        self.items = QStandardItemModel(0, 2, self)
-        for spec, action in registry.ordered():
-            item = QStandardItem(f"{spec.menu}: {spec.text.rstrip('…')}")
-            keys = QStandardItem(registry.shortcut_text(spec.name))
-            keys.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            for cell in (item, keys):
-                cell.setData(action, ActionRole)
-                cell.setEnabled(action.isEnabled())
-                cell.setEditable(False)
-            self.items.appendRow([item, keys])
+        self.items = _action_items(registry, self)
         self.proxy = _FuzzyFilter(self)
         self.proxy.setSourceModel(self.items)
         self.query = QLineEdit()
-        self.query.setAccessibleName("Find an action")
-        self.query.setPlaceholderText("Type to find an action, Enter runs it")
+        self.query.setAccessibleName(tr("Find an action"))
+        self.query.setPlaceholderText(tr("Type to find an action, Enter runs it"))
         self.query.textChanged.connect(self._filter)
         self.query.installEventFilter(self)
         self.list = QTreeView()
-        self.list.setAccessibleName("Matching actions")
+        self.list.setAccessibleName(tr("Matching actions"))
         self.list.setModel(self.proxy)
         self.list.setRootIsDecorated(False)
         self.list.setHeaderHidden(True)
@@ -117,8 +144,8 @@ class CommandPalette(QDialog):
         self.list.setVisible(not nothing)
         self.empty.setVisible(nothing)
         if nothing:
-            self.empty.setText(f"No action matches “{text.strip()}”. Try fewer letters, "
-                               "or F1 for the list of shortcuts.")
+            self.empty.setText(tr("No action matches “{query}”. Try fewer letters, "
+                                  "or F1 for the list of shortcuts.", query=text.strip()))
 
     def eventFilter(self, watched, event) -> bool:
         """Up, Down and Enter in the query box move in and run from the list."""

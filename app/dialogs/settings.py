@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QSpinBox,
     QTabWidget,
@@ -25,6 +26,8 @@ from PySide6.QtWidgets import (
 
 from app.backend_host import BackendHost
 from app.dialogs.sharing import SharingPage, quiet
+from core import i18n
+from core.i18n import N_, tr
 from core.protocol.packets import PacketType
 
 LOCAL_KEY = "not-needed"  # local servers ignore the key, but the protocol needs one
@@ -47,18 +50,21 @@ class Preset:
 PRESETS = (
     Preset("DeepSeek", "https://api.deepseek.com", "deepseek-chat"),
     Preset("OpenAI", "https://api.openai.com/v1", "gpt-4o-mini"),
-    Preset("llama.cpp server (local)", "http://127.0.0.1:8080/v1", "local-model", True),
-    Preset("Ollama (local)", "http://localhost:11434/v1", "llama3.1", True),
-    Preset("LM Studio (local)", "http://localhost:1234/v1", "local-model", True),
+    Preset(N_("llama.cpp server (local)"), "http://127.0.0.1:8080/v1", "local-model", True),
+    Preset(N_("Ollama (local)"), "http://localhost:11434/v1", "llama3.1", True),
+    Preset(N_("LM Studio (local)"), "http://localhost:1234/v1", "local-model", True),
 )
-CUSTOM = "Custom endpoint"
+CUSTOM = N_("Custom endpoint")
+# The language setting's choices; the languages are named in their own language.
+LANGUAGE_CHOICES = ((i18n.SYSTEM, N_("Follow the system")),
+                    *((code, name) for code, name in i18n.LANGUAGES.items()))
 
 
 def _seconds_box(value: Any, maximum: int, name: str, tip: str) -> QDoubleSpinBox:
     box = QDoubleSpinBox()
     box.setDecimals(0)
     box.setRange(1, maximum)
-    box.setSuffix(" s")
+    box.setSuffix(tr(" s"))
     box.setValue(float(value))
     box.setAccessibleName(name)
     box.setToolTip(tip)
@@ -70,7 +76,7 @@ class SettingsDialog(QDialog):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
-        self.setWindowTitle("Settings")
+        self.setWindowTitle(tr("Settings"))
         self.host = host
         self.original = dict(config)
         self._make_fields(config)
@@ -78,62 +84,71 @@ class SettingsDialog(QDialog):
         self._match_preset()
         if self.api_key.text().strip():
             self.fetch_models()
-        self.preset.currentTextChanged.connect(self._apply_preset)
+        self.preset.currentIndexChanged.connect(self._apply_preset)
         self.base_url.textEdited.connect(lambda _text: self._match_preset())
 
     def _make_fields(self, config: dict[str, Any]) -> None:
         self.preset = QComboBox()
-        self.preset.setAccessibleName("Provider")
-        self.preset.addItems([p.name for p in PRESETS] + [CUSTOM])
+        self.preset.setAccessibleName(tr("Provider"))
+        for name in [p.name for p in PRESETS] + [CUSTOM]:
+            self.preset.addItem(i18n.tr(name), name)
         self.base_url = QLineEdit(config.get("base_url", ""))
-        self.base_url.setAccessibleName("Base URL")
+        self.base_url.setAccessibleName(tr("Base URL"))
         self.api_key = QLineEdit(config.get("api_key", ""))
-        self.api_key.setAccessibleName("API key")
+        self.api_key.setAccessibleName(tr("API key"))
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
         self.api_key.setPlaceholderText("sk-…")
-        self.show_key = QPushButton("Show")
+        self.show_key = QPushButton(tr("Show"))
         self.show_key.setCheckable(True)
-        self.show_key.setAccessibleName("Show the API key")
+        self.show_key.setAccessibleName(tr("Show the API key"))
         self.show_key.toggled.connect(self._reveal)
         # The model picker: the endpoint's own list, fetched on the backend thread; any
         # name can still be typed. `model` is its text field.
         self.model_box = QComboBox()
         self.model_box.setEditable(True)
         self.model_box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.model_box.setAccessibleName("Model")
+        self.model_box.setAccessibleName(tr("Model"))
         self.model = self.model_box.lineEdit()
         self.model.setText(config.get("model", ""))
         self.refresh_models = QPushButton("↻")
-        self.refresh_models.setAccessibleName("Fetch the endpoint's models")
-        self.refresh_models.setToolTip("Fetch the list of models from the endpoint")
+        self.refresh_models.setAccessibleName(tr("Fetch the endpoint's models"))
+        self.refresh_models.setToolTip(tr("Fetch the list of models from the endpoint"))
         self.refresh_models.clicked.connect(lambda: self.fetch_models(refresh=True))
         self._make_timeouts(config)
         self.round_trips = QSpinBox()
         self.round_trips.setRange(1, 100)
         self.round_trips.setValue(int(config.get("max_round_trips", 12)))
-        self.round_trips.setAccessibleName("Model requests per turn")
+        self.round_trips.setAccessibleName(tr("Model requests per turn"))
         self.trash_days = QSpinBox()
         self.trash_days.setRange(1, 3650)
-        self.trash_days.setSuffix(" days")
+        self.trash_days.setSuffix(tr(" days"))
         self.trash_days.setValue(int(config.get("trash_days", 30)))
-        self.trash_days.setAccessibleName("Days deleted memories stay in the trash at least")
-        self.trash_days.setToolTip("The assistant can never remove anything deleted more "
-                                   "recently than this; only you empty the trash.")
+        self.trash_days.setAccessibleName(tr("Days deleted memories stay in the trash at "
+                                             "least"))
+        self.trash_days.setToolTip(tr("The assistant can never remove anything deleted more "
+                                      "recently than this; only you empty the trash."))
         self._make_meaning(config)
+        self.language = QComboBox()
+        self.language.setObjectName("languageChoice")
+        self.language.setAccessibleName(tr("Language"))
+        for code, name in LANGUAGE_CHOICES:
+            self.language.addItem(i18n.tr(name), code)
+        self.language.setCurrentIndex(max(0, self.language.findData(
+            config.get("language") or i18n.SYSTEM)))
         self.sharing = SharingPage(config)
-        self.test_button = QPushButton("&Test connection")
+        self.test_button = QPushButton(tr("&Test connection"))
         self.test_button.clicked.connect(self.test_connection)
         self.result = QLabel()
         self.result.setObjectName("connectionResult")
         self.result.setWordWrap(True)
-        self.result.setAccessibleName("Connection test result")
+        self.result.setAccessibleName(tr("Connection test result"))
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
 
     def _make_meaning(self, config: dict[str, Any]) -> None:
-        self.recall_by_meaning = QCheckBox("Also find memories by &meaning")
+        self.recall_by_meaning = QCheckBox(tr("Also find memories by &meaning"))
         self.recall_by_meaning.setChecked(bool(config.get("recall_by_meaning", True)))
         meaning = config.get("meaning") or {}
         self.meaning_note = QLabel()
@@ -141,49 +156,51 @@ class SettingsDialog(QDialog):
         quiet(self.meaning_note)
         if meaning.get("state") == "unavailable":
             self.recall_by_meaning.setEnabled(False)
-            self.meaning_note.setText(f"Not available here: {meaning.get('problem')}.")
+            self.meaning_note.setText(tr("Not available here: {problem}.",
+                                         problem=meaning.get("problem")))
         else:
-            self.meaning_note.setText("A small multilingual model on this computer: nothing "
-                                      "is sent anywhere.")
-        self.recall_by_meaning.setToolTip(
+            self.meaning_note.setText(tr("A small multilingual model on this computer: "
+                                         "nothing is sent anywhere."))
+        self.recall_by_meaning.setToolTip(tr(
             "Recall finds \"musical instrument\" in \"plays the cello\", in English and "
-            "Chinese alike. Off: recall finds only memories that share a word.")
+            "Chinese alike. Off: recall finds only memories that share a word."))
 
     def _make_timeouts(self, config: dict[str, Any]) -> None:
         self.first_token_timeout = _seconds_box(
-            config.get("first_token_timeout", 120), 3600, "First token timeout in seconds",
-            "How long the model may take before it starts answering (reading the prompt). "
-            "Keep-alive messages from the server do not count as an answer.")
+            config.get("first_token_timeout", 120), 3600, tr("First token timeout in seconds"),
+            tr("How long the model may take before it starts answering (reading the prompt). "
+               "Keep-alive messages from the server do not count as an answer."))
         self.request_timeout = _seconds_box(
-            config.get("request_timeout", 60), 3600, "Request timeout in seconds",
-            "How long the model may pause once it has started answering.")
+            config.get("request_timeout", 60), 3600, tr("Request timeout in seconds"),
+            tr("How long the model may pause once it has started answering."))
         self.turn_timeout = _seconds_box(
-            config.get("turn_timeout", 300), 24 * 3600, "Turn timeout in seconds",
-            "How long one message may take in all, tool calls included.")
+            config.get("turn_timeout", 300), 24 * 3600, tr("Turn timeout in seconds"),
+            tr("How long one message may take in all, tool calls included."))
 
     def _lay_out(self) -> None:
         key_row = QHBoxLayout()
         key_row.addWidget(self.api_key)
         key_row.addWidget(self.show_key)
         form = QFormLayout()
-        form.addRow("&Provider", self.preset)
-        form.addRow("Base &URL", self.base_url)
-        key_label = QLabel("API &key")
+        form.addRow(tr("&Provider"), self.preset)
+        form.addRow(tr("Base &URL"), self.base_url)
+        key_label = QLabel(tr("API &key"))
         key_label.setBuddy(self.api_key)
         form.addRow(key_label, key_row)
         model_row = QHBoxLayout()
         model_row.addWidget(self.model_box, 1)
         model_row.addWidget(self.refresh_models)
-        model_label = QLabel("&Model")
+        model_label = QLabel(tr("&Model"))
         model_label.setBuddy(self.model_box)
         form.addRow(model_label, model_row)
-        form.addRow("Wait for the &first token", self.first_token_timeout)
-        form.addRow("Wait for the &next token", self.request_timeout)
-        form.addRow("Whole &turn at most", self.turn_timeout)
-        form.addRow("Model requests per t&urn", self.round_trips)
-        form.addRow("Keep deleted memories", self.trash_days)
-        form.addRow("Recall", self.recall_by_meaning)
+        form.addRow(tr("Wait for the &first token"), self.first_token_timeout)
+        form.addRow(tr("Wait for the &next token"), self.request_timeout)
+        form.addRow(tr("Whole &turn at most"), self.turn_timeout)
+        form.addRow(tr("Model requests per t&urn"), self.round_trips)
+        form.addRow(tr("Keep deleted memories"), self.trash_days)
+        form.addRow(tr("Recall"), self.recall_by_meaning)
         form.addRow("", self.meaning_note)
+        form.addRow(tr("&Language"), self.language)
 
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
@@ -194,8 +211,8 @@ class SettingsDialog(QDialog):
         model_layout.addStretch(1)
         model_layout.addLayout(test_row)
         self.tabs = QTabWidget()
-        self.tabs.addTab(model_page, "M&odel and memory")
-        self.tabs.addTab(self.sharing, "Other app&s")
+        self.tabs.addTab(model_page, tr("M&odel and memory"))
+        self.tabs.addTab(self.sharing, tr("Other app&s"))
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
         layout.addWidget(self.buttons)
@@ -215,16 +232,17 @@ class SettingsDialog(QDialog):
     def _reveal(self, shown: bool) -> None:
         self.api_key.setEchoMode(QLineEdit.EchoMode.Normal if shown
                                  else QLineEdit.EchoMode.Password)
-        self.show_key.setText("Hide" if shown else "Show")
+        self.show_key.setText(tr("Hide") if shown else tr("Show"))
 
     def _match_preset(self) -> None:
         url = self.base_url.text().strip().rstrip("/")
         name = next((p.name for p in PRESETS if p.base_url.rstrip("/") == url), CUSTOM)
         self.preset.blockSignals(True)
-        self.preset.setCurrentText(name)
+        self.preset.setCurrentIndex(self.preset.findData(name))
         self.preset.blockSignals(False)
 
-    def _apply_preset(self, name: str) -> None:
+    def _apply_preset(self, index: int) -> None:
+        name = self.preset.itemData(index)
         preset = next((p for p in PRESETS if p.name == name), None)
         if preset is None:
             return
@@ -256,6 +274,7 @@ class SettingsDialog(QDialog):
                 "max_round_trips": self.round_trips.value(),
                 "trash_days": self.trash_days.value(),
                 "recall_by_meaning": self.recall_by_meaning.isChecked(),
+                "language": self.language.currentData(),
                 **self.sharing.values()}
 
     def fetch_models(self, refresh: bool = False) -> None:
@@ -269,7 +288,7 @@ class SettingsDialog(QDialog):
     def _models_fetched(self, answer: dict[str, Any]) -> None:
         self.refresh_models.setEnabled(True)
         if not answer["success"]:
-            self.result.setText(f"Models not listed: {answer['error']}")
+            self.result.setText(tr("Models not listed: {error}", error=answer["error"]))
             return
         typed = self.model.text()
         self.model_box.blockSignals(True)
@@ -280,7 +299,7 @@ class SettingsDialog(QDialog):
 
     def test_connection(self) -> None:
         self.test_button.setEnabled(False)
-        self.result.setText("Testing…")
+        self.result.setText(tr("Testing…"))
         values = self.values()
         self.host.send(PacketType.TEST_CONNECTION,
                        {k: values[k] for k in ("api_key", "base_url", "model")},
@@ -289,7 +308,7 @@ class SettingsDialog(QDialog):
     def _tested(self, answer: dict[str, Any]) -> None:
         self.test_button.setEnabled(True)
         self.result.setText(answer["message"] if answer["success"]
-                            else f"Failed: {answer['error']}")
+                            else tr("Failed: {error}", error=answer["error"]))
 
     def save(self) -> None:
         changes = {k: v for k, v in self.values().items() if v != self.original.get(k)}
@@ -301,7 +320,10 @@ class SettingsDialog(QDialog):
 
     def _saved(self, answer: dict[str, Any]) -> None:
         self.buttons.setEnabled(True)
-        if answer["success"]:
-            self.accept()
-        else:
-            self.result.setText(f"Not saved: {answer['error']}")
+        if not answer["success"]:
+            self.result.setText(tr("Not saved: {error}", error=answer["error"]))
+            return
+        if self.values()["language"] != (self.original.get("language") or i18n.SYSTEM):
+            QMessageBox.information(self, tr("Settings"),
+                                    tr("The language changes the next time TrulyMEM starts."))
+        self.accept()

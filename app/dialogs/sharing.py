@@ -24,10 +24,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core import i18n
+from core.i18n import N_, tr
 from core.share import snippets
 from core.share.tokens import new_token
 
-PROGRAM_NAMES = {"installed": "Installed (pip)", "standalone": "Standalone build"}
+PROGRAM_NAMES = {"installed": N_("Installed (pip)"), "standalone": N_("Standalone build")}
 
 
 def quiet(label: QLabel) -> None:
@@ -57,26 +59,27 @@ class SharingPage(QWidget):
         self.saved_token = config.get("share_token", "")
         self.token = self.saved_token or new_token()  # saved with OK, if sharing is on
         self.port = int(config.get("share_port", 8765))
-        self.share = QCheckBox("S&hare memory with other apps")
+        self.share = QCheckBox(tr("S&hare memory with other apps"))
         self.share.setChecked(bool(config.get("share_memory")))
-        self.share.setToolTip("Apps that speak MCP (the Model Context Protocol) can recall, "
-                              "save and correct memories here")
-        intro = QLabel("Apps that speak MCP (Claude Desktop, Cursor, Cherry Studio…) can "
-                       "then recall, save and correct your memories. Their changes wait in "
-                       "Review under their name, for you to keep or undo.")
-        intro.setToolTip("What other apps may delete is limited to a few memories per "
-                         "session and per hour; only you can do more, here.")
+        self.share.setToolTip(tr("Apps that speak MCP (the Model Context Protocol) can "
+                                 "recall, save and correct memories here"))
+        intro = QLabel(tr("Apps that speak MCP (Claude Desktop, Cursor, Cherry Studio…) can "
+                          "then recall, save and correct your memories. Their changes wait in "
+                          "Review under their name, for you to keep or undo."))
+        intro.setToolTip(tr("What other apps may delete is limited to a few memories per "
+                            "session and per hour; only you can do more, here."))
         intro.setWordWrap(True)
         quiet(intro)
-        self.read_only = QCheckBox("&Read only: apps may recall, not change anything")
+        self.read_only = QCheckBox(tr("&Read only: apps may recall, not change anything"))
         self.read_only.setChecked(bool(config.get("share_read_only")))
         self.app = QComboBox()
-        self.app.setAccessibleName("App to connect")
-        self.app.addItems(snippets.APPS)
+        self.app.setAccessibleName(tr("App to connect"))
+        for app in snippets.APPS:
+            self.app.addItem(i18n.tr(app), app)
         self.program = QComboBox()
-        self.program.setAccessibleName("How TrulyMEM is installed")
+        self.program.setAccessibleName(tr("How TrulyMEM is installed"))
         for key in snippets.PROGRAMS:
-            self.program.addItem(PROGRAM_NAMES[key], key)
+            self.program.addItem(i18n.tr(PROGRAM_NAMES[key]), key)
         if QGuiApplication.instance() is not None and snippets.command("standalone") != \
                 snippets.STANDALONE_GUESS:
             self.program.setCurrentIndex(1)  # running the standalone build now
@@ -84,12 +87,12 @@ class SharingPage(QWidget):
         self.where.setWordWrap(True)
         self.text = Snippet()
         self.text.setObjectName("shareSnippet")
-        self.text.setAccessibleName("What to paste into the app's settings")
+        self.text.setAccessibleName(tr("What to paste into the app's settings"))
         self.text.setReadOnly(True)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.copy = QPushButton("&Copy")
-        self.copy.setAccessibleName("Copy what to paste")
+        self.copy = QPushButton(tr("&Copy"))
+        self.copy.setAccessibleName(tr("Copy what to paste"))
         self.copy.clicked.connect(self._copy)
         self.copied = QLabel()
         self._lay_out(intro)
@@ -100,8 +103,8 @@ class SharingPage(QWidget):
 
     def _lay_out(self, intro: QLabel) -> None:
         pick = QFormLayout()
-        pick.addRow("&App", self.app)
-        pick.addRow("&Program", self.program)
+        pick.addRow(tr("&App"), self.app)
+        pick.addRow(tr("&Program"), self.program)
         copy_row = QHBoxLayout()
         copy_row.addWidget(self.copy)
         copy_row.addWidget(self.copied, 1)
@@ -121,16 +124,16 @@ class SharingPage(QWidget):
     def _update(self, *_args: object) -> None:
         on = self.share.isChecked()
         self.details.setEnabled(on)
-        app = self.app.currentText()
-        self.where.setText(snippets.WHERE[app] if on else
-                           "Turn sharing on to see what to paste into each app.")
+        app = self.app.currentData()
+        self.where.setText(i18n.tr(snippets.WHERE[app]) if on else
+                           tr("Turn sharing on to see what to paste into each app."))
         self.text.setPlainText(snippets.snippet(app, self.program.currentData(), self.home,
                                                 self.token, self.port) if on else "")
         self.copied.clear()
 
     def _copy(self) -> None:
         QGuiApplication.clipboard().setText(self.text.toPlainText())
-        self.copied.setText("Copied. Paste it where the line above says.")
+        self.copied.setText(tr("Copied. Paste it where the line above says."))
 
     def values(self) -> dict[str, Any]:
         values = {"share_memory": self.share.isChecked(),

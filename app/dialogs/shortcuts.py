@@ -18,30 +18,41 @@ from PySide6.QtWidgets import (
 )
 
 from app.actions import ActionRegistry
+from app.dialogs.palette import menu_and_name
+from core.i18n import tr
+
+SearchRole = Qt.ItemDataRole.UserRole + 1  # a cell's text as shown and in English
 
 
 class ShortcutList(QDialog):
     def __init__(self, registry: ActionRegistry, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("shortcutList")
-        self.setWindowTitle("Keyboard shortcuts")
+        self.setWindowTitle(tr("Keyboard shortcuts"))
         model = QStandardItemModel(0, 3, self)
-        model.setHorizontalHeaderLabels(["Action", "Keys", "Menu"])
+        model.setHorizontalHeaderLabels([tr("Action"), tr("Keys"), tr("Menu")])
         for spec, _action in registry.ordered():
-            model.appendRow([QStandardItem(spec.text.rstrip("…")),
-                             QStandardItem(registry.shortcut_text(spec.name) or "—"),
-                             QStandardItem(spec.menu)])
+            (menu, name), (english_menu, english_name) = menu_and_name(spec)
+            keys = registry.shortcut_text(spec.name) or "—"
+            cells = [(name, english_name), (keys, keys), (menu, english_menu)]
+            row = []
+            for shown, english in cells:
+                cell = QStandardItem(shown)
+                cell.setData(shown if shown == english else f"{shown}\n{english}", SearchRole)
+                row.append(cell)
+            model.appendRow(row)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(model)
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.proxy.setFilterKeyColumn(-1)  # any column: action, keys or menu
+        self.proxy.setFilterRole(SearchRole)  # the translated names or the English ones
         self.search = QLineEdit()
-        self.search.setAccessibleName("Find a shortcut")
-        self.search.setPlaceholderText("Find an action or a key…")
+        self.search.setAccessibleName(tr("Find a shortcut"))
+        self.search.setPlaceholderText(tr("Find an action or a key…"))
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self.proxy.setFilterFixedString)
         table = QTableView()
-        table.setAccessibleName("Shortcuts")
+        table.setAccessibleName(tr("Shortcuts"))
         table.setModel(self.proxy)
         table.setAlternatingRowColors(True)
         table.setShowGrid(False)
@@ -54,8 +65,9 @@ class ShortcutList(QDialog):
         table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.table = table
-        note = QLabel("In the message box: Enter sends, Shift+Enter breaks the line, Up brings "
-                      "back your last message. Rebind keys in config.json under \"shortcuts\".")
+        note = QLabel(tr("In the message box: Enter sends, Shift+Enter breaks the line, Up "
+                         "brings back your last message. Rebind keys in config.json under "
+                         "\"shortcuts\"."))
         note.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)

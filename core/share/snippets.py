@@ -12,18 +12,20 @@ import shutil
 import sys
 from pathlib import Path
 
-APPS = ("Claude Desktop", "Cursor", "Cherry Studio", "Another app, over HTTP")
+from core.i18n import N_, tr
+
+APPS = ("Claude Desktop", "Cursor", "Cherry Studio", N_("Another app, over HTTP"))
 PROGRAMS = ("installed", "standalone")
 SERVER_KEY = "trulymem"
 WHERE = {
-    "Claude Desktop": "In Claude Desktop: Settings › Developer › Edit Config; add this "
-                      "to the file (merge \"mcpServers\"), save, restart Claude.",
-    "Cursor": "In Cursor: Settings › MCP › Add new global MCP server; add this to "
-              "mcp.json (merge \"mcpServers\") and save.",
-    "Cherry Studio": "In Cherry Studio: Settings › MCP Servers › Add › Import from JSON; "
-                     "paste this and confirm.",
-    "Another app, over HTTP": "Run the first line in a terminal and keep it running; give "
-                              "the app the address and the header.",
+    "Claude Desktop": N_("In Claude Desktop: Settings › Developer › Edit Config; add this "
+                         "to the file (merge \"mcpServers\"), save, restart Claude."),
+    "Cursor": N_("In Cursor: Settings › MCP › Add new global MCP server; add this to "
+                 "mcp.json (merge \"mcpServers\") and save."),
+    "Cherry Studio": N_("In Cherry Studio: Settings › MCP Servers › Add › Import from JSON; "
+                        "paste this and confirm."),
+    "Another app, over HTTP": N_("Run the first line in a terminal and keep it running; give "
+                                 "the app the address and the header."),
 }
 STANDALONE_GUESS = "/path/to/TrulyMEM/trulymem"  # shown when this is not the standalone build
 
@@ -58,5 +60,5 @@ def snippet(app: str, program: str, home: Path | None, token: str = "",
     else:
         line = " ".join([command(program), *arguments(home, http=True)])
         return (f"{line}\n\nAddress: http://127.0.0.1:{port}/mcp\n"
-                f"Header:  Authorization: Bearer {token or '(turn sharing on first)'}")
+                f"Header:  Authorization: Bearer {token or tr('(turn sharing on first)')}")
     return json.dumps(block, indent=2, ensure_ascii=False)
