@@ -48,6 +48,22 @@ def _check_code_colours() -> str | None:
     return None if len(colours) > 1 else "code blocks are not coloured (lexers missing?)"
 
 
+def _check_words() -> str | None:
+    """The Chinese catalogues and Qt's own Chinese words are inside the build."""
+    from PySide6.QtCore import QLibraryInfo, QTranslator  # noqa: PLC0415
+
+    from core import i18n  # noqa: PLC0415
+
+    words = len(i18n.load_catalog(i18n.CHINESE))
+    if words < 100:
+        return f"the Chinese catalogues hold {words} texts"
+    folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    if not QTranslator().load("qtbase_zh_CN", folder):
+        return f"Qt's Chinese words are missing from {folder}"
+    print(f"smoke test: {words} texts in Chinese, and Qt's own")
+    return None
+
+
 def _check_tls() -> str:
     """Build the TLS context the openai client uses for https endpoints: in a frozen build
     this fails if the ssl module or the trust-store package was left out."""
@@ -107,12 +123,12 @@ def _play_one_turn(home: Path) -> list[str]:
                 Config(api_key="sk-smoke-test-0000", base_url=llm.base_url, model="smoke"))
     app = gui.make_application()
     qInstallMessageHandler(_qt_message)
-    colours = _check_code_colours()
+    checked = [p for p in (_check_code_colours(), _check_words()) if p]
     window = gui.open_window(home)
     usable: list[bool] = []
     window.usable.connect(lambda: usable.append(True))
     window.show()
-    problems = [colours] if colours else []
+    problems = checked
     try:
         if not _wait(app, lambda: bool(usable)):
             return ["the window never became usable"]

@@ -35,7 +35,7 @@ def N_(text: str) -> str:
     return text
 
 
-def tr(text: str, **params: object) -> str:
+def tr(text: str, /, **params: object) -> str:
     """`text` in the chosen language, with `params` filled in."""
     translated = _catalog.get(text, text) or text
     return translated.format(**params) if params else translated

@@ -299,10 +299,10 @@ def test_two_programs_on_one_memory_one_keeps_the_index_the_other_follows(store,
     stored, and takes over when the keeper quits."""
     commit(executor, *OTHERS)
     keeper = meaning()  # told of this program's commits, as the dispatcher tells it
+    assert keeper.wait_idle(WAIT)  # it holds the lock by now: it took it before loading
     follower = Meaning(store.path)  # another program: told of nothing, finds it all itself
     follower.start()
     try:
-        assert keeper.wait_idle(WAIT)
         until(lambda: follower.status()["indexed"] == len(OTHERS))
         assert keeper.status()["keeper"] and not follower.status()["keeper"]
 

@@ -1,0 +1,247 @@
+"""The window in Chinese: every surface is opened and every word a person can read on it
+(labels, buttons, menus, tabs, headers, placeholders, tooltips, accessible names, combo
+items) is checked for English left over. The memory and the chat hold Chinese only, so
+what is English is the program's own. The same walk in English finds no Chinese."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from PySide6.QtCore import QModelIndex, Qt, QTimer
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QDockWidget,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QPlainTextEdit,
+    QTabBar,
+    QTextEdit,
+    QWidget,
+)
+
+from app import gui
+from app.dialogs.backups import BackupsDialog
+from app.dialogs.limits import LimitsDialog
+from app.dialogs.palette import CommandPalette
+from app.dialogs.settings import SettingsDialog
+from app.dialogs.shortcuts import ShortcutList
+from core import i18n
+from core.config import Config, load_config, save_config
+from core.protocol.packets import PacketType
+from core.tools.limits import DEFAULT_LIMITS
+
+# Names, products, formats and keys that stay as they are in a Chinese app.
+KEEP = {w.lower() for w in """
+    TrulyMEM DeepSeek OpenAI llama cpp Ollama Studio API URL MCP JSON GraphML Gephi yEd
+    Claude Desktop Cursor Cherry HTTP HTTPS SQLite Markdown Ctrl Shift Alt Meta Esc Enter
+    Return Tab Del Backspace PgUp PgDown Home End Space Ins Up Down Left Right Bearer
+    Authorization pip sk deepseek chat test model User Noto Emoji Linux macOS Windows
+    token English
+    """.split()}
+# Quoted config keys ("shortcuts") and another app's own menu path (Settings › Developer),
+# which the person must find as that app writes it.
+QUOTED = re.compile(r'"[^"]*"|[A-Za-z][A-Za-z ]*(?:\s*›\s*[A-Za-z][A-Za-z ]*)+')
+LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’]{2,}")
+TAG = re.compile(r"<[^>]+>")
+NOT_WORDS = re.compile(r"\S*(?:://|/|\\|_|\.\w)\S*")  # paths, addresses, identifiers
+
+
+def english_in(text: str) -> list[str]:
+    text = NOT_WORDS.sub(" ", QUOTED.sub(" ", TAG.sub(" ", text or "").replace("&amp;", "&")))
+    return [w for w in LATIN_WORD.findall(text) if w.lower() not in KEEP]
+
+
+def texts_of(widget: QWidget) -> list[tuple[str, str]]:
+    """What a person can read on `widget` itself, as (what, text)."""
+    found = [("tooltip", widget.toolTip()), ("accessible name", widget.accessibleName())]
+    if widget.isWindow():
+        found.append(("title", widget.windowTitle()))
+    if isinstance(widget, QLabel):
+        found.append(("label", widget.text()))
+    if isinstance(widget, QAbstractButton):
+        found.append(("button", widget.text()))
+    if isinstance(widget, QLineEdit):
+        found.append(("placeholder", widget.placeholderText()))
+    if isinstance(widget, (QPlainTextEdit, QTextEdit)):
+        found.append(("placeholder", widget.placeholderText()))
+    if isinstance(widget, QComboBox) and not widget.isEditable():
+        found += [("choice", widget.itemText(i)) for i in range(widget.count())]
+    if isinstance(widget, QTabBar):
+        found += [("tab", widget.tabText(i)) for i in range(widget.count())]
+    if isinstance(widget, QGroupBox):
+        found.append(("group", widget.title()))
+    if isinstance(widget, QDockWidget):
+        found.append(("dock", widget.windowTitle()))
+    if isinstance(widget, QAbstractSpinBox):
+        found += [("spin box", widget.specialValueText())]
+        found += [("suffix", getattr(widget, "suffix", lambda: "")())]
+    header = getattr(widget, "horizontalHeader", getattr(widget, "header", None))
+    if isinstance(widget, QAbstractItemView) and header is not None and \
+            widget.model() is not None and not header().isHidden():
+        model = widget.model()
+        found += [("header", str(model.headerData(c, Qt.Orientation.Horizontal) or ""))
+                  for c in range(model.columnCount(QModelIndex()))]
+    if isinstance(widget, QMenu):
+        found += menu_texts(widget)
+    return found
+
+
+def menu_texts(menu: QMenu) -> list[tuple[str, str]]:
+    found = [("menu", menu.title())]
+    for action in menu.actions():
+        tip = action.toolTip()
+        found += [("menu item", action.text()),
+                  ("tip", tip if tip != action.text().replace("&", "") else "")]
+        if action.menu() is not None:
+            found += menu_texts(action.menu())
+    return found
+
+
+def leftovers(root: QWidget, surface: str, check=english_in) -> list[str]:
+    """Every visible widget under `root` (and `root`), with the words `check` finds."""
+    problems = []
+    for widget in [root, *root.findChildren(QWidget)]:
+        if widget is not root and not widget.isVisibleTo(root):
+            continue
+        for what, text in texts_of(widget):
+            bad = check(text)
+            if bad:
+                problems.append(f"{surface} · {type(widget).__name__} "
+                                f"{widget.objectName() or ''} {what}: {text!r} ({bad})")
+    return problems
+
+
+@pytest.fixture
+def chinese_home(tmp_path, llm):
+    home = tmp_path / "home"
+    home.mkdir()
+    save_config(home / "config.json", Config(
+        api_key="sk-gui-test-000000", base_url=llm.base_url, model="test-model",
+        language="zh_CN", recall_by_meaning=False))
+    return home
+
+
+@pytest.fixture
+def in_language():
+    chosen: list[str] = []
+
+    def use(language: str) -> None:
+        gui.make_application()
+        gui.use_language(language)
+        chosen.append(language)
+
+    yield use
+    gui.use_language("en")
+
+
+def fill(qtbot, window) -> None:
+    """Chinese memory and a Chinese conversation, changed by the person and by an app."""
+    answers = []
+    window.host.send(PacketType.EXECUTE_TOOL, {"tool_name": "memory_commit", "arguments": {
+        "triplets": [{"subject": "我", "relation": "住在", "object": "杭州"},
+                     {"subject": "小明", "relation": "喜欢", "object": "龙井茶"}]}},
+        answers.append)
+    qtbot.waitUntil(lambda: bool(answers), timeout=10000)
+
+
+def open_surfaces(qtbot, window, check) -> list[str]:
+    problems = leftovers(window, "window (chat)", check)
+    for menu in window.menuBar().findChildren(QMenu):
+        problems += [f"menu · {w}: {t!r}" for w, t in menu_texts(menu) if check(t)]
+    window.tabs.setCurrentWidget(window.browser)
+    qtbot.waitUntil(window.browser.isVisible, timeout=5000)
+    problems += leftovers(window, "memory tab", check)
+    window.open_review()
+    problems += leftovers(window, "review", check)
+    window.tabs.setCurrentIndex(0)
+
+    settings = SettingsDialog(window.host, {**window.config, "home": "/tmp/x"}, window)
+    settings.show()
+    for index in range(settings.tabs.count()):
+        settings.tabs.setCurrentIndex(index)
+        problems += leftovers(settings, f"settings page {index}", check)
+    settings.sharing.share.setChecked(True)
+    problems += leftovers(settings, "settings, sharing on", check)
+    settings.close()
+    for dialog in (LimitsDialog(window.host, dict(DEFAULT_LIMITS), window),
+                   ShortcutList(window.registry, window), CommandPalette(window.registry, window),
+                   BackupsDialog(window.host, {"backups": [], "folder": "/tmp/backups"}, window)):
+        dialog.show()
+        problems += leftovers(dialog, type(dialog).__name__, check)
+        dialog.close()
+
+    seen: list[str] = []
+
+    def read_about() -> None:
+        box = next((w for w in QApplication.topLevelWidgets()
+                    if isinstance(w, QMessageBox) and w.isVisible()), None)
+        if box is None:
+            QTimer.singleShot(10, read_about)
+            return
+        seen.extend(leftovers(box, "about box", check))
+        box.accept()
+
+    QTimer.singleShot(0, read_about)
+    window.about()
+    return problems + seen
+
+
+def test_every_word_of_the_window_is_chinese(qtbot, open_window, chinese_home, in_language):
+    in_language("zh_CN")
+    window = open_window(chinese_home)
+    fill(qtbot, window)
+    problems = open_surfaces(qtbot, window, english_in)
+    assert problems == [], f"{len(problems)} English texts:\n" + "\n".join(problems)
+
+
+def test_the_english_window_has_no_chinese_left(qtbot, open_window, home, in_language):
+    in_language("en")
+    window = open_window(home)
+
+    def chinese_in(text: str) -> list[str]:
+        return re.findall(r"[\u4e00-\u9fff]+", TAG.sub(" ", text or ""))
+
+    problems = open_surfaces(qtbot, window, chinese_in)
+    # the language's own name in the picker; "search in English or 中文"
+    allowed = {"简体中文", "中文"}
+    problems = [p for p in problems if not all(w in allowed for w in
+                                               re.findall(r"[\u4e00-\u9fff]+", p))]
+    assert problems == []
+
+
+def test_choosing_chinese_in_the_settings_changes_the_words(qtbot, open_window, home,
+                                                            in_language):
+    in_language("en")
+    window = open_window(home)
+    assert window.tabs.tabText(0) == "Chat"
+    dialog = SettingsDialog(window.host, dict(window.config), window)
+    dialog.language.setCurrentIndex(dialog.language.findData("zh_CN"))
+    told = []
+
+    def note_and_close() -> None:
+        box = next((w for w in QApplication.topLevelWidgets()
+                    if isinstance(w, QMessageBox) and w.isVisible()), None)
+        if box is None:
+            QTimer.singleShot(10, note_and_close)
+            return
+        told.append(box.text())
+        box.accept()
+
+    QTimer.singleShot(0, note_and_close)
+    dialog.save()
+    qtbot.waitUntil(lambda: bool(told), timeout=10000)
+    assert "next time" in told[0]
+    assert window.isVisible()  # nothing was closed or lost: it applies at the next start
+    window.close()
+    assert load_config(home / "config.json")[0].language == "zh_CN"
+    in_language(load_config(home / "config.json")[0].language)  # as gui.run does
+    again = open_window(home)
+    assert again.tabs.tabText(0) == i18n.tr("Chat") != "Chat"
