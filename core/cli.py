@@ -19,6 +19,7 @@ from core.config import load_config
 from core.i18n import N_, set_language, tr
 from core.paths import config_path, data_home
 from core.protocol.client import BackendClient
+from core.protocol.packets import PacketType
 from core.protocol.server import BackendServer
 
 HELP = N_("""Commands:
@@ -120,7 +121,13 @@ class TerminalChat:
         key = tr("set") if key == "set" else key or tr("not set")  # "set": a short key
         self._say(tr("{base_url}  model {model}  key {key}", base_url=config.get("base_url"),
                      model=config.get("model"), key=key))
-        self._tool("memory_introspect")
+        state = self.client.request(PacketType.MEMORY_STATE)
+        if state["success"]:
+            self._say(tr("Memory: {counts}", counts=state["data"]["counts_line"]))
+            self._say(tr("Waiting for your review: {count}",
+                         count=state["data"]["review_count"]))
+        else:
+            self.err.write(tr("error: {error}", error=state["error"]) + "\n")
 
     def _limits(self, rest: str) -> None:
         if rest:
