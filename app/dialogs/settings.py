@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -13,11 +14,13 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QTabWidget,
     QVBoxLayout,
@@ -69,6 +72,27 @@ def _seconds_box(value: Any, maximum: int, name: str, tip: str) -> QDoubleSpinBo
     box.setAccessibleName(name)
     box.setToolTip(tip)
     return box
+
+
+TITLE_BAR = 32  # pixels a window manager's title bar may take, before it has drawn one
+
+
+class Scrolling(QScrollArea):
+    """A page that scrolls when the screen is too short for it (800×500, or Chinese text,
+    whose lines are taller) instead of pushing the dialog's buttons off the screen; where
+    there is room it asks for the page's whole height, so nothing scrolls."""
+
+    def __init__(self, page: QWidget) -> None:
+        super().__init__()
+        self.setWidget(page)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def sizeHint(self) -> QSize:
+        wanted = self.widget().sizeHint()
+        return QSize(wanted.width() + self.verticalScrollBar().sizeHint().width(),
+                     wanted.height())
 
 
 class SettingsDialog(QDialog):
@@ -148,7 +172,7 @@ class SettingsDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
 
     def _make_meaning(self, config: dict[str, Any]) -> None:
-        self.recall_by_meaning = QCheckBox(tr("Also find memories by &meaning"))
+        self.recall_by_meaning = QCheckBox(tr("Also find memories by m&eaning"))
         self.recall_by_meaning.setChecked(bool(config.get("recall_by_meaning", True)))
         meaning = config.get("meaning") or {}
         self.meaning_note = QLabel()
@@ -195,8 +219,8 @@ class SettingsDialog(QDialog):
         form.addRow(model_label, model_row)
         form.addRow(tr("Wait for the &first token"), self.first_token_timeout)
         form.addRow(tr("Wait for the &next token"), self.request_timeout)
-        form.addRow(tr("Whole &turn at most"), self.turn_timeout)
-        form.addRow(tr("Model requests per t&urn"), self.round_trips)
+        form.addRow(tr("W&hole turn at most"), self.turn_timeout)
+        form.addRow(tr("Model &requests per turn"), self.round_trips)
         form.addRow(tr("Keep deleted memories"), self.trash_days)
         form.addRow(tr("Recall"), self.recall_by_meaning)
         form.addRow("", self.meaning_note)
@@ -211,22 +235,23 @@ class SettingsDialog(QDialog):
         model_layout.addStretch(1)
         model_layout.addLayout(test_row)
         self.tabs = QTabWidget()
-        self.tabs.addTab(model_page, tr("M&odel and memory"))
-        self.tabs.addTab(self.sharing, tr("Other app&s"))
+        self.tabs.addTab(Scrolling(model_page), tr("M&odel and memory"))
+        self.tabs.addTab(Scrolling(self.sharing), tr("Other app&s"))
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
         layout.addWidget(self.buttons)
         self.setMinimumWidth(80 * self.fontMetrics().averageCharWidth())
 
     def showEvent(self, event) -> None:
-        """On a small screen the dialog takes the height there is (the paste block on the
-        Other apps page gives way) rather than hanging its buttons off the bottom."""
+        """As tall as the pages want where the screen allows (Qt would cap a new window at
+        two thirds of the screen), else the screen's height, the pages scrolling."""
         super().showEvent(event)
         screen = self.screen().availableGeometry()
-        frame = self.frameGeometry().height() - self.height()
-        if self.frameGeometry().height() > screen.height():
-            self.resize(self.width(), max(self.minimumSizeHint().height(),
-                                          screen.height() - frame))
+        frame = max(self.frameGeometry().height() - self.height(), TITLE_BAR)
+        height = min(self.sizeHint().height(), screen.height() - frame)
+        if height != self.height():
+            self.resize(self.width(), height)
+        if self.y() + height + frame > screen.bottom():
             self.move(self.x(), screen.top())
 
     def _reveal(self, shown: bool) -> None:

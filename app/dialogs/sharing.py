@@ -39,13 +39,13 @@ def quiet(label: QLabel) -> None:
 
 
 class Snippet(QPlainTextEdit):
-    """The block to paste: asks for eight lines, makes do with four on a small screen."""
+    """The block to paste: asks for six lines, makes do with three on a small screen."""
 
     def __init__(self) -> None:
         super().__init__()
         frame = 2 * self.frameWidth() + 8
-        self.setMinimumHeight(4 * self.fontMetrics().lineSpacing() + frame)
-        self._wanted = 8 * self.fontMetrics().lineSpacing() + frame
+        self.setMinimumHeight(3 * self.fontMetrics().lineSpacing() + frame)
+        self._wanted = 6 * self.fontMetrics().lineSpacing() + frame
 
     def sizeHint(self) -> QSize:
         return QSize(super().sizeHint().width(), self._wanted)

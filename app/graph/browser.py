@@ -267,7 +267,7 @@ class GraphBrowser(QWidget):
         self.pages.setObjectName("memoryPages")
         self.pages.setDocumentMode(True)
         self.pages.addTab(self.browse_page, tr("&Browse"))
-        self.pages.addTab(self.review, tr("Re&view"))
+        self.pages.addTab(self.review, tr("Revie&w"))
         self.pages.currentChanged.connect(self._page_changed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -304,8 +304,8 @@ class GraphBrowser(QWidget):
             self.refresh()
 
     def _review_counted(self, count: int) -> None:
-        self.pages.setTabText(1, tr("Re&view ({count})", count=f"{count:,}") if count
-                              else tr("Re&view"))
+        self.pages.setTabText(1, tr("Revie&w ({count})", count=f"{count:,}") if count
+                              else tr("Revie&w"))
         self.review_count_changed.emit(count)
 
     # -- loading --------------------------------------------------------------------------

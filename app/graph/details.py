@@ -168,8 +168,8 @@ class DetailsPanel(QWidget):
         # 500 px high window needs for the facts themselves.
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.edge_table, tr("&Facts"))
-        self.tabs.addTab(self.history_table, tr("C&hanges"))
+        self.tabs.addTab(self.edge_table, tr("Fac&ts"))
+        self.tabs.addTab(self.history_table, tr("Chan&ges"))
         corner = QWidget()
         corner_layout = QHBoxLayout(corner)
         corner_layout.setContentsMargins(0, 0, 0, 0)
@@ -219,8 +219,8 @@ class DetailsPanel(QWidget):
                                   updated=when(node["updated_at"])))
         self.edges.set_rows(details["edges"])
         self.history.set_rows(details["history"])
-        self.tabs.setTabText(0, tr("&Facts ({n})", n=len(details["edges"])))
-        self.tabs.setTabText(1, tr("C&hanges ({n})", n=len(details["history"])))
+        self.tabs.setTabText(0, tr("Fac&ts ({n})", n=len(details["edges"])))
+        self.tabs.setTabText(1, tr("Chan&ges ({n})", n=len(details["history"])))
         if chosen is not None:
             self.select_edge(chosen)
         self.edge_chosen.emit()
