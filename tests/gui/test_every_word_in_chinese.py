@@ -29,14 +29,19 @@ from PySide6.QtWidgets import (
 
 from app import gui
 from app.dialogs.backups import BackupsDialog
+from app.dialogs.import_progress import ImportProgress
 from app.dialogs.limits import LimitsDialog
 from app.dialogs.palette import CommandPalette
 from app.dialogs.settings import SettingsDialog
 from app.dialogs.shortcuts import ShortcutList
+from app.graph.browser import AddFactDialog
+from app.graph.node_picker import NodePicker
+from app.graph.review import EditFactDialog
 from core import i18n
 from core.config import Config, load_config, save_config
 from core.protocol.packets import PacketType
 from core.tools.limits import DEFAULT_LIMITS
+from tests.gui.conftest import wait_turn
 
 # Names, products, formats and keys that stay as they are in a Chinese app.
 KEEP = {w.lower() for w in """
@@ -173,7 +178,13 @@ def open_surfaces(qtbot, window, check) -> list[str]:
     settings.close()
     for dialog in (LimitsDialog(window.host, dict(DEFAULT_LIMITS), window),
                    ShortcutList(window.registry, window), CommandPalette(window.registry, window),
-                   BackupsDialog(window.host, {"backups": [], "folder": "/tmp/backups"}, window)):
+                   BackupsDialog(window.host, {"backups": [], "folder": "/tmp/backups"}, window),
+                   AddFactDialog("杭州", window),
+                   EditFactDialog({"subject": "我", "relation": "住在", "object": "杭州"}, window),
+                   NodePicker(window.host, i18n.tr(
+                       "Merge {name} into which node? Its facts move there and this node "
+                       "goes away; Undo brings it back.", name="杭州"), None, window),
+                   ImportProgress("记忆.json", window)):
         dialog.show()
         problems += leftovers(dialog, type(dialog).__name__, check)
         dialog.close()
@@ -194,11 +205,19 @@ def open_surfaces(qtbot, window, check) -> list[str]:
     return problems + seen
 
 
-def test_every_word_of_the_window_is_chinese(qtbot, open_window, chinese_home, in_language):
+def test_every_word_of_the_window_is_chinese(qtbot, open_window, chinese_home, in_language,
+                                            llm):
     in_language("zh_CN")
     window = open_window(chinese_home)
     fill(qtbot, window)
+    llm.play({"tool_calls": [{"name": "memory_commit", "arguments": {"triplets": [
+        {"subject": "我", "relation": "在学", "object": "大提琴"}]}}]}, {"text": "好的。"})
+    window.send("我在学大提琴")
+    wait_turn(qtbot, window)
     problems = open_surfaces(qtbot, window, english_in)
+    trace = window.trace
+    problems += [f"trace heading: {t.heading()!r}" for t in trace.turns
+                 if english_in(t.heading().split("—")[0])]  # after the dash: the message
     assert problems == [], f"{len(problems)} English texts:\n" + "\n".join(problems)
 
 
@@ -210,8 +229,10 @@ def test_the_english_window_has_no_chinese_left(qtbot, open_window, home, in_lan
         return re.findall(r"[\u4e00-\u9fff]+", TAG.sub(" ", text or ""))
 
     problems = open_surfaces(qtbot, window, chinese_in)
-    # the language's own name in the picker; "search in English or 中文"
-    allowed = {"简体中文", "中文"}
+    # the language's own name in the picker, "search in English or 中文", the examples
+    # that say facts may be Chinese ("e.g. likes, lives in, 喜欢"), and this test's own
+    # Chinese samples (a node, a fact, a file name)
+    allowed = {"简体中文", "中文", "喜欢", "上海", "杭州", "我", "住在", "记忆"}
     problems = [p for p in problems if not all(w in allowed for w in
                                                re.findall(r"[\u4e00-\u9fff]+", p))]
     assert problems == []
