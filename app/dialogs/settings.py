@@ -334,6 +334,13 @@ class SettingsDialog(QDialog):
         self.test_button.setEnabled(True)
         self.result.setText(answer["message"] if answer["success"]
                             else tr("Failed: {error}", error=answer["error"]))
+        self.show_result()
+
+    def show_result(self) -> None:
+        """On a short screen the page scrolls: bring the test's answer into view."""
+        page = self.tabs.widget(0)
+        if isinstance(page, Scrolling):
+            page.ensureWidgetVisible(self.result)
 
     def save(self) -> None:
         changes = {k: v for k, v in self.values().items() if v != self.original.get(k)}
@@ -347,6 +354,7 @@ class SettingsDialog(QDialog):
         self.buttons.setEnabled(True)
         if not answer["success"]:
             self.result.setText(tr("Not saved: {error}", error=answer["error"]))
+            self.show_result()
             return
         if self.values()["language"] != (self.original.get("language") or i18n.SYSTEM):
             QMessageBox.information(self, tr("Settings"),
