@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zlib
 
 from core.store.graph import Change, decode_ops
 
@@ -58,7 +59,7 @@ class OutsideChanges:
             try:
                 arguments = json.loads(row[2]) if row[2] else None
                 ops = decode_ops(row[6])
-            except (ValueError, TypeError):  # a damaged row: told as a bulk change
+            except (ValueError, TypeError, zlib.error):  # damaged: told as a bulk change
                 arguments, ops = None, [{"table": "edges", "inserted": []}]
             changes.append(Change(row[1], arguments, row[3], row[4], ops, row[5] or "",
                                   row[7], id=change_id))
