@@ -267,3 +267,22 @@ def test_http_needs_the_token_and_attributes_the_change(http_server):
             "mcp:Cherry Studio"]
     finally:
         store.close()
+
+
+def test_a_damaged_memory_is_shared_for_reading_only_and_says_why(tmp_path):
+    from tests.test_bad_days import damage
+
+    home = share(tmp_path / "home")
+    store = GraphStore(home / "graph_memory.db")
+    ToolExecutor(store).execute("memory_commit", triplets(("User", "likes", "tea")))
+    store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    damage(home / "graph_memory.db")
+    memory = SharedMemory(home)
+    try:
+        assert "memory_commit" not in memory.tools() and "memory_recall" in memory.tools()
+        refused = memory.call("memory_commit", triplets(("User", "a", "b")), "Cursor", "s")
+        assert not refused["success"] and "nothing was written" in refused["error"]
+        assert "damaged" in refused["error"]  # the store's own reason, not the settings'
+    finally:
+        memory.close()

@@ -62,12 +62,14 @@ class SharedMemory:
         secure_home(home)
         config, self.config_warning = load_config(config_path(home))
         self.config: Config = config
-        self._forced_read_only = bool(read_only)  # `--read-only` holds whatever the settings say
-        self.read_only = config.share_read_only or self._forced_read_only
         opened = open_checked(database_path(home), config.trash_days)
         if opened.store is None:
             raise RuntimeError(opened.error or "the memory cannot be opened")
         self.store: GraphStore = opened.store
+        # `--read-only`, or a damaged file opened for reading only, holds whatever the
+        # settings say
+        self._forced_read_only = bool(read_only) or bool(self.store.read_only)
+        self.read_only = config.share_read_only or self._forced_read_only
         self.store_warning = opened.warning
         self.executor = ToolExecutor(self.store)
         self.meaning: Any = None
@@ -142,8 +144,8 @@ class SharedMemory:
             return {"success": False, "error": f"unknown tool {tool!r}; the tools are: "
                                                 f"{offered}"}
         if spec.writes and self.read_only:
-            return {"success": False, "error": f"{tool}: the person shares this memory "
-                                                "read-only; nothing was written"}
+            why = self.store.read_only or "the person shares this memory read-only"
+            return {"success": False, "error": f"{tool}: {why}; nothing was written"}
         with self._lock:
             budget = self.budget(session)
             result = self.executor.execute(tool, arguments, actor=client_actor(client),
