@@ -15,7 +15,9 @@ from core.i18n import tr
 from core.store.describe import describe_ops
 from core.store.graph import GraphStore, StoreError, decode_ops
 
-WAITING = ("(actor = 'model' OR actor LIKE 'mcp:%') AND reviewed_at IS NULL"
+# An app's actor is "mcp:<name>": a range of the inbox index ('mcp;' sorts right after
+# every 'mcp:…'), where LIKE would scan the whole index on every change event.
+WAITING = ("(actor = 'model' OR (actor >= 'mcp:' AND actor < 'mcp;')) AND reviewed_at IS NULL"
            " AND undone_by IS NULL"
            " AND undo_of IS NULL")
 MAX_PAGE = 500
