@@ -106,3 +106,44 @@ def test_reads_and_no_op_writes_leave_no_change_entry(run, store, world):
     run("memory_purge", criteria={"subject": "nobody"})
     run("memory_cleanup", dry_run=True)
     assert store.query_one("SELECT count(*) AS n FROM change_log")["n"] == count
+
+
+def test_a_removed_facts_id_never_names_another_fact(store, run, executor):
+    """Undoing the newest fact removes its row; the next fact must not take its id, or
+    the old fact's changes would show in the new one's history."""
+    first = commit(run, ("User", "likes", "tea"))
+    gone = store.query_one("SELECT max(id) AS id FROM edges")["id"]
+    gone_node = store.query_one("SELECT max(id) AS id FROM nodes")["id"]
+    assert executor.undo(first["change_id"])["success"]
+    assert store.row("edges", gone) is None and store.row("nodes", gone_node) is None
+    commit(run, ("User", "likes", "coffee"))
+    newest = store.query_one("SELECT max(id) AS id FROM edges")["id"]
+    assert newest > gone
+    assert store.query_one("SELECT max(id) AS id FROM nodes")["id"] > gone_node
+    history = store.query("SELECT DISTINCT change_id FROM change_rows WHERE tbl = 'edges'"
+                           " AND row_id = ?", (newest,))
+    assert len(history) == 1  # only the change that made it
+
+
+def test_an_older_file_learns_the_ids_its_history_used(tmp_path):
+    """Migrating to the id floor reads the change log: ids of rows removed before the
+    migration stay taken."""
+    import sqlite3
+
+    from core.store import GraphStore
+    from core.store.schema import migrate
+    from core.store.text import search_text
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.create_function("search_text", 1, search_text, deterministic=True)
+    migrate(conn, target=10)
+    conn.execute("INSERT INTO change_log(created_at, tool, arguments, actor, summary, ops)"
+                 " VALUES (0, 'memory_commit', '{}', 'model', '', x'')")
+    conn.execute("INSERT INTO change_rows VALUES ('edges', 41, 1)")
+    conn.close()
+    store = GraphStore(path)
+    try:
+        assert store.next_id("edges") == 42 and store.next_id("nodes") == 1
+    finally:
+        store.close()

@@ -332,7 +332,21 @@ class GraphStore:
         the rows again."""
         self._require_change().ops.append({"table": table, "inserted": ranges})
 
+    def next_id(self, table: str) -> int:
+        """The id the next row of `table` gets: above every id it ever had (`id_floor`),
+        so a removed row's id never names another."""
+        return self.conn.execute(
+            f"SELECT max((SELECT coalesce(max(id), 0) FROM {table}), coalesce((SELECT top"
+            " FROM id_floor WHERE tbl = ?), 0)) + 1", (table,)).fetchone()[0]
+
+    def _raise_floor(self, table: str, top: int) -> None:
+        """Before rows up to `top` are removed: their ids stay taken."""
+        self.conn.execute("INSERT INTO id_floor VALUES (?, ?) ON CONFLICT (tbl) DO UPDATE"
+                          " SET top = max(top, excluded.top)", (table, top))
+
     def insert(self, table: str, values: Row) -> int:
+        if table in TABLES and "id" not in values:
+            values = {"id": self.next_id(table), **values}
         columns = ", ".join(values)
         marks = ", ".join("?" for _ in values)
         self._require_change()
@@ -361,6 +375,7 @@ class GraphStore:
         before = self.row(table, row_id)
         if before is None:
             return
+        self._raise_floor(table, row_id)
         self.conn.execute(f"DELETE FROM {table} WHERE id = ?", (row_id,))
         self._record(table, row_id, before, None)
 
@@ -538,6 +553,7 @@ class GraphStore:
         for first, last in op["inserted"]:
             self._check_unchanged_since(change_id, table, first, last)
         for first, last in op["inserted"]:
+            self._raise_floor(table, last)
             self.conn.execute(f"DELETE FROM {table} WHERE id BETWEEN ? AND ?", (first, last))
         self._require_change().ops.append(
             {"table": table, "removed": op["inserted"], "of": change_id})

@@ -74,8 +74,9 @@ def import_json(store: GraphStore, path: str | Path, report: Report = _nothing,
             _Stager(conn, path.name, report, cancelled).stage(stream, size)
         report("checking", READ_SHARE)
         _check_references(conn, path.name)
-        empty = conn.execute("SELECT NOT EXISTS (SELECT 1 FROM main.nodes) AND NOT EXISTS"
-                             " (SELECT 1 FROM main.edges)").fetchone()[0]
+        # The file's own ids are kept only in a memory that never had a row: they could
+        # otherwise name rows the change history still speaks of.
+        empty = store.next_id("nodes") == 1 and store.next_id("edges") == 1
         with store.write("user_import", {"file": path.name}, actor="user") as change:
             result = _load_exact(store, report) if empty else _merge(store, report)
             change.summary = result.pop("logged")  # the change log keeps the English
@@ -348,7 +349,7 @@ def _merge(store: GraphStore, report: Report) -> dict[str, Any]:
         existing = store.row("nodes", new)
         store.update("nodes", new, {"mention_count": existing["mention_count"] + mentions,
                                     "updated_at": max(existing["updated_at"], updated)})
-    base = conn.execute("SELECT coalesce(max(id), 0) FROM main.nodes").fetchone()[0]
+    base = store.next_id("nodes") - 1  # above every id the memory ever used
     conn.execute("INSERT INTO staging.node_map SELECT id, ? + row_number() OVER (ORDER BY"
                  " id), 0 FROM staging.nodes WHERE id NOT IN (SELECT old FROM"
                  " staging.node_map)", (base,))
@@ -386,7 +387,7 @@ def _merge(store: GraphStore, report: Report) -> dict[str, Any]:
         store.update("edges", new, {"mention_count": twin["mention_count"] + mentions,
                                     "confidence": max(twin["confidence"], confidence)})
         merged += 1
-    base = conn.execute("SELECT coalesce(max(id), 0) FROM main.edges").fetchone()[0]
+    base = store.next_id("edges") - 1
     conn.execute("INSERT INTO staging.edge_map SELECT id, ? + row_number() OVER (ORDER BY"
                  " id), 0 FROM staging.edges WHERE id NOT IN (SELECT old FROM"
                  " staging.edge_map)", (base,))

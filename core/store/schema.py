@@ -260,8 +260,20 @@ CREATE TABLE edge_vectors (
 CREATE INDEX edge_vectors_seq ON edge_vectors(seq);
 """
 
+# Ids are never used twice. SQLite gives a new row the largest id + 1, so removing the
+# newest fact (an undo, emptying the trash) handed its id to the next one, and the change
+# history of the old fact showed under the new. `id_floor` keeps the largest id each table
+# ever had, read from the change log for older files.
+V11 = """
+CREATE TABLE id_floor (tbl TEXT PRIMARY KEY, top INTEGER NOT NULL) WITHOUT ROWID;
+INSERT INTO id_floor SELECT t, max(top) FROM (
+    SELECT tbl AS t, max(row_id) AS top FROM change_rows GROUP BY tbl
+    UNION ALL SELECT 'nodes', coalesce(max(id), 0) FROM nodes
+    UNION ALL SELECT 'edges', coalesce(max(id), 0) FROM edges) GROUP BY t;
+"""
+
 Migration = str | Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9, V10]
+MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9, V10, V11]
 LATEST_VERSION = len(MIGRATIONS)
 
 
