@@ -162,9 +162,19 @@ class ActionRegistry:
             action.setShortcut(sequence)
 
     def build_menus(self, bar: QMenuBar) -> None:
+        """The menus in SPECS' order (not the order the window bound them), with a line
+        between groups: where an action's kind (`memory.`, `node.`, `fact.`) changes."""
         menus = {i18n.tr(menu): bar.addMenu(i18n.tr(MENU_TITLES[menu])) for menu in MENUS}
-        for name, action in self.actions.items():
-            menus[self.specs[name].menu].addAction(action)
+        last_kind: dict[str, str] = {}
+        for spec in SPECS:
+            action = self.actions.get(spec.name)
+            if action is None:
+                continue
+            menu, kind = self.specs[spec.name].menu, spec.name.split(".")[0]
+            if last_kind.get(menu, kind) != kind:
+                menus[menu].addSeparator()
+            last_kind[menu] = kind
+            menus[menu].addAction(action)
 
     def shortcut_text(self, name: str) -> str:
         return self.actions[name].shortcut().toString(QKeySequence.SequenceFormat.NativeText)
