@@ -13,8 +13,6 @@ from PySide6.QtWidgets import QApplication
 from app.backend_host import BackendHost
 from app.main_window import MainWindow
 from core import i18n
-from core.config import load_config
-from core.paths import config_path
 from resources import resource_path
 
 SCHEMES = {"light": Qt.ColorScheme.Light, "dark": Qt.ColorScheme.Dark}
@@ -135,9 +133,9 @@ def run(home: Path, scheme: str = "system", exit_when_ready: bool = False) -> in
     """`exit_when_ready` prints "ready" and quits once the window is usable (history shown):
     benchmarks time the start with it."""
     app = make_application(scheme=scheme)
-    # The language is the one thing read before the backend starts: a small local file,
-    # needed before the first word is drawn.
-    use_language(load_config(config_path(home), look_only=True)[0].language)
+    # `trulymem` chose the language from this folder's config before parsing its options;
+    # here Qt's own words follow it.
+    use_language(i18n.language())
     window = open_window(home)
     if exit_when_ready:
         window.usable.connect(lambda: (print("ready", flush=True), window.close()))

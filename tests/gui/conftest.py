@@ -4,6 +4,7 @@ and windows that are closed, with their backend thread stopped, after each test.
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from app import gui
@@ -53,3 +54,15 @@ def open_window(qtbot):
 
 def wait_turn(qtbot, window, timeout=20000):
     qtbot.waitUntil(lambda: not window.turn_running and not window.host.busy, timeout=timeout)
+
+
+def when_shown(kind, act) -> None:
+    """Once a top-level `kind` (a modal dialog the action opens) is visible, `act` on it."""
+    def poll():
+        widget = next((w for w in QApplication.topLevelWidgets()
+                       if isinstance(w, kind) and w.isVisible()), None)
+        if widget is None:
+            QTimer.singleShot(20, poll)
+        else:
+            act(widget)
+    QTimer.singleShot(0, poll)

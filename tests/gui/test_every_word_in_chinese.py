@@ -8,12 +8,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from PySide6.QtCore import QModelIndex, Qt, QTimer
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
     QAbstractSpinBox,
-    QApplication,
     QComboBox,
     QDockWidget,
     QGroupBox,
@@ -41,7 +40,7 @@ from core import i18n
 from core.config import Config, load_config, save_config
 from core.protocol.packets import PacketType
 from core.tools.limits import DEFAULT_LIMITS
-from tests.gui.conftest import wait_turn
+from tests.gui.conftest import wait_turn, when_shown
 
 # Names, products, formats and keys that stay as they are in a Chinese app.
 KEEP = {w.lower() for w in """
@@ -191,16 +190,8 @@ def open_surfaces(qtbot, window, check) -> list[str]:
 
     seen: list[str] = []
 
-    def read_about() -> None:
-        box = next((w for w in QApplication.topLevelWidgets()
-                    if isinstance(w, QMessageBox) and w.isVisible()), None)
-        if box is None:
-            QTimer.singleShot(10, read_about)
-            return
-        seen.extend(leftovers(box, "about box", check))
-        box.accept()
-
-    QTimer.singleShot(0, read_about)
+    when_shown(QMessageBox, lambda box: (seen.extend(leftovers(box, "about box", check)),
+                                         box.accept()))
     window.about()
     return problems + seen
 
@@ -247,22 +238,13 @@ def test_choosing_chinese_in_the_settings_changes_the_words(qtbot, open_window, 
     dialog.language.setCurrentIndex(dialog.language.findData("zh_CN"))
     told = []
 
-    def note_and_close() -> None:
-        box = next((w for w in QApplication.topLevelWidgets()
-                    if isinstance(w, QMessageBox) and w.isVisible()), None)
-        if box is None:
-            QTimer.singleShot(10, note_and_close)
-            return
-        told.append(box.text())
-        box.accept()
-
-    QTimer.singleShot(0, note_and_close)
+    when_shown(QMessageBox, lambda box: (told.append(box.text()), box.accept()))
     dialog.save()
     qtbot.waitUntil(lambda: bool(told), timeout=10000)
     assert "next time" in told[0]
     assert window.isVisible()  # nothing was closed or lost: it applies at the next start
     window.close()
     assert load_config(home / "config.json")[0].language == "zh_CN"
-    in_language(load_config(home / "config.json")[0].language)  # as gui.run does
+    in_language(load_config(home / "config.json")[0].language)  # as trulymem does at start
     again = open_window(home)
     assert again.tabs.tabText(0) == i18n.tr("Chat") != "Chat"

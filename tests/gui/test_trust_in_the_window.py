@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import stat
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
 
 from app.dialogs.backups import BackupsDialog
 from core.store import GraphStore, backups
 from core.tools import ToolExecutor
-from tests.gui.conftest import wait_turn
+from tests.gui.conftest import wait_turn, when_shown
 from tests.test_bad_days import damage
 
 FACTS = 30
@@ -141,18 +141,6 @@ def test_only_the_person_empties_the_trash_after_saying_yes(qtbot, open_window, 
     qtbot.waitUntil(lambda: "Emptied the trash" in window.statusBar().currentMessage(),
                     timeout=10000)
     assert deleted_facts(home) == 0
-
-
-def when_shown(kind, act) -> None:
-    """Once a top-level `kind` (a modal dialog the action opens) is visible, `act` on it."""
-    def poll():
-        widget = next((w for w in QApplication.topLevelWidgets()
-                       if isinstance(w, kind) and w.isVisible()), None)
-        if widget is None:
-            QTimer.singleShot(20, poll)
-        else:
-            act(widget)
-    QTimer.singleShot(0, poll)
 
 
 def test_the_window_settings_file_is_private(qtbot, open_window, home):
