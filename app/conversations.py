@@ -39,7 +39,7 @@ class Conversations(QObject):
         sidebar.result_chosen.connect(self.go_to_result)
 
     def _say(self, text: str) -> None:
-        self.window.statusBar().showMessage(text, 8000)
+        self.window.notify(text, 8000)
 
     def _busy(self) -> bool:
         if self.window.turn_running:

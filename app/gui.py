@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import signal
+import socket
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QLibraryInfo, Qt, QTranslator
+from PySide6.QtCore import QLibraryInfo, QSocketNotifier, Qt, QTranslator
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QDialog
 
 from app.backend_host import BackendHost
 from app.main_window import MainWindow
+from app.sizes import interface_font
 from core import i18n
 from resources import resource_path
 
@@ -27,12 +31,12 @@ def make_application(argv: list[str] | None = None, scheme: str = "system") -> Q
     if scheme in SCHEMES:
         apply_color_scheme(app, SCHEMES[scheme])
     app.setPalette(readable_links(app.palette()))
-    font = app.font()
-    # Colour emoji at text size: without the emoji font named, fallback picked a small
-    # monochrome glyph. A font that is not installed is skipped.
-    font.setFamilies([*font.families(), "Noto Color Emoji", "Apple Color Emoji",
-                      "Segoe UI Emoji"])
-    app.setFont(font)
+    # Emoji come from Qt's emoji fallback, in colour at text size. Naming the emoji font
+    # among the interface's families made Qt settle on it ("Sans Serif" is only an alias):
+    # every glyph 2,550 px wide and a window 32,767 px wide.
+    font = interface_font(app.font())
+    if font != app.font():
+        app.setFont(font)
     return app
 
 
@@ -129,9 +133,38 @@ def use_language(choice: str | None) -> str:
     return chosen
 
 
-def run(home: Path, scheme: str = "system", exit_when_ready: bool = False) -> int:
+def quit_on_signals(window: MainWindow) -> None:
+    """SIGTERM (a session logout, `kill`) and SIGINT (Ctrl+C in a terminal) quit as the
+    window's Quit does: dialogs closed, window state saved, backend stopped, last backup.
+
+    Python runs a signal handler only between bytecodes, and Qt's event loop runs in C++,
+    so the signal is written to a socket (`set_wakeup_fd`) that Qt watches."""
+    reader, writer = socket.socketpair()
+    for end in (reader, writer):
+        end.setblocking(False)
+    signal.set_wakeup_fd(writer.fileno())
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_args: None)  # the wakeup byte does the work
+    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read, window)
+
+    def quit_now() -> None:
+        with contextlib.suppress(OSError):
+            reader.recv(64)
+        for widget in QApplication.topLevelWidgets():
+            if isinstance(widget, QDialog) and widget.isVisible():
+                widget.reject()
+        window.close()
+        QApplication.quit()
+
+    notifier.activated.connect(quit_now)
+    window._signal_sockets = (reader, writer, notifier)  # kept alive with the window
+
+
+def run(home: Path, scheme: str = "system", exit_when_ready: bool = False,
+        say_when_ready: bool = False) -> int:
     """`exit_when_ready` prints "ready" and quits once the window is usable (history shown):
-    benchmarks time the start with it."""
+    benchmarks time the start with it. `say_when_ready` prints it and stays (tests then
+    stop the program as a desktop would)."""
     app = make_application(scheme=scheme)
     # `trulymem` chose the language from this folder's config before parsing its options;
     # here Qt's own words follow it.
@@ -139,5 +172,8 @@ def run(home: Path, scheme: str = "system", exit_when_ready: bool = False) -> in
     window = open_window(home)
     if exit_when_ready:
         window.usable.connect(lambda: (print("ready", flush=True), window.close()))
+    elif say_when_ready:
+        window.usable.connect(lambda: print("ready", flush=True))
+    quit_on_signals(window)
     window.show()
     return app.exec()

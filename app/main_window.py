@@ -32,6 +32,7 @@ from app.dialogs.settings import SettingsDialog
 from app.dialogs.shortcuts import ShortcutList
 from app.graph.browser import GraphBrowser
 from app.status_parts import StatusPart, first_upper, separator
+from app.toast import Toast
 from app.trace.dock import TraceDock
 from app.trace.model import TraceModel
 from core.i18n import tr
@@ -83,6 +84,8 @@ class MainWindow(QMainWindow):
         self.last_tokens = 0
 
         self._make_status_bar()
+        self.toast = Toast(self)
+        self._told_text_calls = False
         self.registry = ActionRegistry(self)
         self._bind_actions()
         self.registry.build_menus(self.menuBar())
@@ -105,7 +108,7 @@ class MainWindow(QMainWindow):
         self.pane.view.regenerate_requested.connect(self.regenerate)
         self.pane.view.edit_requested.connect(self.edit_last)
         self.pane.view.delete_turn_requested.connect(self.delete_turn)
-        self.pane.view.code_copied.connect(lambda code: self.statusBar().showMessage(
+        self.pane.view.code_copied.connect(lambda code: self.notify(
             tr("Code copied ({n} lines)", n=code.count(chr(10)) + 1), 3000))
         self.pane.notice.button.clicked.connect(self._notice_clicked)
         self.pane.approvals.decided.connect(self.decide_approval)
@@ -116,10 +119,13 @@ class MainWindow(QMainWindow):
         self.conversations.sidebar.visibilityChanged.connect(
             lambda shown: self.sidebar_action.setChecked(
                 shown or not self.conversations.sidebar.isHidden()))
-        self.browser.status_message.connect(lambda text: self.statusBar().showMessage(text,
-                                                                                      8000))
+        self.browser.status_message.connect(lambda text: self.notify(text, 8000))
         self.browser.message_requested.connect(self.show_message)
         self.browser.review_count_changed.connect(self._show_review_count)
+
+    def notify(self, text: str, msecs: int = 5000) -> None:
+        """A confirmation the person sees for a few seconds at any window width."""
+        self.toast.show_text(text, msecs)
 
     def _make_status_bar(self) -> None:
         bar = self.statusBar()
@@ -298,9 +304,9 @@ class MainWindow(QMainWindow):
             self.config = answer["data"]
             self.registry.apply_overrides(self.config.get("shortcuts") or {})
             if self.registry.problems:
-                self.statusBar().showMessage(
-                    tr("Shortcuts ignored: {problems}",
-                       problems="; ".join(self.registry.problems)), 10000)
+                self.notify(
+                            tr("Shortcuts ignored: {problems}",
+                            problems="; ".join(self.registry.problems)), 10000)
 
     def _limits_loaded(self, answer: dict[str, Any]) -> None:
         if answer["success"]:
@@ -312,8 +318,8 @@ class MainWindow(QMainWindow):
         """Send `text`; with `replaces_turn`, in place of that (newest) turn, whose memory
         changes the backend takes back first."""
         if self.turn_running:
-            self.statusBar().showMessage(tr("A reply is still running: press Esc to stop it, "
-                                            "or wait, then send."), 5000)
+            self.notify(tr("A reply is still running: press Esc to stop it, "
+                           "or wait, then send."), 5000)
             return
         if replaces_turn is None and self.editing_turn is not None:
             replaces_turn = self.editing_turn
@@ -351,8 +357,10 @@ class MainWindow(QMainWindow):
             self.trace.set_usage(data)
         elif event == "approval_requested":
             self.pane.approvals.add(data)
-        elif event == "calls_in_text":
-            self.statusBar().showMessage(
+        elif event == "calls_in_text" and not self._told_text_calls:
+            # Once a session: with some local models every call comes as text.
+            self._told_text_calls = True
+            self.notify(
                 tr("The model wrote its tool call as text instead of as a call; TrulyMEM ran "
                    "it ({tools}).", tools=", ".join(data["names"])), 10000)
         elif event == "import" and self.import_progress is not None:
@@ -408,6 +416,8 @@ class MainWindow(QMainWindow):
                 self.chat.change(row, error=tr("{error}: add one in Settings ({keys})",
                                                error=answer["error"], keys=keys))
             self.failed_text = text
+            if answer.get("error_code") == "model_not_found":
+                self.switch_model()  # the message said so; here are the ones that exist
             self.registry.actions["chat.retry"].setEnabled(True)
             self.pane.view.set_retry_row(row)
             self._set_state(tr("The last message failed: Retry (Ctrl+R) sends it again"))
@@ -427,8 +437,8 @@ class MainWindow(QMainWindow):
         self._clear_retry()
         self.chat.remove_rows(rows)
         self.send(asked, replaces_turn=turn)
-        self.statusBar().showMessage(tr("Regenerating: what the old reply wrote to the "
-                                        "memory was taken back."), 8000)
+        self.notify(tr("Regenerating: what the old reply wrote to the "
+                       "memory was taken back."), 8000)
 
     def edit_last(self) -> None:
         """Put the newest message back in the box; sending it replaces that exchange."""
@@ -453,12 +463,12 @@ class MainWindow(QMainWindow):
         def done(answer: dict[str, Any]) -> None:
             if answer["success"]:
                 self.chat.remove_rows(self.chat.rows_of(turn_id))
-                self.statusBar().showMessage(tr("Exchange deleted from the conversation; the "
-                                                "memory keeps what it learned (Ctrl+Alt+Z "
-                                                "takes that back)."), 8000)
+                self.notify(tr("Exchange deleted from the conversation; the "
+                               "memory keeps what it learned (Ctrl+Alt+Z "
+                               "takes that back)."), 8000)
             else:
-                self.statusBar().showMessage(tr("Not deleted: {error}", error=answer["error"]),
-                                             8000)
+                self.notify(tr("Not deleted: {error}", error=answer["error"]),
+                            8000)
 
         self.host.send(PacketType.DELETE_TURN, {"turn_id": turn_id}, done)
 
@@ -517,10 +527,10 @@ class MainWindow(QMainWindow):
             return
         decided = answer["approval"]
         if decided["state"] == "allowed":
-            self.statusBar().showMessage(tr("Allowed: {outcome}", outcome=decided["outcome"]),
-                                         10000)
+            self.notify(tr("Allowed: {outcome}", outcome=decided["outcome"]),
+                        10000)
         elif decided["state"] == "denied":
-            self.statusBar().showMessage(tr("Denied: nothing was removed."), 8000)
+            self.notify(tr("Denied: nothing was removed."), 8000)
         else:
             QMessageBox.information(self, tr("Nothing removed"), decided["outcome"])
 
@@ -537,9 +547,9 @@ class MainWindow(QMainWindow):
             QMessageBox.information(self, tr("Undo this turn"), answer["error"])
             return
         count = len(answer["undone"])
-        self.statusBar().showMessage(
-            tr("Took back {changes} of that turn.",
-               changes=_count(count, tr("1 memory change"), tr("{n} memory changes"))), 10000)
+        self.notify(
+                    tr("Took back {changes} of that turn.",
+                    changes=_count(count, tr("1 memory change"), tr("{n} memory changes"))), 10000)
         if answer.get("expired_approvals"):
             self.host.send(PacketType.LIST_APPROVALS, None, self._approvals_loaded)
 
@@ -575,7 +585,7 @@ class MainWindow(QMainWindow):
             return
         facts, nodes = answer["edges"], answer["nodes"]
         if not facts and not nodes:
-            self.statusBar().showMessage(tr("The trash is empty."), 5000)
+            self.notify(tr("The trash is empty."), 5000)
             return
         facts_text = _count(facts, tr("1 deleted fact"), tr("{n} deleted facts"))
         nodes_text = _count(nodes, tr("1 deleted node"), tr("{n} deleted nodes"))
@@ -595,7 +605,7 @@ class MainWindow(QMainWindow):
         if not answer["success"]:
             QMessageBox.warning(self, tr("Empty trash"), answer["error"])
             return
-        self.statusBar().showMessage(first_upper(answer["summary"]) + ".", 8000)
+        self.notify(first_upper(answer["summary"]) + ".", 8000)
 
     # -- memory counts --------------------------------------------------------------------
 
@@ -672,8 +682,8 @@ class MainWindow(QMainWindow):
 
     def _show_model_menu(self, answer: dict[str, Any]) -> None:
         if not answer["success"]:
-            self.statusBar().showMessage(tr("Models not listed: {error}",
-                                            error=answer["error"]), 8000)
+            self.notify(tr("Models not listed: {error}",
+                           error=answer["error"]), 8000)
             return
         self.model_menu = menu = QMenu(self)
         current = answer["data"]["current"]
@@ -690,11 +700,11 @@ class MainWindow(QMainWindow):
     def use_model(self, name: str) -> None:
         def done(answer: dict[str, Any]) -> None:
             if not answer["success"]:
-                self.statusBar().showMessage(tr("Model not changed: {error}",
-                                                error=answer["error"]), 8000)
+                self.notify(tr("Model not changed: {error}",
+                               error=answer["error"]), 8000)
                 return
-            self.statusBar().showMessage(tr("The next message goes to {model}", model=name),
-                                         6000)
+            self.notify(tr("The next message goes to {model}", model=name),
+                        6000)
             self.host.send(PacketType.GET_STATUS, None,
                            lambda status: self._show_status(status["data"]))
             self.host.send(PacketType.GET_CONFIG, None, self._config_loaded)
@@ -778,8 +788,8 @@ class MainWindow(QMainWindow):
                                     turn_id=turn_id)
             return
         if row is None:
-            self.statusBar().showMessage(tr("That message is no longer in the conversation "
-                                            "(it was cleared)."), 8000)
+            self.notify(tr("That message is no longer in the conversation "
+                           "(it was cleared)."), 8000)
             return
         self.tabs.setCurrentWidget(self.pane)
         index = self.chat.index(row)
@@ -825,8 +835,8 @@ class MainWindow(QMainWindow):
             if not self.turn_running:
                 self._set_state(tr("Ready"))
             if answer.get("error") == "cancelled":
-                self.statusBar().showMessage(tr("Import cancelled; the memory is unchanged."),
-                                             10000)
+                self.notify(tr("Import cancelled; the memory is unchanged."),
+                            10000)
                 return
             self._report(tr("Import"), answer,
                          tr("{summary}. Undo (Ctrl+Z) takes the whole import back.",
@@ -836,7 +846,7 @@ class MainWindow(QMainWindow):
 
     def _report(self, title: str, answer: dict[str, Any], success: str) -> None:
         if answer["success"]:
-            self.statusBar().showMessage(success, 10000)
+            self.notify(success, 10000)
         else:
             QMessageBox.warning(self, title, tr("{title} failed: {error}", title=title,
                                                 error=answer["error"]))
@@ -845,7 +855,7 @@ class MainWindow(QMainWindow):
         reply = self.chat.last_reply()
         if reply is not None:
             QGuiApplication.clipboard().setText(reply.content)
-            self.statusBar().showMessage(tr("Last reply copied"), 3000)
+            self.notify(tr("Last reply copied"), 3000)
 
     def clear_conversation(self) -> None:
         if self.turn_running:

@@ -8,6 +8,8 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QFrame, QLabel, QWidget
 
+from app.sizes import chars
+
 
 class StatusPart(QLabel):
     clicked = Signal()
@@ -34,7 +36,7 @@ class StatusPart(QLabel):
 
     def minimumSizeHint(self) -> QSize:
         hint = super().minimumSizeHint()
-        return QSize(min(hint.width(), 6 * self.fontMetrics().averageCharWidth()),
+        return QSize(min(hint.width(), chars(self, 6)),
                      hint.height())
 
     def sizeHint(self) -> QSize:

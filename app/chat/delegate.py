@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 from app.chat.code_blocks import code_rects, fix_tables, style_code_blocks
 from app.chat.message_text import MessageText
 from app.chat.model import ChatMessage, MessageRole
+from app.sizes import char_width, chars
 from core import i18n
 from core.i18n import N_, tr
 
@@ -120,7 +121,7 @@ class MessageDelegate(QStyledItemDelegate):
             mono = QFontMetrics(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
             document.code_blocks = style_code_blocks(  # type: ignore[attr-defined]
                 document, base.lightnessF() < 0.5, highlight=not message.streaming,
-                wrap_chars=max(8, int(width / max(1, mono.averageCharWidth())) - 2))
+                wrap_chars=max(8, int(width / char_width(mono)) - 2))
         else:
             document.setPlainText(message.reasoning)
         document.setTextWidth(width)
@@ -152,7 +153,7 @@ class MessageDelegate(QStyledItemDelegate):
         metrics = QFontMetrics(option.font)
         pad = metrics.height() // 2
         viewport = max(self.view.viewport().width(), 12 * metrics.height())
-        width = min(viewport, MAX_COLUMN_CHARS * metrics.averageCharWidth())
+        width = min(viewport, chars(metrics, MAX_COLUMN_CHARS))
         left = option.rect.left() + (viewport - width) // 2  # a readable column, centred
         indent = 4 * metrics.height() if message.role == "user" else 0
         bubble_left = left + pad + indent

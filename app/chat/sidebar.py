@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.sizes import chars
 from core.i18n import tr
 from core.store.conversations import NEW_TITLE
 
@@ -95,7 +96,7 @@ class ConversationSidebar(QDockWidget):
         layout.addWidget(self.list, 1)
         layout.addWidget(self.deleted_button)
         self.setWidget(body)
-        self.setMinimumWidth(28 * self.fontMetrics().averageCharWidth())
+        self.setMinimumWidth(chars(self, 28))
 
     # -- filling --------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
+from app.sizes import chars
 from core.i18n import tr
 from core.protocol.packets import PacketType
 
@@ -94,7 +95,7 @@ class BackupsDialog(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
         metrics = self.fontMetrics()
-        self.resize(60 * metrics.averageCharWidth(), 22 * metrics.height())
+        self.resize(chars(metrics, 60), 22 * metrics.height())
         if self.backups:
             self.table.selectRow(0)
         self.table.setFocus()

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
+from app.sizes import chars
 from core import i18n
 from core.i18n import N_, tr
 from core.protocol.packets import PacketType
@@ -78,7 +79,7 @@ class LimitsDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
-        self.setMinimumWidth(40 * self.fontMetrics().averageCharWidth())
+        self.setMinimumWidth(chars(self, 40))
 
     def values(self) -> dict[str, int]:
         return {name: box.value() for name, box in self.boxes.items()}

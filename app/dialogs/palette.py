@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from app.actions import SPECS, ActionRegistry, ActionSpec
 from app.dialogs.fuzzy import fuzzy_score
+from app.sizes import chars
 from core import i18n
 from core.i18n import tr
 
@@ -129,7 +130,7 @@ class CommandPalette(QDialog):
         layout.addWidget(self.list)
         layout.addWidget(self.empty)
         metrics = self.fontMetrics()
-        self.resize(64 * metrics.averageCharWidth(), 18 * metrics.height())
+        self.resize(chars(metrics, 64), 18 * metrics.height())
         if parent is not None:  # at the top of the window, like an editor's palette
             top = parent.mapToGlobal(parent.rect().topLeft())
             self.move(top.x() + (parent.width() - self.width()) // 2,

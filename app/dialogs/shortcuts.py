@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from app.actions import ActionRegistry
 from app.dialogs.palette import menu_and_name
+from app.sizes import chars
 from core.i18n import tr
 
 SearchRole = Qt.ItemDataRole.UserRole + 1  # a cell's text as shown and in English
@@ -77,7 +78,7 @@ class ShortcutList(QDialog):
         layout.addWidget(note)
         layout.addWidget(buttons)
         metrics = self.fontMetrics()
-        self.resize(80 * metrics.averageCharWidth(), 34 * metrics.height())
+        self.resize(chars(metrics, 80), 34 * metrics.height())
         if parent is not None:  # never larger than the window it helps with
             self.resize(min(self.width(), parent.width() - 40),
                         min(self.height(), parent.height() - 40))

@@ -37,6 +37,7 @@ from app.graph.node_model import NodeIdRole, NodeListModel
 from app.graph.node_picker import NodePicker
 from app.graph.review import EditFactDialog, ReviewView
 from app.graph.view import NeighbourhoodView
+from app.sizes import chars
 from app.status_parts import first_upper
 from core import i18n
 from core.i18n import N_, tr
@@ -59,7 +60,7 @@ class AddFactDialog(QDialog):
         self.object = QLineEdit()
         self.object.setPlaceholderText(tr("e.g. green tea, Berlin, 上海"))
         for field in (self.subject, self.relation, self.object):
-            field.setMinimumWidth(40 * self.fontMetrics().averageCharWidth())
+            field.setMinimumWidth(chars(self, 40))
         form = QFormLayout(self)
         form.addRow(tr("&Subject"), self.subject)
         form.addRow(tr("&Relation"), self.relation)
@@ -209,7 +210,7 @@ class GraphBrowser(QWidget):
         metrics = QFontMetrics(self.list.font())
         names = [r["name"] for r in list(self.model.rows.values())[:200]]
         widest = max(metrics.horizontalAdvance(n) for n in names) + 2 * metrics.height()
-        room = max(self.list.viewport().width() * 3 // 5, 24 * metrics.averageCharWidth())
+        room = max(self.list.viewport().width() * 3 // 5, chars(metrics, 24))
         header = self.list.horizontalHeader()
         header.resizeSection(0, max(header.sectionSize(0), min(widest, room)))
 
@@ -245,9 +246,8 @@ class GraphBrowser(QWidget):
         line = self.fontMetrics().height()
         self.right.setSizes([20 * line, 24 * line])
         # explicit minimums let the window shrink on small screens; parts then scroll
-        char = self.fontMetrics().averageCharWidth()
-        left.setMinimumWidth(24 * char)
-        self.right.setMinimumWidth(30 * char)
+        left.setMinimumWidth(chars(self, 24))
+        self.right.setMinimumWidth(chars(self, 30))
         self.view.setMinimumHeight(6 * line)
         self.details.setMinimumHeight(11 * line)
         self.split = QSplitter(Qt.Orientation.Horizontal)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from app.backend_host import BackendHost
 from app.graph.node_model import KIND_LABELS
+from app.sizes import chars
 from core import i18n
 from core.i18n import tr
 from core.protocol.packets import PacketType
@@ -57,7 +58,7 @@ class NodePicker(QDialog):
         layout.addWidget(self.query)
         layout.addWidget(self.results, 1)
         layout.addWidget(buttons)
-        self.resize(44 * self.fontMetrics().averageCharWidth(),
+        self.resize(chars(self, 44),
                     22 * self.fontMetrics().height())
         self._timer = QTimer(self, singleShot=True, interval=120)
         self._timer.timeout.connect(self.search)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
+from app.sizes import chars
 from app.status_parts import first_upper
 from core import i18n
 from core.i18n import N_, tr
@@ -95,7 +96,7 @@ class EditFactDialog(QDialog):
         self.subject = QLineEdit(line.get("subject", ""))
         self.relation = QLineEdit(line.get("relation", ""))
         self.object = QLineEdit(line.get("object", ""))
-        width = 40 * self.fontMetrics().averageCharWidth()
+        width = chars(self, 40)
         form = QFormLayout(self)
         for label, field in ((tr("&Subject"), self.subject), (tr("&Relation"), self.relation),
                              (tr("&Object"), self.object)):
@@ -173,7 +174,7 @@ class ReviewView(QWidget):
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.tree.setWordWrap(False)  # lines end at newlines; wrapping costs a text layout
-        self.tree.setIndentation(self.fontMetrics().averageCharWidth() * 3)
+        self.tree.setIndentation(chars(self, 3))
         self.tree.setAlternatingRowColors(False)
         self.tree.key_command.connect(self.run)
         self.tree.doubleClicked.connect(lambda _index: self.run("open"))

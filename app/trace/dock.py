@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.sizes import chars
 from app.trace.model import DetailRole, TraceModel
 from core.i18n import tr
 
@@ -85,7 +86,7 @@ class TraceDock(QDockWidget):
         metrics = self.fontMetrics()
         tool_width = metrics.horizontalAdvance("✕ memory_query_archived") + 2 * tree.indentation()
         header.resizeSection(0, tool_width)
-        header.resizeSection(1, 26 * metrics.averageCharWidth())
+        header.resizeSection(1, chars(metrics, 26))
         header.resizeSection(3, metrics.horizontalAdvance("00000 ms") + metrics.height())
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         return tree

@@ -62,7 +62,7 @@ class TraceTurn:
     message: str
     started_at: float = field(default_factory=time.time)
     calls: list[TraceCall] = field(default_factory=list)
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
     round_trips: int | None = None
     error: str | None = None
     running: bool = True
@@ -95,7 +95,7 @@ class TraceTurn:
         return " · ".join(parts)
 
     def detail(self) -> str:
-        usage = ", ".join(f"{k} {v:,}" for k, v in self.usage.items()) or tr("not reported")
+        usage = ", ".join(f"{k} {v:,}" for k, v in _flat(self.usage)) or tr("not reported")
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.started_at))
         if self.app:
             return "\n".join([tr("Change at {stamp} by {app}", stamp=stamp, app=self.message),
@@ -243,7 +243,7 @@ class TraceModel(QAbstractItemModel):
                               self.index(row, len(COLUMNS) - 1, parent))
         self._turn_changed()
 
-    def set_usage(self, usage: dict[str, int]) -> None:
+    def set_usage(self, usage: dict[str, Any]) -> None:
         if self.turns:
             self.turns[-1].usage = dict(usage)
             self._turn_changed()
@@ -300,3 +300,15 @@ class TraceModel(QAbstractItemModel):
                 self.turns.append(pending)
             pending = None
         self.endResetModel()
+
+
+def _flat(usage: dict[str, Any], prefix: str = "") -> list[tuple[str, int]]:
+    """Token counts with the nested ones named by their path
+    ("prompt_tokens_details.cached_tokens")."""
+    counts: list[tuple[str, int]] = []
+    for key, value in usage.items():
+        if isinstance(value, dict):
+            counts += _flat(value, f"{prefix}{key}.")
+        elif isinstance(value, int) and not isinstance(value, bool):
+            counts.append((prefix + key, value))
+    return counts

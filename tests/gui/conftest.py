@@ -3,13 +3,31 @@ and windows that are closed, with their backend thread stopped, after each test.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from PySide6.QtCore import QTimer
+from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QApplication
 
 from app import gui
 from app.backend_host import BackendHost
 from core.config import Config, save_config
+
+
+@pytest.fixture(autouse=True)
+def interface_font_from_the_environment(qapp):
+    """`TRULYMEM_TEST_FONT="Noto Sans CJK SC"` runs the window tests with that family as
+    the interface font, as a Chinese desktop sets it (.ci/run does it once)."""
+    family = os.environ.get("TRULYMEM_TEST_FONT")
+    if not family:
+        yield
+        return
+    assert family in QFontDatabase.families(), f"{family} is not installed"
+    original = qapp.font()
+    qapp.setFont(QFont(family, 10))
+    yield
+    qapp.setFont(original)
 
 
 @pytest.fixture(autouse=True)

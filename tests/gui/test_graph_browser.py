@@ -169,7 +169,7 @@ def test_export_then_import_into_a_fresh_memory(qtbot, open_window, seeded, tmp_
     other = open_window(fresh)
     other.import_memory(str(path))
     qtbot.waitUntil(lambda: not other.host.busy and "5 facts" in other.memory_label.text())
-    assert "Imported" in other.statusBar().currentMessage()
+    assert "Imported" in other.toast.current()
     browser = browser_of(qtbot, other)  # names, not "…", and a Name column that shows them
     qtbot.waitUntil(lambda: "…" not in shown_names(browser) and len(shown_names(browser)) == 7)
     assert browser.list.columnWidth(0) >= browser.list.fontMetrics().horizontalAdvance(

@@ -40,5 +40,5 @@ def test_a_large_import_shows_progress_and_cancel_changes_nothing(qtbot, open_wi
         gate.set()
     qtbot.waitUntil(lambda: window.import_progress is None and not window.host.busy,
                     timeout=20000)
-    assert "cancelled" in window.statusBar().currentMessage()
+    assert "cancelled" in window.toast.current()
     assert window.memory_label.text().startswith("Memory: 0")

@@ -68,7 +68,7 @@ def test_the_inbox_by_keyboard_keep_undo_and_edit(qtbot, two_turns):
     qtbot.keyClick(review.tree, Qt.Key.Key_K)
     qtbot.waitUntil(lambda: not window.host.busy and len(review_texts(review)) == 1)
     assert window.review_label.text() == "Review: 1"
-    assert "Kept 'User works at Bosch'" in window.statusBar().currentMessage()
+    assert "Kept 'User works at Bosch'" in window.toast.current()
 
     # E edits the fact the model guessed (a menu asks which of the change's two facts)
     def fill_in_the_dialog():
@@ -88,7 +88,7 @@ def test_the_inbox_by_keyboard_keep_undo_and_edit(qtbot, two_turns):
     guess_action.trigger()  # opens the dialog, which the timer fills in and accepts
     qtbot.waitUntil(lambda: not window.host.busy and review_texts(review) == [])
     assert window.review_label.text() == "Review: done"
-    assert "Hamburg" in window.statusBar().currentMessage()
+    assert "Hamburg" in window.toast.current()
     store = window.host.dispatcher.store
     live = {r["relation"] + " " + r["name"] for r in store.query(
         "SELECT e.relation, n.name FROM edges e JOIN nodes n ON n.id = e.target_id"
@@ -97,12 +97,12 @@ def test_the_inbox_by_keyboard_keep_undo_and_edit(qtbot, two_turns):
 
     # Ctrl+Z takes the correction back, with words, and Ctrl+Shift+Z brings it again
     window.registry.actions["memory.undo"].trigger()
-    qtbot.waitUntil(lambda: "Redo" in window.statusBar().currentMessage())
-    assert "Hamburg" in window.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: "Redo" in window.toast.current())
+    assert "Hamburg" in window.toast.current()
     window.registry.actions["memory.redo"].trigger()
-    qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("Added")
-                    or ("Hamburg" in window.statusBar().currentMessage()
-                    and "Redo" not in window.statusBar().currentMessage()))
+    qtbot.waitUntil(lambda: window.toast.current().startswith("Added")
+                    or ("Hamburg" in window.toast.current()
+                    and "Redo" not in window.toast.current()))
 
 
 def test_undo_in_the_inbox_and_the_count_after_a_restart(qtbot, two_turns, open_window,
@@ -112,7 +112,7 @@ def test_undo_in_the_inbox_and_the_count_after_a_restart(qtbot, two_turns, open_
     review.tree.setCurrentIndex(review.model.invisibleRootItem().child(0).index())  # a group
     qtbot.keyClick(review.tree, Qt.Key.Key_U)
     qtbot.waitUntil(lambda: not window.host.busy and len(review_texts(review)) == 1)
-    assert window.statusBar().currentMessage().startswith("Removed 'User works at Bosch'")
+    assert window.toast.current().startswith("Removed 'User works at Bosch'")
     window.close()
     qtbot.waitUntil(lambda: not window.host.thread.isRunning())
 
@@ -249,7 +249,7 @@ def test_merge_picks_the_target_by_typing_and_shows_the_kept_node(qtbot, crowded
     assert chosen and chosen[0].startswith("Anna")
     qtbot.waitUntil(lambda: not window.host.busy and browser.details.node is not None
                     and browser.details.node["name"] == "Anna")
-    assert "does not exist" not in window.statusBar().currentMessage()
+    assert "does not exist" not in window.toast.current()
     assert "小明" not in [browser.model.index(r, 0).data()
                           for r in range(browser.model.rowCount())]
     assert any(e["relation"] == "喜欢" for e in browser.details.edges.rows)

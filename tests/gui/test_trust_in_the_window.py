@@ -63,7 +63,7 @@ def test_a_removal_over_the_budget_waits_for_allow_in_the_chat(qtbot, open_windo
     qtbot.mouseClick(card.allow, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not card.isVisible() and not window.host.busy, timeout=10000)
     assert deleted_facts(home) == FACTS
-    assert "Allowed" in window.statusBar().currentMessage()
+    assert "Allowed" in window.toast.current()
 
 
 def test_deny_removes_nothing_and_the_card_comes_back_after_a_restart(qtbot, open_window,
@@ -96,11 +96,11 @@ def test_undo_this_turn_takes_back_the_turns_changes(qtbot, open_window, home, l
             {"subject": "user", "relation": "moved to", "object": "Shanghai"}]}}]},
         {"text": "Done."})
     window = open_window(home)
-    send(qtbot, window, "I moved; forget persons 1 and 2")
+    send(qtbot, window, "I moved to Shanghai; forget persons 1 and 2")
     assert deleted_facts(home) == 2
     window.registry.actions["memory.undo_turn"].trigger()
     qtbot.waitUntil(lambda: "Took back 3 memory changes" in
-                    window.statusBar().currentMessage(), timeout=10000)
+                    window.toast.current(), timeout=10000)
     assert deleted_facts(home) == 0
     store = GraphStore(home / "graph_memory.db")
     try:
@@ -138,7 +138,7 @@ def test_only_the_person_empties_the_trash_after_saying_yes(qtbot, open_window, 
 
     when_shown(QMessageBox, answer(QMessageBox.StandardButton.Yes))
     window.registry.actions["memory.empty_trash"].trigger()
-    qtbot.waitUntil(lambda: "Emptied the trash" in window.statusBar().currentMessage(),
+    qtbot.waitUntil(lambda: "Emptied the trash" in window.toast.current(),
                     timeout=10000)
     assert deleted_facts(home) == 0
 

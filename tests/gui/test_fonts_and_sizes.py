@@ -1,0 +1,133 @@
+"""The window and every dialog open at a usable size with the fonts desktops have.
+
+With the colour-emoji font among the interface's families Qt settled on it, every glyph
+was 2,550 px wide and the window asked for 32,767 px; with a Chinese desktop font the
+sizes followed its average glyph width (13 px) and the window could not be narrower than
+1,092 px. Each font set here is one a person has: the system's default with the emoji font
+installed, Noto Sans, DejaVu Sans, Noto Sans CJK SC (a Chinese desktop) and the emoji font
+itself named as the interface font (the alias trap)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from PySide6.QtGui import QFont, QFontDatabase, QFontInfo
+from PySide6.QtWidgets import QApplication, QWidget
+
+from app import gui
+from app.dialogs.backups import BackupsDialog
+from app.dialogs.import_progress import ImportProgress
+from app.dialogs.limits import LimitsDialog
+from app.dialogs.palette import CommandPalette
+from app.dialogs.settings import SettingsDialog
+from app.dialogs.shortcuts import ShortcutList
+from app.graph.browser import AddFactDialog
+from app.graph.node_picker import NodePicker
+from app.graph.review import EditFactDialog
+from app.sizes import char_width, interface_font
+from core.protocol.packets import PacketType
+from core.tools.limits import DEFAULT_LIMITS
+
+SMALL_SCREEN = (800, 500)
+FONT_SETS = [None, "DejaVu Sans", "Noto Sans", "Noto Sans CJK SC", "Noto Color Emoji"]
+# CI installs the fonts desktops have (.ci/run); elsewhere a missing one is skipped.
+REQUIRED = bool(os.environ.get("CI"))
+
+
+@pytest.fixture
+def font_set(request, qapp):
+    family = request.param
+    original = qapp.font()
+    if family is not None:
+        if family not in QFontDatabase.families():
+            if REQUIRED:
+                pytest.fail(f"{family} is not installed: .ci/run installs it")
+            pytest.skip(f"{family} is not installed")
+        qapp.setFont(QFont(family, 10))
+    yield family
+    qapp.setFont(original)
+
+
+def answer_of(qtbot, host, kind, body=None):
+    got = []
+    host.send(kind, body, got.append)
+    qtbot.waitUntil(lambda: bool(got), timeout=10000)
+    assert got[0]["success"], got[0]
+    return got[0]["data"]
+
+
+def every_dialog(qtbot, window) -> list[QWidget]:
+    host = window.host
+    config = answer_of(qtbot, host, PacketType.GET_CONFIG)
+    backups = answer_of(qtbot, host, PacketType.LIST_BACKUPS)
+    line = {"subject": "User", "relation": "lives in", "object": "上海"}
+    dialogs = [SettingsDialog(host, config, window), LimitsDialog(host, DEFAULT_LIMITS, window),
+               BackupsDialog(host, backups, window), ShortcutList(window.registry, window),
+               CommandPalette(window.registry, window), AddFactDialog("User", window),
+               EditFactDialog(line, window),
+               NodePicker(host, "Merge User into which node?", parent=window),
+               ImportProgress("memory.json", window)]
+    for dialog in dialogs:
+        qtbot.addWidget(dialog)
+    return dialogs
+
+
+@pytest.mark.parametrize("font_set", FONT_SETS, indirect=True)
+def test_no_window_or_dialog_asks_for_more_than_a_small_screen(qtbot, open_window, home,
+                                                                font_set):
+    window = open_window(home)
+    assert "emoji" not in QFontInfo(QApplication.font()).family().lower()
+    too_big = []
+    for widget in [window, *every_dialog(qtbot, window)]:
+        widget.ensurePolished()
+        hint = widget.minimumSizeHint().expandedTo(widget.minimumSize())
+        if hint.width() > SMALL_SCREEN[0] or hint.height() > SMALL_SCREEN[1]:
+            too_big.append(f"{type(widget).__name__}: {hint.width()}x{hint.height()}")
+        opened = widget.sizeHint()
+        if opened.width() > 4 * SMALL_SCREEN[0]:
+            too_big.append(f"{type(widget).__name__} opens {opened.width()} px wide")
+    assert too_big == [], f"with {font_set or 'the system font'}: {too_big}"
+    window.resize(*SMALL_SCREEN)
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == SMALL_SCREEN)
+
+
+@pytest.mark.parametrize("font_set", FONT_SETS, indirect=True)
+def test_a_character_is_a_few_pixels_wide_in_every_font(qapp, font_set):
+    font = interface_font(qapp.font())
+    assert 3 <= char_width(font) <= 12, QFontInfo(font).family()
+
+
+def test_the_emoji_font_is_never_the_interface_font(qapp):
+    if "Noto Color Emoji" not in QFontDatabase.families():
+        if REQUIRED:
+            pytest.fail("Noto Color Emoji is not installed: .ci/run installs it")
+        pytest.skip("Noto Color Emoji is not installed")
+    trap = QFont(qapp.font())
+    trap.setFamilies(["Sans Serif", "Noto Color Emoji"])  # what the old start-up set
+    assert QFontInfo(trap).family() == "Noto Color Emoji"  # the trap is real
+    chosen = interface_font(trap)
+    assert "emoji" not in QFontInfo(chosen).family().lower()
+    original = qapp.font()
+    qapp.setFont(trap)
+    try:
+        app = gui.make_application()
+        assert "emoji" not in QFontInfo(app.font()).family().lower()
+    finally:
+        qapp.setFont(original)
+
+
+@pytest.mark.parametrize("width", [800, 1600])
+def test_a_confirmation_is_on_screen_whole_at_any_width(qtbot, open_window, home, width):
+    window = open_window(home)
+    window.resize(width, 500 if width == 800 else 1000)
+    qtbot.waitUntil(lambda: window.width() == width)
+    text = ("Exchange deleted from the conversation; the memory keeps what it learned "
+            "(Ctrl+Alt+Z takes that back).")
+    window.notify(text, 8000)
+    toast = window.toast
+    assert toast.current() == text
+    assert toast.isVisible() and window.rect().contains(toast.geometry())
+    assert not toast.geometry().intersects(window.statusBar().geometry())
+    assert toast.heightForWidth(toast.width()) <= toast.height()  # nothing cut off
+    assert toast.width() < width  # its own place in the window, not the status bar's
