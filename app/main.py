@@ -25,9 +25,22 @@ def _version() -> str:
         return "unknown"
 
 
+def _modes() -> str:
+    """Every way to run trulymem, one line each: `mcp` is a command of its own, so the
+    options list alone would not show it."""
+    lines = [("trulymem", tr("the window")),
+             ("trulymem --cli", tr("chat in the terminal")),
+             ("trulymem --tool NAME '{json}'", tr("run one memory tool and print its result")),
+             ("trulymem --eval", tr("play the eval conversation and score the memory")),
+             ("trulymem mcp", tr("share the memory with other AI apps (trulymem mcp --help)"))]
+    width = max(len(command) for command, _ in lines) + 2
+    return tr("modes:") + "\n" + "\n".join(f"  {c:<{width}}{what}" for c, what in lines)
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="trulymem", description=tr("TrulyMEM: an AI companion whose memory is a graph."))
+        prog="trulymem", description=tr("TrulyMEM: an AI companion whose memory is a graph."),
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_modes())
     parser.add_argument("--home",
                         help=tr("data folder (default $TRULYMEM_HOME or ~/.trulymem)"))
     parser.add_argument("--version", action="version", version=f"trulymem {_version()}")
@@ -48,6 +61,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--smoke-test", action="store_true",
                         help=tr("check that this build works (offscreen, one scripted turn)"))
     parser.add_argument("--exit-when-ready", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--say-when-ready", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("arguments", nargs="?", default="{}",
                         help=tr("with --tool: the tool's arguments as a JSON object (default {})"))
     return parser.parse_args(argv)
@@ -95,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_tool(home, args.tool, args.arguments)
     from app import gui  # noqa: PLC0415  (Qt loads only when the window is wanted)
 
-    return gui.run(home, args.color_scheme, exit_when_ready=args.exit_when_ready)
+    return gui.run(home, args.color_scheme, exit_when_ready=args.exit_when_ready,
+                   say_when_ready=args.say_when_ready)
 
 
 if __name__ == "__main__":

@@ -24,9 +24,14 @@ from typing import Any
 from core.i18n import tr
 from core.tools.limits import DEFAULT_LIMITS, validate_limits
 
-CONFIG_VERSION = 2
+CONFIG_VERSION = 3
 DEFAULT_BASE_URL = "https://api.deepseek.com"
-DEFAULT_MODEL = "deepseek-chat"
+# DeepSeek's current names (its API documentation): deepseek-v4-flash and deepseek-v4-pro.
+# The old names were retired on 2026-07-24; they had meant deepseek-v4-flash without
+# thinking (deepseek-chat) and with it (deepseek-reasoner).
+DEFAULT_MODEL = "deepseek-v4-flash"
+RETIRED_MODELS = {"deepseek-chat": ("deepseek-v4-flash", False),
+                  "deepseek-reasoner": ("deepseek-v4-flash", True)}
 
 
 class ConfigError(ValueError):
@@ -43,6 +48,7 @@ class Config:
     turn_timeout: float = 300.0  # seconds a whole PROCESS_MESSAGE may take
     first_token_timeout: float = 120.0  # seconds to the first token (keep-alives do not count)
     temperature: float | None = None  # None: 0.3 for local servers, the server's own else
+    thinking: bool = False  # DeepSeek's thinking mode (a request option; others ignore it)
     tool_set: str = "auto"  # "auto" (compact for local servers, else core), core, compact, full
     max_round_trips: int = 12  # model requests in one turn
     trash_days: int = 30  # deleted memories stay restorable at least this many days
@@ -168,6 +174,7 @@ CHECKS = {
     "version": _count, "api_key": _text, "base_url": _text, "model": _text,
     "request_timeout": _seconds, "turn_timeout": _seconds, "max_round_trips": _count,
     "first_token_timeout": _seconds, "temperature": _temperature, "tool_set": _tool_set,
+    "thinking": _flag,
     "trash_days": _count, "recall_by_meaning": _flag, "backup_every_hours": _hours,
     "backups_kept": _count, "weekly_backups_kept": _count, "share_memory": _flag,
     "language": _language,
@@ -232,7 +239,23 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return _changed_only(data, V1_DEFAULTS)
 
 
-MIGRATIONS = {1: _v1_to_v2}  # from version N to N + 1
+def _v2_to_v3(data: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """DeepSeek retired its old model names: a saved one becomes the model it meant, with
+    thinking as it was, and the person is told once."""
+    retired = data.get("model")
+    if retired in RETIRED_MODELS:
+        data = dict(data)
+        data["model"], thinking = RETIRED_MODELS[retired]
+        if thinking:
+            data["thinking"] = True
+        notes.append(tr("DeepSeek retired the model name {old}; TrulyMEM now asks for {new}"
+                        "{mode}, the model it stood for", old=retired, new=data["model"],
+                        mode=tr(" with thinking") if thinking else ""))
+    return data
+
+
+# From version N to N + 1; a migration that changes what the person chose says so in notes.
+MIGRATIONS = {1: lambda data, _notes: _v1_to_v2(data), 2: _v2_to_v3}
 
 
 def _file_version(data: dict[str, Any]) -> int:
@@ -246,22 +269,25 @@ def _file_version(data: dict[str, Any]) -> int:
     return version
 
 
-def migrate(data: dict[str, Any]) -> dict[str, Any]:
-    """`data` brought up to CONFIG_VERSION; ConfigError for a version it cannot read."""
+def migrate(data: dict[str, Any], notes: list[str] | None = None) -> dict[str, Any]:
+    """`data` brought up to CONFIG_VERSION; ConfigError for a version it cannot read.
+    What the person should hear about the migration is added to `notes`."""
     version = _file_version(data)
     data = {k: v for k, v in data.items() if k != "version"}
+    notes = [] if notes is None else notes
     while version < CONFIG_VERSION:
-        data = MIGRATIONS[version](data)
+        data = MIGRATIONS[version](data, notes)
         version += 1
     return data
 
 
-def salvage(data: Any) -> tuple[Config, list[str]]:
+def salvage(data: Any, notes: list[str] | None = None) -> tuple[Config, list[str]]:
     """Every known, valid value of `data` over the defaults, and what was left out and
-    why. Raises ConfigError only when `data` is not a config at all."""
+    why. Raises ConfigError only when `data` is not a config at all. What a migration
+    changed is added to `notes`."""
     if not isinstance(data, dict):
         raise ConfigError(tr("the file does not hold a JSON object"))
-    data = migrate(data)
+    data = migrate(data, notes)
     known = {f.name for f in fields(Config)} - {"version"}
     unknown = sorted(set(data) - known)
     problems = [tr("unknown setting(s) ignored: {names}", names=", ".join(unknown))] \
@@ -309,8 +335,9 @@ def load_config(path: Path, look_only: bool = False) -> tuple[Config, str | None
     except (OSError, UnicodeDecodeError) as error:
         return Config(), None if look_only else tr(
             "could not read {path} ({error}); using defaults", path=path, error=error)
+    notes: list[str] = []
     try:
-        config, problems = salvage(json.loads(text))
+        config, problems = salvage(json.loads(text), notes)
     except (ValueError, TypeError) as error:
         if look_only:
             return Config(), None
@@ -323,8 +350,11 @@ def load_config(path: Path, look_only: bool = False) -> tuple[Config, str | None
         reason = str(error).replace(text, "…") if text else str(error)
         return Config(), tr("the config file was invalid ({reason}); {where}; using defaults",
                             reason=reason[:200], where=where)
-    if not problems or look_only:
+    if look_only:
         return config, None
+    told = _migrated(path, config, notes) if notes and not problems else None
+    if not problems:
+        return config, told
     aside = _aside(path, "invalid")
     try:
         shutil.copy2(path, aside)
@@ -332,8 +362,17 @@ def load_config(path: Path, look_only: bool = False) -> tuple[Config, str | None
         where = tr("a copy of the file was kept as {name}", name=aside.name)
     except OSError:
         where = tr("no copy could be kept")
-    return config, tr("the config file has problems: {problems}; every other setting was "
-                      "kept, and {where}", problems="; ".join(problems)[:300], where=where)
+    return config, "; ".join([*notes, tr(
+        "the config file has problems: {problems}; every other setting was kept, and "
+        "{where}", problems="; ".join(problems)[:300], where=where)])
+
+
+def _migrated(path: Path, config: Config, notes: list[str]) -> str:
+    """A migration that changed the person's choice is saved at once, so that its note is
+    told at this start only."""
+    with contextlib.suppress(OSError):
+        save_config(path, config)
+    return "; ".join(notes)
 
 
 def save_config(path: Path, config: Config) -> None:

@@ -11,7 +11,8 @@ from core.paths import config_path, data_home
 
 def test_defaults_point_at_deepseek():
     config = Config()
-    assert (config.base_url, config.model) == ("https://api.deepseek.com", "deepseek-chat")
+    assert (config.base_url, config.model) == ("https://api.deepseek.com", "deepseek-v4-flash")
+    assert config.thinking is False
     assert config.max_round_trips == 12 and config.tool_limits["memory_query_max"] == 20
 
 
@@ -118,7 +119,7 @@ def test_a_version_1_file_keeps_the_persons_choices_and_follows_new_defaults(tmp
     assert config.tool_limits["memory_update_max"] == 3
     save_config(path, config)
     written = json.loads(path.read_text())
-    assert written == {"version": 2, "api_key": "sk-kept-123456789", "max_round_trips": 20,
+    assert written == {"version": 3, "api_key": "sk-kept-123456789", "max_round_trips": 20,
                        "tool_limits": {"memory_update_max": 3}}
     # A later release changes a default limit: the choice stays, the rest follows.
     monkeypatch.setitem(config_module.DEFAULT_LIMITS, "persona_update_max", 3)

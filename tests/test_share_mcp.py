@@ -246,13 +246,15 @@ def http_server(tmp_path):
 def test_http_needs_the_token_and_attributes_the_change(http_server):
     url, home = http_server
     for wrong in ({}, {"Authorization": "Bearer not-the-token"},
-                  {"Authorization": TOKEN}):
+                  {"Authorization": TOKEN}, {"Authorization": f"Basic {TOKEN}"},
+                  {"Authorization": f"Bearer {TOKEN}x"}):
         refused = httpx2.post(url, headers=wrong, json={
             "jsonrpc": "2.0", "id": 1, "method": "tools/list"})
         assert refused.status_code == 401, wrong
 
     async def session() -> tuple[str, str]:
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}) as http, \
+        # The scheme in lower case, as some clients send it (RFC 7235: case-insensitive).
+        async with httpx2.AsyncClient(headers={"Authorization": f"bearer {TOKEN}"}) as http, \
                 Client(streamable_http_client(url, http_client=http),
                        client_info=app("Cherry Studio")) as client:
             saved = await client.call_tool("memory_commit", triplets(("User", "住在", "成都")))

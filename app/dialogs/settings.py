@@ -29,17 +29,18 @@ from PySide6.QtWidgets import (
 
 from app.backend_host import BackendHost
 from app.dialogs.sharing import SharingPage, quiet
+from app.sizes import chars
 from core import i18n
 from core.i18n import N_, tr
 from core.protocol.packets import PacketType
+from core.turn import offer
 
 LOCAL_KEY = "not-needed"  # local servers ignore the key, but the protocol needs one
 # Timeouts in seconds (request = between chunks, first token, whole turn). A small model
 # on a laptop CPU can read a long prompt for minutes before its first token.
-CLOUD_TIMEOUTS = {"request_timeout": 60.0, "first_token_timeout": 120.0,
-                  "turn_timeout": 300.0}
-LOCAL_TIMEOUTS = {"request_timeout": 120.0, "first_token_timeout": 600.0,
-                  "turn_timeout": 1800.0}
+_TIMEOUT_NAMES = ("first_token_timeout", "request_timeout", "turn_timeout")
+CLOUD_TIMEOUTS = dict(zip(_TIMEOUT_NAMES, offer.CLOUD_TIMEOUTS, strict=True))
+LOCAL_TIMEOUTS = dict(zip(_TIMEOUT_NAMES, offer.LOCAL_TIMEOUTS, strict=True))
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class Preset:
 
 
 PRESETS = (
-    Preset("DeepSeek", "https://api.deepseek.com", "deepseek-chat"),
+    Preset("DeepSeek", "https://api.deepseek.com", "deepseek-v4-flash"),
     Preset("OpenAI", "https://api.openai.com/v1", "gpt-4o-mini"),
     Preset(N_("llama.cpp server (local)"), "http://127.0.0.1:8080/v1", "local-model", True),
     Preset(N_("Ollama (local)"), "http://localhost:11434/v1", "llama3.1", True),
@@ -126,18 +127,7 @@ class SettingsDialog(QDialog):
         self.show_key.setCheckable(True)
         self.show_key.setAccessibleName(tr("Show the API key"))
         self.show_key.toggled.connect(self._reveal)
-        # The model picker: the endpoint's own list, fetched on the backend thread; any
-        # name can still be typed. `model` is its text field.
-        self.model_box = QComboBox()
-        self.model_box.setEditable(True)
-        self.model_box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.model_box.setAccessibleName(tr("Model"))
-        self.model = self.model_box.lineEdit()
-        self.model.setText(config.get("model", ""))
-        self.refresh_models = QPushButton("↻")
-        self.refresh_models.setAccessibleName(tr("Fetch the endpoint's models"))
-        self.refresh_models.setToolTip(tr("Fetch the list of models from the endpoint"))
-        self.refresh_models.clicked.connect(lambda: self.fetch_models(refresh=True))
+        self._make_model(config)
         self._make_timeouts(config)
         self.round_trips = QSpinBox()
         self.round_trips.setRange(1, 100)
@@ -170,6 +160,25 @@ class SettingsDialog(QDialog):
                                         | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
+
+    def _make_model(self, config: dict[str, Any]) -> None:
+        # The model picker: the endpoint's own list, fetched on the backend thread; any
+        # name can still be typed. `model` is its text field.
+        self.model_box = QComboBox()
+        self.model_box.setEditable(True)
+        self.model_box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model_box.setAccessibleName(tr("Model"))
+        self.model = self.model_box.lineEdit()
+        self.model.setText(config.get("model", ""))
+        self.refresh_models = QPushButton("↻")
+        self.refresh_models.setAccessibleName(tr("Fetch the endpoint's models"))
+        self.refresh_models.setToolTip(tr("Fetch the list of models from the endpoint"))
+        self.refresh_models.clicked.connect(lambda: self.fetch_models(refresh=True))
+        self.thinking = QCheckBox(tr("&DeepSeek thinking mode: think before answering"))
+        self.thinking.setChecked(bool(config.get("thinking", False)))
+        self.thinking.setToolTip(tr(
+            "DeepSeek's thinking mode: slower and dearer, sometimes better at hard "
+            "questions. Other providers choose by model name."))
 
     def _make_meaning(self, config: dict[str, Any]) -> None:
         self.recall_by_meaning = QCheckBox(tr("Also find memories by m&eaning"))
@@ -217,6 +226,7 @@ class SettingsDialog(QDialog):
         model_label = QLabel(tr("&Model"))
         model_label.setBuddy(self.model_box)
         form.addRow(model_label, model_row)
+        form.addRow("", self.thinking)
         form.addRow(tr("Wait for the &first token"), self.first_token_timeout)
         form.addRow(tr("Wait for the &next token"), self.request_timeout)
         form.addRow(tr("W&hole turn at most"), self.turn_timeout)
@@ -240,7 +250,7 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
         layout.addWidget(self.buttons)
-        self.setMinimumWidth(80 * self.fontMetrics().averageCharWidth())
+        self.setMinimumWidth(chars(self, 80))
 
     def showEvent(self, event) -> None:
         """As tall as the pages want where the screen allows (Qt would cap a new window at
@@ -293,6 +303,7 @@ class SettingsDialog(QDialog):
     def values(self) -> dict[str, Any]:
         return {"api_key": self.api_key.text().strip(), "base_url": self.base_url.text().strip(),
                 "model": self.model.text().strip(),
+                "thinking": self.thinking.isChecked(),
                 "request_timeout": self.request_timeout.value(),
                 "first_token_timeout": self.first_token_timeout.value(),
                 "turn_timeout": self.turn_timeout.value(),

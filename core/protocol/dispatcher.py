@@ -661,7 +661,8 @@ class Dispatcher:
 
     def _on_get_config(self, _body: dict[str, Any]) -> dict[str, Any]:
         return {"api_key": self.config.api_key, "base_url": self.config.base_url,
-                "model": self.config.model, "request_timeout": self.config.request_timeout,
+                "model": self.config.model, "thinking": self.config.thinking,
+                "request_timeout": self.config.request_timeout,
                 "turn_timeout": self.config.turn_timeout,
                 "max_round_trips": self.config.max_round_trips,
                 "first_token_timeout": self.config.first_token_timeout,
@@ -677,7 +678,7 @@ class Dispatcher:
                 "shortcuts": dict(self.config.shortcuts)}
 
     def _on_set_config(self, body: dict[str, Any]) -> dict[str, Any]:
-        settable = ("api_key", "base_url", "model", "request_timeout", "turn_timeout",
+        settable = ("api_key", "base_url", "model", "thinking", "request_timeout", "turn_timeout",
                     "max_round_trips", "shortcuts", "trash_days", "first_token_timeout",
                     "temperature", "tool_set", "recall_by_meaning", "share_memory",
                     "share_read_only", "share_token", "language")

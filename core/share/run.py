@@ -24,14 +24,17 @@ from core.share.tokens import new_token
 HOST = "127.0.0.1"
 PATH = "/mcp"
 OFF = N_("sharing is off: in TrulyMEM, open Settings and turn on \"Share memory with other "
-         "apps\", then start this again")
+         "apps\", or run \"trulymem mcp --enable\", then start this again")
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="trulymem mcp",
         description=tr("Share the memory with other AI apps over the Model Context "
-                       "Protocol."))
+                       "Protocol."),
+        epilog=tr("Nothing is served while sharing is off. Switch it on in the window "
+                  "(Settings, Other apps) or, without a window, with \"trulymem mcp "
+                  "--enable\" (--disable switches it off again)."))
     parser.add_argument("--home",
                         help=tr("data folder (default $TRULYMEM_HOME or ~/.trulymem)"))
     parser.add_argument("--http", action="store_true",
@@ -42,7 +45,37 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                                 "picks a free one)"))
     parser.add_argument("--read-only", action="store_true",
                         help=tr("offer reading tools only, whatever the settings say"))
+    switch = parser.add_mutually_exclusive_group()
+    switch.add_argument("--enable", action="store_true",
+                        help=tr("switch sharing on in the settings, print the HTTP token and "
+                                "exit"))
+    switch.add_argument("--disable", action="store_true",
+                        help=tr("switch sharing off in the settings and exit"))
     return parser.parse_args(argv)
+
+
+def switch_sharing(home: Path, on: bool) -> int:
+    """Sharing switched on or off from a terminal, as the settings' checkbox does: for a
+    machine where the window is never opened (a server Claude Desktop talks to)."""
+    file = config_path(home)
+    config, _warning = load_config(file)
+    changes: dict[str, Any] = {"share_memory": on}
+    if on and not config.share_token:
+        changes["share_token"] = new_token()
+    config = updated(config, **changes)
+    try:
+        save_config(file, config)
+    except OSError as error:
+        print(f"trulymem mcp: {error}", file=sys.stderr)
+        return 1
+    if on:
+        print(tr("Sharing is on. Apps start \"trulymem mcp\" (stdio), or connect to "
+                 "http://{host}:{port}{path} with the header \"Authorization: Bearer {token}\" "
+                 "after \"trulymem mcp --http\".", host=HOST, port=config.share_port,
+                 path=PATH, token=config.share_token))
+    else:
+        print(tr("Sharing is off: trulymem mcp serves nothing."))
+    return 0
 
 
 def http_token(home: Path) -> str:
@@ -62,12 +95,18 @@ class RequireToken:
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
+
+    def _allowed(self, header: bytes) -> bool:
+        """`Bearer <token>`, the scheme in any case (RFC 7235: it is case-insensitive)."""
+        scheme, _, given = header.strip().partition(b" ")
+        return scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(),
+                                                                   self.expected)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or ()).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
+            if not self._allowed(given):
                 body = json.dumps({"error": "a wrong or missing token: copy it from "
                                             "TrulyMEM's settings (Share memory with other "
                                             "apps)"}).encode()
@@ -85,6 +124,8 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="trulymem mcp: %(message)s")
     home = data_home(args.home)
+    if args.enable or args.disable:
+        return switch_sharing(home, args.enable)
     config, warning = load_config(config_path(home))
     if warning:
         print(f"trulymem mcp: {warning}", file=sys.stderr)

@@ -37,3 +37,18 @@ def test_the_quick_switcher_changes_the_model_for_the_next_message(qtbot, open_w
     window.send("hi")
     wait_turn(qtbot, window)
     assert llm.requests[-1]["model"] == "other-model"
+
+
+def test_a_model_the_endpoint_lacks_is_said_plainly_and_the_picker_opens(qtbot, open_window,
+                                                                          home, llm):
+    llm.models = ["test-model-2", "other-model"]
+    llm.play({"status": 404, "code": "model_not_found",
+              "message": "The model `test-model` does not exist or you do not have access "
+                         "to it."})
+    window = open_window(home)
+    window.send("hi")
+    wait_turn(qtbot, window)
+    reply = window.chat.messages[-1]
+    assert "has no model named test-model" in reply.error
+    qtbot.waitUntil(lambda: window.model_menu is not None and window.model_menu.isVisible())
+    assert sorted(a.text() for a in window.model_menu.actions()) == sorted(llm.models)
