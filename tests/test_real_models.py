@@ -109,11 +109,16 @@ def test_a_repeated_call_is_not_run_again_and_the_model_is_made_to_answer(backen
     same = commit(("User", "likes", "tea"))
     llm.play(*[{"tool_calls": [same]}] * 3, {"text": "Noted: tea."})
     result = client.process_message("I like tea")
-    assert result["success"] and result["content"] == "Noted: tea."
+    # Told to answer, the model called once more: that call did not run, and the turn
+    # ended with an answer made from what it did, without a fourth request.
+    assert result["success"] and result["content"] == "Got it, I've noted that."
+    assert result["rescued"] == 1 and len(llm.requests) == 3
     assert len(result["tool_calls"]) == 1  # run once; the repeats were not run
     assert result["rejected_tools"][0][1].startswith("Not run: this exact memory_commit")
-    choices = [r["tool_choice"] for r in llm.requests]
-    assert choices[:2] == ["auto", "auto"] and choices[2] == "none"  # asked for an answer
+    choices = [r.get("tool_choice") for r in llm.requests]
+    # asked for an answer: a local server gets no tools at all ("none" keeps them in its
+    # prompt, and small models then write the call as text)
+    assert choices == ["auto", "auto", None] and "tools" not in llm.requests[2]
     recall = client.execute_tool("memory_recall", {"query_intent": "tea"})
     assert "x2" not in recall["data"]["result"]  # one mention, not three
 
@@ -125,7 +130,7 @@ def test_two_invalid_calls_make_the_next_request_ask_for_an_answer(backend, llm)
     llm.play({"tool_calls": [bad]}, {"tool_calls": [worse]}, {"text": "Sorry."})
     result = client.process_message("forget Ann")
     assert result["content"] == "Sorry." and result["round_trips"] == 3
-    assert [r["tool_choice"] for r in llm.requests] == ["auto", "auto", "none"]
+    assert [r.get("tool_choice") for r in llm.requests] == ["auto", "auto", None]
     error = result["tool_calls"][0]["result"]
     assert "unknown field 'source'; use subject, relation, object" in error
 
@@ -134,7 +139,7 @@ def test_the_last_round_trip_asks_for_an_answer(backend, llm):
     client = backend(max_round_trips=2)
     llm.play({"tool_calls": [commit(("User", "likes", "tea"))]}, {"text": "Done."})
     assert client.process_message("I like tea")["content"] == "Done."
-    assert [r["tool_choice"] for r in llm.requests] == ["auto", "none"]
+    assert [r.get("tool_choice") for r in llm.requests] == ["auto", None]
 
 
 @pytest.mark.parametrize("written", [
@@ -194,6 +199,7 @@ def test_keep_alives_do_not_keep_a_silent_model_waiting(backend, llm):
 
 
 def test_a_stall_after_the_first_token_is_reported_and_the_text_kept(backend, llm):
+    llm.slots = False  # a server that cannot say it is still generating (Ollama)
     client = backend(request_timeout=0.3)
     llm.play({"text": "x" * 60, "chunk_delay": 0.4}, {"text": "next"})
     result = client.process_message("hi")

@@ -50,7 +50,7 @@ def test_the_apps_stopped_note_is_never_sent_back_to_the_model(tmp_path, llm):
             {"name": "memory_recall", "arguments": {"query_intent": "x"}}]},
             {"text": "Fine."})
         first = client.process_message("hello")
-        assert "[Stopped: the model used all 1 round trips" in first["content"]
+        assert first["content"] == "Let me look." and first["rescued"] == 1
         assert client.process_message("and now?")["content"] == "Fine."
         sent = "\n".join(str(m.get("content")) for m in llm.requests[-1]["messages"][1:])
         assert "Let me look." in sent and "[Stopped:" not in sent

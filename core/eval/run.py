@@ -39,7 +39,9 @@ from core.protocol.client import BackendClient
 from core.protocol.server import BackendServer
 from core.store import GraphStore
 from core.testing.loopback_llm import ScriptedOpenAIServer, rendered_prompt, shared_prefix
-from core.turn import offer
+from core.tools import TOOL_NAMES
+from core.turn import grounding, offer
+from core.turn.text_calls import read_reply
 
 TARGETS = {"overhead_core": 1500, "overhead_compact": 800, "prefix_share": 0.85,
            "round_trips": 4}
@@ -86,7 +88,13 @@ def run_eval(base_url: str | None = None, model: str | None = None,
 
 
 def _play(home: Path, say: Callable[[str], None]) -> list[dict[str, Any]]:
-    server = BackendServer(home=home)
+    first_text: list[float] = []  # when the turn's first reply text reached the person
+
+    def progress(kind: str, _data: dict[str, Any]) -> None:
+        if kind == "text" and not first_text:
+            first_text.append(time.perf_counter())
+
+    server = BackendServer(home=home, progress=progress)
     server.start()
     client = BackendClient(server)
     played = []
@@ -94,9 +102,10 @@ def _play(home: Path, say: Callable[[str], None]) -> list[dict[str, Any]]:
         for n, turn in enumerate(TURNS, 1):
             if turn.restart:
                 server.shutdown()
-                server = BackendServer(home=home)
+                server = BackendServer(home=home, progress=progress)
                 server.start()
                 client = BackendClient(server)
+            first_text.clear()
             started = time.perf_counter()
             answer = client.process_message(turn.text)
             seconds = time.perf_counter() - started
@@ -110,6 +119,10 @@ def _play(home: Path, say: Callable[[str], None]) -> list[dict[str, Any]]:
                 "repeats": sum(reason.startswith("Not run: this exact")
                                for _name, reason in rejected),
                 "calls_in_text": answer.get("calls_in_text", 0),
+                "rescued": answer.get("rescued", 0),
+                "first_text": round(first_text[0] - started, 2) if first_text else None,
+                "call_shown": bool(read_reply(answer.get("content") or "", set(TOOL_NAMES))
+                                   .calls),
                 "restart": turn.restart, "answer_words": list(turn.answer_words)})
             say(f"turn {n:2}: {seconds:6.1f} s, {played[-1]['round_trips']} round trips, "
                 f"tools {', '.join(played[-1]['tools']) or '-'}"
@@ -141,6 +154,10 @@ def score_memory(store: GraphStore) -> dict[str, Any]:
         and not any(old.lower() in e["object"].lower() for e in active))
         for old, new in SUPERSEDED}
     forgotten = {word: not any(word in text(e) for e in active) for word in FORGOTTEN}
+    said = grounding.said_text([t.text for t in TURNS])
+    unsaid = [text(e) for e in active
+              if not (grounding.grounded(e["subject"], said)
+                      and grounding.grounded(e["object"], said))]
     wrong = [text(e) for e in active if any(word in text(e) for word in STALE)]
     pairs: dict[tuple[int, int], int] = {}
     for edge in active:
@@ -153,7 +170,7 @@ def score_memory(store: GraphStore) -> dict[str, Any]:
         found = [t for t in tasks if word in f"{t['name']} {t['description']}".lower()]
         task_scores[word] = bool(found) and (state is None or found[0]["state"] == state)
     return {"facts_stored": sum(stored.values()), "facts_expected": len(FACTS),
-            "facts": stored, "wrong_facts": wrong,
+            "facts": stored, "wrong_facts": wrong, "unsaid_facts": unsaid,
             "duplicates": sum(n - 1 for n in pairs.values() if n > 1),
             "replaced": replaced, "forgotten": forgotten, "tasks": task_scores,
             "active_facts": len(active)}
@@ -194,7 +211,11 @@ def score_cost(records: list[dict[str, Any]], turns: list[dict[str, Any]]) -> di
             "refused": sum(t["refused"] for t in turns),
             "repeats": sum(t["repeats"] for t in turns),
             "calls_in_text": sum(t["calls_in_text"] for t in turns),
+            "rescued": sum(t["rescued"] for t in turns),
+            "calls_shown": sum(t["call_shown"] for t in turns),
+            "no_answer": sum(not t["reply"].strip() or bool(t["error"]) for t in turns),
             "seconds": [t["seconds"] for t in turns],
+            "first_text": [t["first_text"] for t in turns if t["first_text"] is not None],
             "per_request": rows}
 
 
@@ -208,16 +229,18 @@ def _answers(turns: list[dict[str, Any]]) -> dict[str, Any]:
 
 def describe(report: dict[str, Any]) -> str:
     memory, cost, answers = report["memory"], report["cost"], report["answers"]
-    seconds = cost["seconds"]
+    seconds, first = cost["seconds"], cost["first_text"]
     target = TARGETS["overhead_compact" if report["tool_set"] == "compact"
                      else "overhead_core"]
     lines = [
         f"Endpoint: {report['endpoint']} · model {report['model']} · tool set "
         f"{report['tool_set']}",
         f"Memory: {memory['facts_stored']}/{memory['facts_expected']} expected facts "
-        f"stored; {len(memory['wrong_facts'])} wrong; {memory['duplicates']} duplicated; "
+        f"stored; {len(memory['wrong_facts'])} wrong; {len(memory['unsaid_facts'])} the "
+        f"person did not say; {memory['duplicates']} duplicated; "
         f"{memory['active_facts']} active facts in all",
         "  missing: " + (", ".join(k for k, v in memory["facts"].items() if not v) or "none"),
+        "  not said: " + ("; ".join(memory["unsaid_facts"]) or "none"),
         "  replaced: " + ", ".join(f"{k} {'yes' if v else 'NO'}"
                                    for k, v in memory["replaced"].items()),
         "  forgotten: " + ", ".join(f"{k} {'yes' if v else 'NO'}"
@@ -238,8 +261,13 @@ def describe(report: dict[str, Any]) -> str:
                                      if cost["server_cached_tokens"] is not None
                                      else "not reported"),
         f"  refused calls {cost['refused']}, identical repeats {cost['repeats']}, calls "
-        f"written as text {cost['calls_in_text']}",
+        f"written as text {cost['calls_in_text']}, answers made by the app when the model "
+        f"would only call {cost['rescued']}",
+        f"  turns without an answer {cost['no_answer']}, replies that were calls shown "
+        f"{cost['calls_shown']}",
         f"  seconds per turn: median {statistics.median(seconds):.1f}, max "
         f"{max(seconds):.1f}" if seconds else "",
+        f"  seconds to the first text: median {statistics.median(first):.1f}, max "
+        f"{max(first):.1f}" if first else "",
     ]
     return "\n".join(line for line in lines if line)

@@ -20,6 +20,8 @@ Each request takes the next step of the script. A step is a dict:
     servers send when generation fails after the answer has started
   garbage: answer 200 with a body that is not JSON
   redirect: answer 307 pointing at this address
+  silent: seconds of silence after the first chunk, while `GET /slots` says the slot is
+    processing (llama-server holds back output that may become a tool call)
 Every request body is recorded in `requests` so tests can check what the app sent, and
 `server_seconds` adds up the time spent answering, so benchmarks can leave it out.
 
@@ -48,6 +50,8 @@ class ScriptedOpenAIServer:
         self.server_seconds = 0.0
         self.models = ["test-model", "deepseek-chat"]
         self.cache_usage = False
+        self.slots = True  # answer `GET /slots` as llama-server does (False: 404)
+        self.generating = 0  # requests being answered now
         self._previous_prompt = ""
         self.lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"fake": self})
@@ -120,7 +124,12 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
     def do_GET(self) -> None:
-        """`GET /v1/models`: the models this server pretends to have."""
+        """`GET /v1/models`: the models this server pretends to have; `GET /slots`: whether
+        it is generating, as llama-server tells."""
+        if self.path.rstrip("/") == "/slots" and self.fake.slots:
+            self._raw(200, json.dumps([{"id": 0, "is_processing": self.fake.generating > 0}])
+                      .encode(), "application/json")
+            return
         if not self.path.rstrip("/").endswith("/models"):
             self._json(404, {"error": {"message": "not found", "type": "not_found"}})
             return
@@ -130,11 +139,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         started = time.perf_counter()
+        with self.fake.lock:
+            self.fake.generating += 1
         try:
             self._answer()
         finally:
             with self.fake.lock:
                 self.fake.server_seconds += time.perf_counter() - started
+                self.fake.generating -= 1
 
     def _answer(self) -> None:
         length = int(self.headers.get("Content-Length", 0))
@@ -222,7 +234,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._event({"id": "c", "object": "chat.completion.chunk", "created": 0,
                              "model": model, "choices": [{"index": 0, "delta": delta,
                                                           "finish_reason": None}]})
-                time.sleep(step.get("chunk_delay", 0))
+                time.sleep(step.get("silent", 0) if n == 0 else step.get("chunk_delay", 0))
             finish = "tool_calls" if step.get("tool_calls") else "stop"
             self._event({"id": "c", "object": "chat.completion.chunk", "created": 0,
                          "model": model, "choices": [{"index": 0, "delta": {},

@@ -91,30 +91,38 @@ def _reason(error: ValidationError) -> str:
 
 
 def without_empty_optionals(value: Any, schema: dict[str, Any], depth: int = 0) -> Any:
-    """`value` with optional fields that are empty ("", null, {} or []) left out.
+    """`value` with optional fields that are empty or placeholders ("", null, {}, [],
+    "none", "N/A") left out, inner ones first: `{"relation": "", "target": ""}` is empty.
 
-    Grammar-constrained local servers fill every optional field of a schema, with "" when
-    the model has nothing to say; such a field means "not given", not "empty name".
-    Required fields are kept as they are, so a missing value is still reported.
+    Grammar-constrained local servers and small models fill every optional field of a
+    schema, with "" or "none" when the model has nothing to say; such a field means "not
+    given", not "empty name". Required fields are kept as they are, so a missing value is
+    still reported.
     """
     if depth > 32:
         return value
     if isinstance(value, dict) and "properties" in schema:
         required = set(schema.get("required", ()))
         kept = {}
-        for key, item in value.items():
+        for key, given in value.items():
+            inner = schema["properties"].get(key) if isinstance(key, str) else None
+            item = without_empty_optionals(given, inner, depth + 1) if inner else given
             if key not in required and isinstance(key, str) and _is_empty(item):
                 continue
-            inner = schema["properties"].get(key)
-            kept[key] = without_empty_optionals(item, inner, depth + 1) if inner else item
+            kept[key] = item
         return kept
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
         return [without_empty_optionals(v, schema["items"], depth + 1) for v in value]
     return value
 
 
+PLACEHOLDERS = {"none", "null", "n/a", "na", "-", "—", "nil", "undefined", "无", "空"}
+
+
 def _is_empty(item: Any) -> bool:
-    return item is None or (isinstance(item, (str, dict, list)) and not item)
+    if isinstance(item, str):  # blanks stay: the schema says what a blank name lacks
+        return not item or item.strip().casefold() in PLACEHOLDERS
+    return item is None or (isinstance(item, (dict, list)) and not item)
 
 
 def parse_arguments(tool: str, raw: Any) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import json
 import re
 import threading
 import time
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,12 +21,13 @@ import openai
 
 from core.i18n import tr
 from core.turn.guards import LoopGuard
-from core.turn.text_calls import calls_in_text
+from core.turn.repetition import repetition_start
+from core.turn.text_calls import read_reply, shown_length
 
 Progress = Callable[[str, dict[str, Any]], None]
-# Shown to the person under a reply cut short; never sent back to the model as its words.
-STOPPED_NOTE = ("\n\n[Stopped: the model used all {} round trips of this turn without a "
-                "final answer.]")
+# Earlier versions ended a turn that used every round trip with this note; such replies
+# in the history are sent back to the model without it. Now the last round trip always
+# ends in an answer (see ChatSession._rescue).
 _STOPPED = re.compile(r"\n\n\[Stopped: the model used all \d+ round trips of this turn "
                       r"without a final answer\.\]$")
 
@@ -64,17 +66,20 @@ class TurnResult:
     reasoning: str = ""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     rejected_tools: list[tuple[str, str]] = field(default_factory=list)
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
     round_trips: int = 0
     error: str | None = None
+    error_code: str | None = None  # "model_not_found": the window opens the model picker
     cancelled: bool = False
     calls_in_text: int = 0  # calls the model wrote as reply text, taken as calls
+    rescued: int = 0  # answers the app made because the model still called when told not to
 
     def data(self) -> dict[str, Any]:
         return {"content": self.content, "reasoning": self.reasoning,
                 "tool_calls": self.tool_calls, "rejected_tools": self.rejected_tools,
                 "usage": self.usage, "round_trips": self.round_trips,
-                "calls_in_text": self.calls_in_text}
+                "calls_in_text": self.calls_in_text, "rescued": self.rescued,
+                "error_code": self.error_code}
 
 
 @dataclass
@@ -89,6 +94,16 @@ class TurnOptions:
     first_token_timeout: float = 120.0
     stall_timeout: float = 60.0
     max_tokens: int | None = None  # a cap on one reply (local servers run to the end)
+    extra_body: dict[str, Any] = field(default_factory=dict)  # provider options (thinking)
+    # Rounds of tool calls before the model must answer (None: until max_round_trips).
+    # Small local models kept calling for all twelve round trips without an answer.
+    max_tool_rounds: int | None = None
+    # An answer without tools is asked by sending no tools at all, not tool_choice "none":
+    # llama-server keeps the tools in the prompt under "none", and the model writes the
+    # call as text. Cloud services honour "none" and keep their prompt cache.
+    drop_tools_to_answer: bool = False
+    person_text: str = ""  # the person's message: the language of a reply the app makes
+    local: bool = False  # a server on this machine: it may be asked whether it is busy
 
 
 @dataclass
@@ -98,8 +113,11 @@ class _Attempt:
     result: TurnResult
     progress: Progress
     options: TurnOptions
-    answer_now: bool  # ask for an answer: tool_choice "none"
+    answer_now: bool  # ask for an answer: no call runs, whatever comes back
     chunks: int = 0
+    shown: int = 0  # characters of the text already shown to the person
+    repeating: bool = False  # the reply began repeating itself: it was cut there
+    checked: int = 0  # text length at the last look for repetition
     last: float = field(default_factory=time.monotonic)  # when the last chunk came
     text: list[str] = field(default_factory=list)
 
@@ -132,8 +150,29 @@ def _server_words(error: Exception) -> str:
     return f": {words[:300]}" if words else ""
 
 
-def describe_api_error(error: Exception, base_url: str) -> str:
+_MISSING_MODEL = re.compile(
+    r"model.{0,80}\b(not exist|does not exist|doesn't exist|not found|no such|unknown|"
+    r"not available|invalid)|(unknown|invalid|no such) model", re.IGNORECASE | re.DOTALL)
+
+
+def model_missing(error: Exception) -> bool:
+    """The endpoint said the requested model does not exist: OpenAI answers 404 with the
+    code model_not_found, DeepSeek 400 "Model Not Exist", Ollama 404 "model … not found"."""
+    if not isinstance(error, (openai.NotFoundError, openai.BadRequestError)):
+        return False
+    body = getattr(error, "body", None)
+    inner = body.get("error", body) if isinstance(body, dict) else body
+    if isinstance(inner, dict) and inner.get("code") == "model_not_found":
+        return True
+    return bool(_MISSING_MODEL.search(_server_words(error)))
+
+
+def describe_api_error(error: Exception, base_url: str, model: str = "") -> str:
     """A sentence a person can act on, with the server's own words; never the key."""
+    if model and model_missing(error):
+        return tr("the endpoint has no model named {model}{words}: choose one it offers",
+                  model=model, words=f" ({_server_words(error)[2:]})"
+                  if _server_words(error) else "")
     status = getattr(error, "status_code", None)
     if isinstance(error, openai.APIStatusError) and status is not None and 300 <= status < 400:
         target = error.response.headers.get("location", tr("another address"))
@@ -219,7 +258,57 @@ def _sampling(options: TurnOptions) -> dict[str, Any]:
         extra["temperature"] = options.temperature
     if options.max_tokens is not None:
         extra["max_tokens"] = options.max_tokens
+    if options.extra_body:
+        extra["extra_body"] = options.extra_body
     return extra
+
+
+REPEATING_NOTE = "\n\n[Stopped: the reply was repeating itself.]"
+
+
+def _tools(options: TurnOptions, answer_now: bool) -> dict[str, Any]:
+    """The request's tools: offered with tool_choice "auto" (some servers drop the tools
+    unless it is sent); for an answer, "none" with the tools still listed, so the prompt
+    prefix stays the same for the server's cache, or no tools at all where "none" is
+    not honoured."""
+    if not options.tools or (answer_now and options.drop_tools_to_answer):
+        return {}
+    return {"tools": options.tools, "tool_choice": "none" if answer_now else "auto"}
+
+
+def _must_answer(guard: LoopGuard, result: TurnResult, options: TurnOptions) -> bool:
+    """The last round trip, a turn going in circles, or one past its tool rounds must end
+    in an answer."""
+    return guard.must_answer or result.round_trips == options.max_round_trips or (
+        options.max_tool_rounds is not None and result.round_trips > options.max_tool_rounds)
+
+
+def made_answer(calls: list[dict[str, Any]], person_text: str) -> str:
+    """A short answer built from what the turn did, for a model that would only call
+    tools: in the person's language (Chinese when they wrote Chinese)."""
+    chinese = bool(re.search(r"[\u4e00-\u9fff]", person_text))
+    wrote = [c for c in calls if c.get("success") and c["name"] not in
+             ("memory_recall", "memory_introspect", "memory_query_archived", "task_query",
+              "persona_query")]
+    if wrote:
+        return "好的，我记下了。" if chinese else "Got it, I've noted that."
+    return ("抱歉，这次我没能给出回答，请再问一次。" if chinese else
+            "Sorry, I couldn't put an answer together this time. Please ask again.")
+
+
+def add_usage(total: dict[str, Any], usage: dict[str, Any]) -> None:
+    """Add one request's token counts to the turn's, nested counts too: OpenAI puts cached
+    prompt tokens under `prompt_tokens_details` and reasoning tokens under
+    `completion_tokens_details`; DeepSeek adds `prompt_cache_hit_tokens` at the top."""
+    for key, value in usage.items():
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int):
+            total[key] = total.get(key, 0) + value
+        elif isinstance(value, dict):
+            inner = total.setdefault(key, {})
+            if isinstance(inner, dict):
+                add_usage(inner, value)
 
 
 def _counts(outcome: dict[str, Any]) -> dict[str, int]:
@@ -241,7 +330,10 @@ def _assistant_message(text: str, reasoning: str,
         {"id": c["id"], "type": "function",
          "function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls]}
     if reasoning:
-        message["reasoning_content"] = reasoning  # DeepSeek's reasoner needs it back
+        # DeepSeek's thinking mode: within a turn, a tool-calling message goes back with
+        # its reasoning (its documentation requires it). Earlier turns are sent as their
+        # words only, without tool calls, and so without reasoning, as it allows.
+        message["reasoning_content"] = reasoning
     return message
 
 
@@ -291,29 +383,22 @@ class ChatSession:
         offered = {t["function"]["name"] for t in options.tools}
         try:
             while True:
-                if result.round_trips >= options.max_round_trips:
-                    result.content += STOPPED_NOTE.format(options.max_round_trips)
-                    break
                 result.round_trips += 1
-                # The last round trip, or a turn going in circles, must end in an answer.
-                answer_now = guard.must_answer or \
-                    result.round_trips == options.max_round_trips
-                attempt = _Attempt(result, progress, options, answer_now)
+                attempt = _Attempt(result, progress, options,
+                                   _must_answer(guard, result, options))
                 text, reasoning, calls = self._ask(messages, attempt, offered)
-                result.content += text
                 result.reasoning += reasoning
+                if calls and attempt.answer_now:  # told to answer, it called again: none runs
+                    text, calls = self._rescue(text, result, options, progress), []
+                result.content += text
+                if attempt.repeating:
+                    result.content += REPEATING_NOTE
+                    break
                 if not calls:
                     break
                 messages.append(_assistant_message(text, reasoning, calls))
-                rewrite = None
-                for call in calls:
-                    self._check_cancel()
-                    reply, summary = self._run_call(call, run_tool, progress, result, guard)
-                    rewrite = summary or rewrite
-                    messages.append({"role": "tool", "tool_call_id": call["id"],
-                                     "content": reply})
-                if rewrite:
-                    self._rewrite(messages, turn_start, rewrite)
+                self._run_calls(calls, messages, turn_start=turn_start, run_tool=run_tool,
+                                progress=progress, result=result, guard=guard)
         except TurnCancelled as stop:
             result.content += stop.partial
             self._stopped(result)
@@ -324,33 +409,76 @@ class ChatSession:
             if self._cancel.is_set():
                 self._stopped(result)
             else:
-                result.error = describe_api_error(error, self.base_url)
+                result.error = describe_api_error(error, self.base_url, self.model)
+                if model_missing(error):
+                    result.error_code = "model_not_found"
         finally:
             with self._stream_lock:
                 self._stream = None
         return result
 
+    def _run_calls(self, calls: list[dict[str, str]], messages: list[dict[str, Any]], *,
+                   turn_start: int, run_tool: RunTool, progress: Progress,
+                   result: TurnResult, guard: LoopGuard) -> None:
+        """Run one round's calls and add their replies to the conversation."""
+        rewrite = None
+        for call in calls:
+            self._check_cancel()
+            reply, summary = self._run_call(call, run_tool, progress, result, guard)
+            rewrite = summary or rewrite
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": reply})
+        if rewrite:
+            self._rewrite(messages, turn_start, rewrite)
+
     def _ask(self, messages: list[dict[str, Any]], attempt: _Attempt,
              offered: set[str]) -> tuple[str, str, list[dict[str, str]]]:
         """One model request: streamed, or not when the stream came empty; a reply that
-        is a call written as text is taken as that call."""
+        holds calls written as text is taken as those calls, and never shown as an
+        answer. Prose before such a call was shown; the rest is not."""
         try:
             text, reasoning, calls = self._stream_once(messages, attempt)
         except EmptyStream:
             text, reasoning, calls = self._complete_once(messages, attempt)
-        if not calls and (written := calls_in_text(text, offered)):
-            calls, text = self._calls_from_text(written, attempt.result, attempt.progress)
+        if not calls:
+            read = read_reply(text, offered)
+            if read.calls:
+                calls = self._calls_from_text(read.calls, attempt.result, attempt.progress)
+                return text[:attempt.shown], reasoning, calls
+        if calls:
+            return text[:attempt.shown], reasoning, calls
+        self._show(attempt, len(text))  # prose after all: the held-back rest
         return text, reasoning, calls
 
     @staticmethod
     def _calls_from_text(written: list[dict[str, str]], result: TurnResult,
-                         progress: Progress) -> tuple[list[dict[str, str]], str]:
+                         progress: Progress) -> list[dict[str, str]]:
         """A reply that is a tool call written as text: run it as the call it is."""
         calls = [{**c, "id": f"text_call_{result.round_trips}_{i}"}
                  for i, c in enumerate(written)]
         result.calls_in_text += len(calls)
         progress("calls_in_text", {"names": [c["name"] for c in calls]})
-        return calls, ""
+        return calls
+
+    @staticmethod
+    def _show(attempt: _Attempt, upto: int) -> None:
+        """Stream the text up to `upto` to the person (what was not shown yet)."""
+        text = "".join(attempt.text)
+        if upto > attempt.shown:
+            attempt.progress("text", {"delta": text[attempt.shown:upto]})
+            attempt.shown = upto
+
+    @staticmethod
+    def _rescue(shown: str, result: TurnResult, options: TurnOptions,
+                progress: Progress) -> str:
+        """The model was told to answer and called a tool again: the call does not run,
+        and the turn ends with an answer all the same, the prose it had written or a
+        short one made from what the turn did."""
+        result.rescued += 1
+        if shown.strip():
+            return shown.rstrip()
+        text = made_answer(result.tool_calls, options.person_text)
+        progress("text", {"delta": text})
+        return text
 
     def _stopped(self, result: TurnResult) -> None:
         if self._expired is not None:
@@ -371,9 +499,9 @@ class ChatSession:
                 # is sent. "none" keeps the tools listed, so the prompt prefix stays the
                 # same for the server's cache, and asks for an answer.
                 return self.client.chat.completions.create(
-                    model=self.model, messages=messages, tools=options.tools,
-                    tool_choice="none" if answer_now else "auto", stream=True,
-                    stream_options={"include_usage": True}, **extra)
+                    model=self.model, messages=messages, stream=True,
+                    stream_options={"include_usage": True}, **_tools(options, answer_now),
+                    **extra)
             except (openai.RateLimitError, openai.InternalServerError) as error:
                 if attempt == RETRIES:
                     raise
@@ -395,6 +523,9 @@ class ChatSession:
             first = not attempt.chunks
             limit = options.first_token_timeout if first else options.stall_timeout
             if time.monotonic() - attempt.last > limit:
+                if options.local and not first and self._server_busy():
+                    attempt.last = time.monotonic()  # generating, only not sending yet
+                    continue
                 self._stalled = (
                     tr("timeout: the model did not start answering within {seconds} s",
                        seconds=f"{limit:g}") if first else
@@ -402,6 +533,19 @@ class ChatSession:
                        seconds=f"{limit:g}"))
                 self._close_stream()
                 return
+
+    def _server_busy(self) -> bool:
+        """A local llama-server that says (`GET /slots`) a slot is processing: it sends
+        nothing while it holds back output that may become a tool call, so silence is not
+        a dead server. Servers without the endpoint answer no."""
+        root = self.base_url.rstrip("/").removesuffix("/v1")
+        try:
+            with urllib.request.urlopen(f"{root}/slots", timeout=2.0) as answer:
+                slots = json.loads(answer.read(1_000_000))
+        except (OSError, ValueError):  # refused, 404 (HTTPError is an OSError), not JSON
+            return False
+        return isinstance(slots, list) and any(
+            isinstance(slot, dict) and slot.get("is_processing") for slot in slots)
 
     def _stream_once(self, messages: list[dict[str, Any]],
                      attempt: _Attempt) -> tuple[str, str, list[dict[str, str]]]:
@@ -445,8 +589,12 @@ class ChatSession:
             if chunk.usage:
                 self._add_usage(chunk.usage, attempt.result, attempt.progress)
             for choice in chunk.choices:
-                self._take_delta(choice.delta, text, reasoning, calls, attempt.progress)
+                if self._take_delta(choice.delta, text, reasoning, calls, attempt.progress):
+                    self._show(attempt, shown_length("".join(text)))
                 finished = finished or bool(choice.finish_reason)
+            if self._repeats(attempt):
+                finished = True
+                break
         if self._cancel.is_set():
             raise TurnCancelled("".join(text))
         if self._stalled:
@@ -469,8 +617,8 @@ class ChatSession:
         extra = _sampling(attempt.options)
         try:
             completion = self.client.chat.completions.create(
-                model=self.model, messages=messages, tools=attempt.options.tools,
-                tool_choice="none" if attempt.answer_now else "auto", stream=False, **extra)
+                model=self.model, messages=messages, stream=False,
+                **_tools(attempt.options, attempt.answer_now), **extra)
         except (openai.OpenAIError, ValueError, OSError) as error:
             if self._cancel.is_set():
                 raise TurnCancelled from None
@@ -485,8 +633,7 @@ class ChatSession:
             self._add_usage(completion.usage, attempt.result, attempt.progress)
         message = choices[0].message
         text = message.content or ""
-        if text:
-            attempt.progress("text", {"delta": text})
+        attempt.text[:] = [text]
         reasoning = getattr(message, "reasoning_content", None) or (
             (message.model_extra or {}).get("reasoning_content")) or ""
         calls = [{"id": call.id or f"call_{attempt.result.round_trips}_{i}",
@@ -496,19 +643,37 @@ class ChatSession:
 
     @staticmethod
     def _add_usage(usage: Any, result: TurnResult, progress: Progress) -> None:
-        for key, value in usage.model_dump(exclude_none=True).items():
-            if isinstance(value, int):
-                result.usage[key] = result.usage.get(key, 0) + value
-        progress("usage", dict(result.usage))
+        add_usage(result.usage, usage.model_dump(exclude_none=True))
+        progress("usage", {k: dict(v) if isinstance(v, dict) else v
+                           for k, v in result.usage.items()})
+
+    def _repeats(self, attempt: _Attempt) -> bool:
+        """A reply repeating itself (a small model's loop: one line 4,096 tokens long)
+        is cut where the repetition began and its stream closed."""
+        length = sum(len(piece) for piece in attempt.text)
+        if length < 400 or length - attempt.checked < 200:
+            return False
+        attempt.checked = length
+        text = "".join(attempt.text)
+        start = repetition_start(text)
+        if start is None:
+            return False
+        attempt.text[:] = [text[:start].rstrip()]
+        attempt.shown = min(attempt.shown, start)
+        attempt.repeating = True
+        self._close_stream()
+        return True
 
     @staticmethod
     def _take_delta(delta: Any, text: list[str], reasoning: list[str],
-                    calls: dict[int, dict[str, str]], progress: Progress) -> None:
+                    calls: dict[int, dict[str, str]], progress: Progress) -> bool:
+        """Take one delta; answers whether it brought reply text (shown by the caller,
+        which holds back what may be a call written as text)."""
         if delta is None:
-            return
+            return False
+        brought = bool(delta.content)
         if delta.content:
             text.append(delta.content)
-            progress("text", {"delta": delta.content})
         thought = getattr(delta, "reasoning_content", None) or (
             (delta.model_extra or {}).get("reasoning_content"))
         if thought:
@@ -523,6 +688,7 @@ class ChatSession:
                     slot["name"] += part.function.name
                 if part.function.arguments:
                     slot["arguments"] += part.function.arguments
+        return brought
 
     def _run_call(self, call: dict[str, str], run_tool: RunTool, progress: Progress,
                   result: TurnResult, guard: LoopGuard) -> tuple[str, str | None]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from typing import Any
 from urllib.parse import urlsplit
 
 LOCAL_TEMPERATURE = 0.3
@@ -51,6 +52,41 @@ def tool_set(setting: str, base_url: str, message: str) -> str:
 def max_tokens(base_url: str) -> int | None:
     """A cap on one reply for local servers; cloud services have their own."""
     return LOCAL_MAX_TOKENS if is_local(base_url) else None
+
+
+# Two rounds of tool calls, then the answer: the 1.5B model otherwise went on calling
+# for all twelve round trips (10 of 15 turns without an answer).
+LOCAL_TOOL_ROUNDS = 2
+# Seconds to the first token, between chunks and for the whole turn. A small model on a
+# laptop reads a long prompt for minutes; the settings' presets set these too, and an
+# address typed by hand gets them as well.
+CLOUD_TIMEOUTS = (120.0, 60.0, 300.0)
+LOCAL_TIMEOUTS = (600.0, 120.0, 1800.0)
+
+
+def timeouts(config: Any) -> tuple[float, float, float]:
+    """(first token, between chunks, whole turn) for `config`: a local server left at the
+    cloud defaults gets the local ones; a value the person chose stays."""
+    chosen = (config.first_token_timeout, config.request_timeout, config.turn_timeout)
+    if not is_local(config.base_url):
+        return chosen
+    return tuple(local if value == cloud else value  # type: ignore[return-value]
+                 for value, cloud, local in zip(chosen, CLOUD_TIMEOUTS, LOCAL_TIMEOUTS,
+                                                strict=True))
+
+
+def _is_deepseek(base_url: str) -> bool:
+    host = (urlsplit(base_url).hostname or "").lower()
+    return host == "deepseek.com" or host.endswith(".deepseek.com")
+
+
+def request_options(thinking: bool, base_url: str) -> dict[str, Any]:
+    """Provider options sent in the request body. DeepSeek documents thinking mode as
+    `{"thinking": {"type": "enabled" | "disabled"}}` and enables it when it is not sent,
+    so it is always sent there; other servers may refuse a field they do not know."""
+    if _is_deepseek(base_url):
+        return {"thinking": {"type": "enabled" if thinking else "disabled"}}
+    return {}
 
 
 def temperature(setting: float | None, base_url: str) -> float | None:

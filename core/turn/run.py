@@ -23,7 +23,7 @@ from core.store import GraphStore, StoreError, browse
 from core.tools import ToolExecutor, approvals, openai_tools
 from core.tools.limits import ToolLimiter
 from core.tools.schemas import TOOL_NAMES
-from core.turn import offer
+from core.turn import grounding, offer
 from core.turn.history import History
 from core.turn.llm import ChatSession, TurnOptions, model_words
 from core.turn.prompts import system_prompt, turn_message
@@ -85,6 +85,8 @@ class Turn:
         self.offered: set[str] = set()
         self.recalled: list[int] = []
         self.asked: list[dict[str, Any]] = []
+        self.message = ""  # the person's message of this turn…
+        self.said = ""  # …and what they wrote recently: a fact must be made of it
 
     def run(self, text: Any, replaces_turn: Any = None) -> dict[str, Any]:
         if not isinstance(text, str) or not text.strip():
@@ -92,6 +94,9 @@ class Turn:
         if replaces_turn is not None:
             self._take_back(replaces_turn)
         recent = recent_context(self.history)
+        self.message = text
+        self.said = grounding.said_text(
+            [m["content"] for m in recent if m["role"] == "user"] + [text])
         self.history.append("user", text, turn_id=self.turn_id)
         if self.session is None:
             self.history.append("assistant", "", turn_id=self.turn_id, partial=True,
@@ -119,16 +124,21 @@ class Turn:
     def _options(self, text: str) -> tuple[TurnOptions, bool]:
         config = self.config
         tool_set = offer.tool_set(config.tool_set, config.base_url, text)
+        local = offer.is_local(config.base_url)
+        first_token, between_chunks = offer.timeouts(config)[:2]
         options = TurnOptions(openai_tools(tool_set), config.max_round_trips,
                               offer.temperature(config.temperature, config.base_url),
-                              config.first_token_timeout, config.request_timeout,
-                              offer.max_tokens(config.base_url))
+                              first_token, between_chunks,
+                              offer.max_tokens(config.base_url),
+                              offer.request_options(config.thinking, config.base_url),
+                              max_tool_rounds=offer.LOCAL_TOOL_ROUNDS if local else None,
+                              drop_tools_to_answer=local, person_text=text, local=local)
         self.offered = {t["function"]["name"] for t in options.tools}
         return options, tool_set == "compact"
 
     def _play(self, messages: list[dict[str, Any]], options: TurnOptions) -> Any:
         """The model's loop, stopped when the turn's time is up."""
-        session, limit = self.session, self.config.turn_timeout
+        session, limit = self.session, offer.timeouts(self.config)[2]
         deadline = threading.Timer(limit, lambda: session.expire(limit))
         deadline.daemon = True
         deadline.start()
@@ -143,8 +153,13 @@ class Turn:
                     "error": f"Tool call rejected: {name} is not offered in this turn (it is "
                              "for when the user asks for that kind of work); answer with "
                              "what you have"}
+        arguments, refused = grounding.check_call(name, arguments, self.said, self.message)
+        if refused and not arguments:
+            return {"success": False, "invalid": True, "error": refused}
         outcome = ToolExecutor(self.store).execute(name, arguments, turn_id=self.turn_id,
                                                    actor="model", limiter=self.limiter)
+        if refused and outcome["success"]:
+            outcome["data"]["result"] += f"\nNot stored: {refused}"
         if outcome["success"]:
             self.recalled.extend(outcome["data"].get("edge_ids") or [])
         elif outcome.get("over_budget"):

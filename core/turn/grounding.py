@@ -1,0 +1,122 @@
+"""Only facts the person said: a model's fact must be made of words the person wrote.
+
+Against a real 1.5B model, `User -lives in-> Hangzhou` was stored in several turns of a
+conversation that never named Hangzhou (it was the example in the instructions), with
+`周悦 -叫周悦-> 周悦`, `周 Min -vegetarian-> no` and a task "find_bread" for a question
+about bread. Small models copy examples and fill every field. So before the model's
+memory_commit (or a supersede's new fact) runs, each fact's subject and object must
+appear in what the person wrote in this conversation's recent messages; a fact that does
+not is refused with a reason the model can act on ("use the user's own words"). The
+relation may paraphrase ("works as" for "I'm a nurse"). And a task is created only for a
+plan the person asked help with: a question or a statement is not a task.
+
+Known limit: a fact translated into another language ("Shenzhen" for "深圳") is refused
+too; the instructions ask for the user's own words and language, and the refusal says so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+# Names for the person and the assistant that need no grounding as a subject or object.
+PERSON = {"user", "the user", "i", "me", "myself", "我", "用户", "本人", "自己"}
+ASSISTANT = {"assistant", "trulymem", "you", "你", "助手"}
+# Words that carry no fact on their own: an object made only of these says nothing.
+EMPTY_WORDS = {
+    "a", "an", "the", "is", "are", "was", "of", "to", "in", "on", "at", "and", "or", "my",
+    "yes", "no", "true", "false", "none", "null", "n/a", "na", "unknown", "something",
+    "是", "否", "不", "没有", "有", "的", "了"}
+_WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*|[\u3400-\u9fff\uf900-\ufaff]+", re.IGNORECASE)
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+# A plan the person asks help with: the words people use to ask for one.
+_PLAN = re.compile(
+    r"\b(plan|planning|steps?|to-?do|checklist|remind|reminder|schedule|organi[sz]e|"
+    r"help me|i need to|i have to|i want to|we need to|let's|lets|task|project|"
+    r"prepare|itinerary)\b|计划|规划|安排|步骤|待办|清单|提醒|帮我|帮忙|我要|我需要|我得|准备|任务",
+    re.IGNORECASE)
+
+
+def _norm(text: str) -> str:
+    return " ".join(_WORD.findall(text.casefold()))
+
+
+def _word_in(word: str, said: str) -> bool:
+    if _CJK.search(word):
+        if word in said:
+            return True
+        pairs = [word[i:i + 2] for i in range(len(word) - 1)] or [word]
+        return sum(pair in said for pair in pairs) * 2 >= len(pairs)
+    stem = word[:max(4, len(word) - 2)] if len(word) > 4 else word
+    return re.search(rf"(?<![a-z0-9]){re.escape(stem)}", said) is not None
+
+
+def grounded(name: str, said: str) -> bool:
+    """`name` is made of words in `said` (the person's recent text, normalised): at least
+    half of its meaningful words, and at least one."""
+    if name.strip().casefold() in PERSON | ASSISTANT:
+        return True
+    words = [w for w in _WORD.findall(name.casefold()) if w not in EMPTY_WORDS]
+    if not words:
+        return False
+    return sum(_word_in(w, said) for w in words) * 2 >= len(words)
+
+
+def said_text(messages: list[str]) -> str:
+    """What the person wrote, normalised for `grounded`."""
+    return " ".join(m.casefold() for m in messages)
+
+
+def _ungrounded(triplet: Any, said: str) -> str | None:
+    """Why a fact is not the person's, or None when it is."""
+    if not isinstance(triplet, dict):
+        return None  # the schema's own check says what is wrong
+    missing = [str(triplet.get(k)) for k in ("subject", "object")
+               if isinstance(triplet.get(k), str) and not grounded(triplet[k], said)]
+    subject, obj = triplet.get("subject"), triplet.get("object")
+    if isinstance(subject, str) and isinstance(obj, str) and subject.strip() and \
+            subject.strip().casefold() == obj.strip().casefold():
+        return f"'{subject} -{triplet.get('relation', '')}-> {obj}' links a name to itself"
+    if not missing:
+        return None
+    fact = f"{subject} -{triplet.get('relation', '')}-> {obj}"
+    return (f"'{fact}' is not stored: {', '.join(repr(m) for m in missing)} is not in what "
+            "the user wrote")
+
+
+REFUSED_HINT = ("Store only what the user said, in the user's own words and language; "
+                "never facts from examples or guesses. Do not retry these.")
+
+
+def check_call(name: str, arguments: str, said: str, message: str) -> tuple[str, str | None]:
+    """The call's arguments with the facts the person did not say taken out, and why
+    they were (None when nothing was). A call with nothing left comes back with
+    arguments "" (it must not run)."""
+    try:
+        args = json.loads(arguments or "{}")
+    except (ValueError, RecursionError):
+        return arguments, None  # the executor explains the broken JSON
+    if not isinstance(args, dict):
+        return arguments, None
+    if name == "task_create" and not _PLAN.search(message):
+        return "", ("Not created: a task is only for a plan or steps the user asked help "
+                    "with; this message is not one. Answer the user instead.")
+    if name == "memory_commit" and isinstance(args.get("triplets"), list):
+        kept, reasons = [], []
+        for triplet in args["triplets"]:
+            reason = _ungrounded(triplet, said)
+            (reasons.append(reason) if reason else kept.append(triplet))
+        if not reasons:
+            return arguments, None
+        why = "; ".join(reasons) + ". " + REFUSED_HINT
+        if not kept:
+            return "", why
+        return json.dumps({**args, "triplets": kept}, ensure_ascii=False), why
+    if name == "memory_purge" and isinstance(args.get("new_relation"), dict):
+        new = args["new_relation"]
+        target = new.get("target", new.get("object"))
+        if isinstance(target, str) and target.strip() and not grounded(target, said):
+            return "", (f"Not replaced: {target!r} is not in what the user wrote. "
+                        + REFUSED_HINT)
+    return arguments, None

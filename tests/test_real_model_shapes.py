@@ -1,0 +1,207 @@
+"""What a real 1.5B model on llama-server did, replayed through the loopback server: calls
+in every shape (doubled braces, prose around them, single quotes), a loop guard the model
+ignored, silence while the server generated, a reply repeating itself for seven minutes,
+and facts nobody said (the instructions' own example) stored as the person's."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core import BackendClient, BackendServer
+from core.config import Config
+from core.turn import grounding, offer
+from core.turn.llm import ChatSession, TurnOptions, make_client
+from core.turn.text_calls import read_reply, shown_length
+
+OFFERED = {"memory_commit", "memory_recall", "task_create"}
+RECALL = {"name": "memory_recall", "arguments": {"query_intent": "pet"}}
+
+
+def commit(*triplets):
+    return {"name": "memory_commit", "arguments": {"triplets": [
+        {"subject": s, "relation": r, "object": o} for s, r, o in triplets]}}
+
+
+@pytest.mark.parametrize(("reply", "names", "prose"), [
+    ('{{"name": "memory_recall", "arguments": {"query_intent": "pet"}}}', ["memory_recall"],
+     ""),  # the template's doubled braces, copied
+    ('{"name": "memory_recall", "arguments": {"query_intent": "pet"}}\n\nLet me check.',
+     ["memory_recall"], "Let me check."),
+    ("Sure! <tool_call>\n{'name': 'memory_recall', 'arguments': {'query_intent': 'pet',},}",
+     ["memory_recall"], "Sure!"),  # single quotes, trailing commas, no closing tag
+    ('[{"name": "memory_recall", "arguments": {}}, {"name": "task_create", "arguments": {}}]',
+     ["memory_recall", "task_create"], ""),
+    ('{"name": "memory_recall", "arguments": {}} {"function": {"name": "memory_commit", '
+     '"arguments": "{\\"triplets\\": []}"}}', ["memory_recall", "memory_commit"], ""),
+    ('```json\n{"name": "memory_recall", "arguments": {"query_intent": "x"}}\n```',
+     ["memory_recall"], ""),
+    ('Here is some JSON: {"name": "Ann", "age": 3}', [], None),  # not a tool: prose
+    ('{"name": "memory_purge", "arguments": {}}', [], None),  # not offered: prose
+])
+def test_calls_are_read_in_every_shape_real_models_write(reply, names, prose):
+    read = read_reply(reply, OFFERED)
+    assert [c["name"] for c in read.calls] == names
+    assert read.prose == (reply if prose is None else prose)
+    for call in read.calls:
+        json.loads(call["arguments"])
+
+
+def test_a_reply_that_opens_like_a_call_is_held_back_while_it_streams():
+    assert shown_length('{"name": "memory_re') == 0
+    assert shown_length("{{") == 0 and shown_length("<tool_ca") == 0
+    assert shown_length('Sure. {"name": "mem') == len("Sure. ")
+    assert shown_length("Hello, Lin Wei!") == len("Hello, Lin Wei!")
+    assert shown_length("```python\nprint(1)\n") == len("```python\nprint(1)\n")
+
+
+def session(llm) -> ChatSession:
+    return ChatSession(make_client("sk-test-000000000", llm.base_url, 10), "local",
+                       llm.base_url)
+
+
+def local_options(**extra) -> TurnOptions:
+    tools = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
+             for n in sorted(OFFERED)]
+    return TurnOptions(tools, max_tool_rounds=2, drop_tools_to_answer=True, local=True,
+                       **extra)
+
+
+def test_a_call_written_as_text_is_run_and_never_shown(llm):
+    llm.play({"text": '{{"name": "memory_recall", "arguments": {"query_intent": "pet"}}}'},
+             {"text": "Your cat is Mochi."})
+    shown, ran = [], []
+    result = session(llm).run(
+        [{"role": "user", "content": "pet?"}],
+        lambda name, args: ran.append(name) or {"success": True, "data": {"result": "Mochi"}},
+        lambda kind, data: shown.append(data["delta"]) if kind == "text" else None,
+        local_options())
+    assert ran == ["memory_recall"] and result.calls_in_text == 1
+    assert result.content == "Your cat is Mochi." and "".join(shown) == result.content
+
+
+def test_the_guard_holds_when_the_model_calls_anyway(llm):
+    """The model is told to answer and calls again, as a tool call and as text: neither
+    runs, and the turn ends with an answer without a further request."""
+    llm.play({"tool_calls": [RECALL]}, {"tool_calls": [RECALL]}, {"tool_calls": [RECALL]},
+             {"text": "never asked for"})
+    ran = []
+    result = session(llm).run(
+        [{"role": "user", "content": "我的宠物叫什么？"}],
+        lambda name, args: ran.append(name) or {"success": True, "data": {"result": "x"}},
+        lambda *_: None, local_options(person_text="我的宠物叫什么？"))
+    assert len(llm.requests) == 2 + 1 and result.rescued == 1
+    assert ran == ["memory_recall"]  # the repeat was refused, the third did not run
+    assert "tools" not in llm.requests[2]  # an answer, asked without tools
+    assert result.content and "{" not in result.content
+    assert "抱歉" in result.content  # in the person's language
+
+
+def test_a_text_call_after_the_guard_does_not_run_either(llm):
+    llm.play({"tool_calls": [RECALL]},
+             {"tool_calls": [{"name": "memory_recall", "arguments": {"query_intent": "b"}}]},
+             {"text": 'OK. {"name": "memory_recall", "arguments": {"query_intent": "c"}}'})
+    ran = []
+    result = session(llm).run(
+        [{"role": "user", "content": "pet?"}],
+        lambda name, args: ran.append(args) or {"success": True, "data": {"result": "x"}},
+        lambda *_: None, local_options())
+    assert len(ran) == 2 and result.rescued == 1 and result.content == "OK."
+
+
+def test_silence_while_the_server_generates_is_not_a_dead_server(llm):
+    llm.play({"text": "Here you are.", "silent": 2.0})
+    result = session(llm).run([{"role": "user", "content": "hi"}], lambda *_: {},
+                              lambda *_: None, local_options(stall_timeout=0.5))
+    assert result.error is None and result.content == "Here you are."
+    llm.slots = False  # a server that cannot tell: the silence ends the turn
+    llm.play({"text": "Too late.", "silent": 2.0})
+    result = session(llm).run([{"role": "user", "content": "hi"}], lambda *_: {},
+                              lambda *_: None, local_options(stall_timeout=0.5))
+    assert "stopped sending for 0.5 s" in result.error
+
+
+def test_a_reply_repeating_itself_is_stopped(llm):
+    line = '{"subject": "Tea house", "relation": "is a building", "object": "Yes"}\n'
+    llm.play({"text": "Tea houses are lovely.\n" + line * 400, "chunk_delay": 0.001})
+    shown = []
+    result = session(llm).run([{"role": "user", "content": "tea house?"}], lambda *_: {},
+                              lambda k, d: shown.append(d["delta"]) if k == "text" else None,
+                              local_options())
+    assert result.content.startswith("Tea houses are lovely.")
+    assert result.content.endswith("[Stopped: the reply was repeating itself.]")
+    assert result.content.count("Tea house\"") <= 1 and len("".join(shown)) < 3000
+
+
+def test_local_servers_get_the_local_timeouts_by_their_address():
+    typed = Config(base_url="http://192.168.1.5:8080/v1")
+    assert offer.timeouts(typed) == offer.LOCAL_TIMEOUTS
+    chosen = Config(base_url="http://127.0.0.1:8080/v1", first_token_timeout=42.0)
+    assert offer.timeouts(chosen)[0] == 42.0 and offer.timeouts(chosen)[2] == 1800.0
+    assert offer.timeouts(Config()) == offer.CLOUD_TIMEOUTS
+
+
+@pytest.mark.parametrize(("name", "said", "ok"), [
+    ("Hangzhou", "I moved to Shanghai last month", False),  # the prompt's old example
+    ("Shanghai", "I moved to Shanghai last month", True),
+    ("peanuts", "I'm allergic to peanuts", True),
+    ("a nurse", "I work as a nurse", True),
+    ("日语", "我最近在学日语。", True),
+    ("no", "I'm not vegetarian any more", False),  # a placeholder, not a fact
+    ("User", "anything", True),
+    ("Lin Wei", "Hi! I'm Lin Wei.", True),
+])
+def test_a_fact_must_be_made_of_what_the_person_wrote(name, said, ok):
+    assert grounding.grounded(name, grounding.said_text([said])) is ok
+
+
+@pytest.fixture
+def backend(tmp_path, llm):
+    server = BackendServer(home=tmp_path / "home")
+    server.start(api_key="sk-test-key-000000", base_url=llm.base_url, model="local")
+    yield BackendClient(server)
+    server.shutdown()
+
+
+def test_facts_nobody_said_are_refused_and_the_rest_stored(backend, llm):
+    llm.play({"tool_calls": [commit(("User", "lives in", "Hangzhou"),
+                                    ("User", "lives in", "Shanghai"),
+                                    ("周悦", "叫周悦", "周悦"))]},
+             {"text": "Shanghai, noted."})
+    answer = backend.process_message("I moved to Shanghai last month. 我叫周悦。")
+    result = answer["tool_calls"][0]["result"]
+    assert "Committed: 1 new" in result and "'Hangzhou' is not in what the user wrote" in result
+    assert "links a name to itself" in result
+    recall = backend.execute_tool("memory_recall", {"query_intent": "where do I live"})
+    assert "Shanghai" in recall["data"]["result"]
+    assert "Hangzhou" not in recall["data"]["result"]
+
+
+def test_a_question_is_not_a_task(backend, llm):
+    task = {"name": "task_create", "arguments": {"task_id": "find_bread",
+                                                 "description": "Where can I buy bread?"}}
+    llm.play({"tool_calls": [task]}, {"text": "At the bakery."})
+    answer = backend.process_message("Where can I buy bread?")
+    assert not answer["tool_calls"] or not answer["tool_calls"][0]["success"]
+    assert "a task is only for a plan" in json.dumps(answer["tool_calls"])
+    listed = backend.execute_tool("task_query", {})
+    assert "find_bread" not in listed["data"]["result"]
+    plan = {"name": "task_create", "arguments": {"task_id": "Book flights",
+                                                 "description": "flights to Kyoto"}}
+    llm.play({"tool_calls": [plan]}, {"text": "Planned."})
+    backend.process_message("Help me plan a trip to Kyoto: book the flights first.")
+    assert "Book flights" in backend.execute_tool("task_query", {})["data"]["result"]
+
+
+def test_a_forget_with_every_field_filled_empty_still_forgets(backend, llm):
+    llm.play({"tool_calls": [commit(("User", "is allergic to", "peanuts"))]}, {"text": "Ok."})
+    backend.process_message("I'm allergic to peanuts")
+    forget = {"name": "memory_purge", "arguments": {
+        "criteria": {"subject": "User", "object": "peanuts", "relation": ""}, "mode": "soft",
+        "new_relation": {"relation": "", "target": ""}}}
+    llm.play({"tool_calls": [forget]}, {"text": "Forgotten."})
+    answer = backend.process_message("Please forget that I'm allergic to peanuts")
+    assert answer["tool_calls"][0]["success"], answer["tool_calls"][0]["result"]
+    recall = backend.execute_tool("memory_recall", {"query_intent": "peanuts allergy"})
+    assert recall["data"]["result"].startswith("No memories match")
