@@ -56,6 +56,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--base-url",
                         help=tr("with --cli or --eval: OpenAI-compatible endpoint for this run"))
     parser.add_argument("--model", help=tr("with --cli or --eval: model name for this run"))
+    parser.add_argument("--memory-writer", choices=("auto", "tools", "extract"),
+                        default="auto",
+                        help=tr("with --eval: who writes the memory, the model's tool calls "
+                                "or a step after each answer (default: by the endpoint)"))
     parser.add_argument("--tool", metavar="NAME", choices=TOOL_NAMES,
                         help=tr("run one memory tool on the store, print its result and exit"))
     parser.add_argument("--smoke-test", action="store_true",
@@ -100,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.eval:
         from core.eval.run import run_eval  # noqa: PLC0415  (only when asked for)
 
-        report = run_eval(args.base_url, args.model, os.environ.get("TRULYMEM_API_KEY"))
+        report = run_eval(args.base_url, args.model, os.environ.get("TRULYMEM_API_KEY"),
+                          writer=args.memory_writer)
         return 0 if not any(t["error"] for t in report["turns"]) else 1
     home = data_home(args.home)
     if args.cli:

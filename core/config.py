@@ -50,6 +50,9 @@ class Config:
     temperature: float | None = None  # None: 0.3 for local servers, the server's own else
     thinking: bool = False  # DeepSeek's thinking mode (a request option; others ignore it)
     tool_set: str = "auto"  # "auto" (compact for local servers, else core), core, compact, full
+    # Who writes the memory: the model's tool calls, or an extraction step after each
+    # answer (for small local models); "auto" picks extraction for local servers.
+    memory_writer: str = "auto"
     max_round_trips: int = 12  # model requests in one turn
     trash_days: int = 30  # deleted memories stay restorable at least this many days
     recall_by_meaning: bool = True  # rank recall by embeddings as well as by words
@@ -115,6 +118,12 @@ def _tool_set(name: str, value: Any) -> str:
     return value
 
 
+def _writer(name: str, value: Any) -> str:
+    if value not in ("auto", "tools", "extract"):
+        raise ConfigError(tr("{name} must be auto, tools or extract", name=name))
+    return value
+
+
 def _hours(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise ConfigError(tr("{name} must be a positive number of hours", name=name))
@@ -174,7 +183,7 @@ CHECKS = {
     "version": _count, "api_key": _text, "base_url": _text, "model": _text,
     "request_timeout": _seconds, "turn_timeout": _seconds, "max_round_trips": _count,
     "first_token_timeout": _seconds, "temperature": _temperature, "tool_set": _tool_set,
-    "thinking": _flag,
+    "thinking": _flag, "memory_writer": _writer,
     "trash_days": _count, "recall_by_meaning": _flag, "backup_every_hours": _hours,
     "backups_kept": _count, "weekly_backups_kept": _count, "share_memory": _flag,
     "language": _language,

@@ -205,3 +205,76 @@ def test_a_forget_with_every_field_filled_empty_still_forgets(backend, llm):
     assert answer["tool_calls"][0]["success"], answer["tool_calls"][0]["result"]
     recall = backend.execute_tool("memory_recall", {"query_intent": "peanuts allergy"})
     assert recall["data"]["result"].startswith("No memories match")
+
+
+@pytest.fixture
+def small_local(tmp_path, llm):
+    """A local server with a small unnamed model: its memory is written by extraction."""
+    server = BackendServer(home=tmp_path / "small")
+    server.start(api_key="sk-test-key-000000", base_url=llm.base_url, model="local-model")
+    yield BackendClient(server)
+    server.shutdown()
+
+
+def update(**lists):
+    empty = {"user_facts": [], "other_facts": [], "changed_user_facts": [], "forget": [],
+             "new_tasks": [], "finished_tasks": []}
+    return {"text": json.dumps({**empty, **lists})}
+
+
+def test_a_small_local_model_answers_without_tools_and_extraction_writes(small_local, llm):
+    assert offer.memory_writer("auto", llm.base_url, "local-model") == "extract"
+    assert offer.memory_writer("auto", llm.base_url, "qwen2.5:1.5b") == "extract"
+    assert offer.memory_writer("auto", llm.base_url, "llama3.1:70b") == "tools"
+    assert offer.memory_writer("auto", "https://api.deepseek.com", "local") == "tools"
+    llm.play({"text": "Nice to meet you, Lin Wei!"},
+             update(user_facts=[{"relation": "lives in", "object": "Hangzhou"},
+                                {"relation": "works as", "object": "nurse"},
+                                {"relation": "likes", "object": "tea"}],  # never said
+                    other_facts=[{"subject": "Mei", "relation": "is", "object": "sister"}]))
+    answer = small_local.process_message("Hi! I'm Lin Wei. I live in Hangzhou, I'm a nurse.")
+    assert answer["content"] == "Nice to meet you, Lin Wei!"
+    chat, extraction = llm.requests
+    assert "tools" not in chat and "you do not call tools" in chat["messages"][0]["content"]
+    assert extraction["response_format"]["type"] == "json_schema"
+    assert [c["name"] for c in answer["tool_calls"]] == ["memory_commit"]
+    recall = small_local.execute_tool("memory_recall", {"query_intent": "Hangzhou nurse"})
+    assert "User -lives in-> Hangzhou" in recall["data"]["result"]
+    assert "User -works as-> nurse" in recall["data"]["result"]
+    assert small_local.execute_tool("memory_recall", {"query_intent": "tea"})[
+        "data"]["result"].startswith("No memories match")
+
+    llm.play({"text": "You live in Hangzhou."})  # a question: no extraction request
+    small_local.process_message("Where do I live?")
+    assert len(llm.requests) == 3
+
+    llm.play({"text": "Shanghai, then!"},
+             update(changed_user_facts=[{"relation": "lives in", "old_object": "Hangzhou",
+                                         "new_object": "Shanghai"}]))
+    small_local.process_message("Actually, I moved to Shanghai last month.")
+    recall = small_local.execute_tool("memory_recall", {"query_intent": "lives in"})
+    assert "Shanghai" in recall["data"]["result"]
+    assert "Hangzhou" not in recall["data"]["result"]
+
+
+def test_extraction_guesses_are_checked_against_the_message(small_local, llm):
+    llm.play({"text": "Hi."}, update(user_facts=[{"relation": "allergic to",
+                                                  "object": "peanuts"}]))
+    small_local.process_message("I'm allergic to peanuts.")
+    # No change word: a "changed" guess is not taken; a forget restated is not re-added.
+    llm.play({"text": "Ok."}, update(
+        forget=[{"object": "peanuts"}],
+        user_facts=[{"relation": "allergic to", "object": "peanuts"}],
+        changed_user_facts=[{"relation": "x", "old_object": "peanuts", "new_object": "cats"}]))
+    answer = small_local.process_message("Please forget that I'm allergic to peanuts, cats.")
+    assert [c["name"] for c in answer["tool_calls"]] == ["memory_purge"]
+    assert small_local.execute_tool("memory_recall", {"query_intent": "peanuts"})[
+        "data"]["result"].startswith("No memories match")
+    llm.play({"text": "Planned."}, update(new_tasks=[{"name": "Book flights"},
+                                                     {"name": "Reserve a hotel"}]))
+    small_local.process_message("Help me plan Kyoto: book flights, reserve a hotel.")
+    llm.play({"text": "Great."}, update(finished_tasks=[{"name": "Reserve a hotel"},
+                                                        {"name": "Book flights"}]))
+    small_local.process_message("I've booked the flights.")
+    tasks = small_local.execute_tool("task_query", {})["data"]["result"]
+    assert "[completed] Book flights" in tasks and "[in_progress] Reserve a hotel" in tasks

@@ -59,6 +59,9 @@ PRESETS = (
     Preset(N_("LM Studio (local)"), "http://localhost:1234/v1", "local-model", True),
 )
 CUSTOM = N_("Custom endpoint")
+WRITER_CHOICES = (("auto", N_("Automatic (a step after the answer for small local models)")),
+                  ("tools", N_("The model's tool calls")),
+                  ("extract", N_("A step after each answer")))
 # The language setting's choices; the languages are named in their own language.
 LANGUAGE_CHOICES = ((i18n.SYSTEM, N_("Follow the system")),
                     *((code, name) for code, name in i18n.LANGUAGES.items()))
@@ -129,6 +132,15 @@ class SettingsDialog(QDialog):
         self.show_key.toggled.connect(self._reveal)
         self._make_model(config)
         self._make_timeouts(config)
+        self.writer = QComboBox()
+        self.writer.setAccessibleName(tr("Who writes the memory"))
+        for code, name in WRITER_CHOICES:
+            self.writer.addItem(i18n.tr(name), code)
+        self.writer.setCurrentIndex(max(0, self.writer.findData(
+            config.get("memory_writer") or "auto")))
+        self.writer.setToolTip(tr(
+            "Small models call tools badly: for them a separate step reads each of your "
+            "messages for new, changed and forgotten facts after the answer."))
         self.round_trips = QSpinBox()
         self.round_trips.setRange(1, 100)
         self.round_trips.setValue(int(config.get("max_round_trips", 12)))
@@ -231,6 +243,7 @@ class SettingsDialog(QDialog):
         form.addRow(tr("Wait for the &next token"), self.request_timeout)
         form.addRow(tr("W&hole turn at most"), self.turn_timeout)
         form.addRow(tr("Model &requests per turn"), self.round_trips)
+        form.addRow(tr("Memory &written by"), self.writer)
         form.addRow(tr("Keep deleted memories"), self.trash_days)
         form.addRow(tr("Recall"), self.recall_by_meaning)
         form.addRow("", self.meaning_note)
@@ -308,6 +321,7 @@ class SettingsDialog(QDialog):
                 "first_token_timeout": self.first_token_timeout.value(),
                 "turn_timeout": self.turn_timeout.value(),
                 "max_round_trips": self.round_trips.value(),
+                "memory_writer": self.writer.currentData(),
                 "trash_days": self.trash_days.value(),
                 "recall_by_meaning": self.recall_by_meaning.isChecked(),
                 "language": self.language.currentData(),

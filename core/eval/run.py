@@ -48,7 +48,8 @@ TARGETS = {"overhead_core": 1500, "overhead_compact": 800, "prefix_share": 0.85,
 
 
 def run_eval(base_url: str | None = None, model: str | None = None,
-             api_key: str | None = None, say: Callable[[str], None] = print) -> dict[str, Any]:
+             api_key: str | None = None, say: Callable[[str], None] = print,
+             writer: str = "auto") -> dict[str, Any]:
     """Play, score and report; answers the figures as data."""
     scripted = None
     if base_url is None:
@@ -68,7 +69,7 @@ def run_eval(base_url: str | None = None, model: str | None = None,
                 tool_set=tool_set, temperature=offer.temperature(None, base_url),
                 first_token_timeout=600.0 if local else 120.0,
                 request_timeout=120.0 if local else 60.0,
-                turn_timeout=1800.0 if local else 300.0))
+                turn_timeout=1800.0 if local else 300.0, memory_writer=writer))
             turns = _play(home, say)
             store = GraphStore(home / "graph_memory.db", read_only="the eval only reads")
             try:
@@ -81,7 +82,9 @@ def run_eval(base_url: str | None = None, model: str | None = None,
         if scripted is not None:
             scripted.close()
     report = {"endpoint": "scripted loopback model" if scripted else base_url,
-              "model": model, "tool_set": tool_set, "memory": memory, "cost": cost,
+              "model": model, "tool_set": tool_set,
+              "writer": offer.memory_writer(writer, base_url, model or ""),
+              "memory": memory, "cost": cost,
               "answers": _answers(turns), "turns": turns}
     say(describe(report))
     return report
@@ -234,7 +237,8 @@ def describe(report: dict[str, Any]) -> str:
                      else "overhead_core"]
     lines = [
         f"Endpoint: {report['endpoint']} · model {report['model']} · tool set "
-        f"{report['tool_set']}",
+        f"{report['tool_set']} · memory written by "
+        f"{'tool calls' if report['writer'] == 'tools' else 'the extraction step'}",
         f"Memory: {memory['facts_stored']}/{memory['facts_expected']} expected facts "
         f"stored; {len(memory['wrong_facts'])} wrong; {len(memory['unsaid_facts'])} the "
         f"person did not say; {memory['duplicates']} duplicated; "

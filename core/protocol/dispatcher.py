@@ -667,6 +667,7 @@ class Dispatcher:
                 "max_round_trips": self.config.max_round_trips,
                 "first_token_timeout": self.config.first_token_timeout,
                 "temperature": self.config.temperature, "tool_set": self.config.tool_set,
+                "memory_writer": self.config.memory_writer,
                 "trash_days": self.config.trash_days,
                 "recall_by_meaning": self.config.recall_by_meaning,
                 "meaning": self._meaning_status(),
@@ -680,7 +681,8 @@ class Dispatcher:
     def _on_set_config(self, body: dict[str, Any]) -> dict[str, Any]:
         settable = ("api_key", "base_url", "model", "thinking", "request_timeout", "turn_timeout",
                     "max_round_trips", "shortcuts", "trash_days", "first_token_timeout",
-                    "temperature", "tool_set", "recall_by_meaning", "share_memory",
+                    "temperature", "tool_set", "memory_writer", "recall_by_meaning",
+                    "share_memory",
                     "share_read_only", "share_token", "language")
         unknown = sorted(set(body) - set(settable))
         if unknown:

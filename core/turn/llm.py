@@ -118,6 +118,7 @@ class _Attempt:
     shown: int = 0  # characters of the text already shown to the person
     repeating: bool = False  # the reply began repeating itself: it was cut there
     checked: int = 0  # text length at the last look for repetition
+    offered: set[str] = field(default_factory=set)  # the tools of this request
     last: float = field(default_factory=time.monotonic)  # when the last chunk came
     text: list[str] = field(default_factory=list)
 
@@ -263,6 +264,7 @@ def _sampling(options: TurnOptions) -> dict[str, Any]:
     return extra
 
 
+WRITTEN_CALLS_TAIL = 300  # characters after calls written as text before the stream stops
 REPEATING_NOTE = "\n\n[Stopped: the reply was repeating itself.]"
 
 
@@ -385,7 +387,7 @@ class ChatSession:
             while True:
                 result.round_trips += 1
                 attempt = _Attempt(result, progress, options,
-                                   _must_answer(guard, result, options))
+                                   _must_answer(guard, result, options), offered=offered)
                 text, reasoning, calls = self._ask(messages, attempt, offered)
                 result.reasoning += reasoning
                 if calls and attempt.answer_now:  # told to answer, it called again: none runs
@@ -424,7 +426,7 @@ class ChatSession:
         rewrite = None
         for call in calls:
             self._check_cancel()
-            reply, summary = self._run_call(call, run_tool, progress, result, guard)
+            reply, summary = self.run_call(call, run_tool, progress, result, guard)
             rewrite = summary or rewrite
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": reply})
         if rewrite:
@@ -533,6 +535,26 @@ class ChatSession:
                        seconds=f"{limit:g}"))
                 self._close_stream()
                 return
+
+    def complete_json(self, messages: list[dict[str, Any]], response_format: dict[str, Any],
+                      timeout: float) -> str:
+        """One request whose answer the server constrains to `response_format` (a JSON
+        schema), not streamed; a server that refuses the schema form is asked for a JSON
+        object. Raises TurnCancelled, or openai's errors."""
+        self._check_cancel()
+        for shape in (response_format, {"type": "json_object"}):
+            try:
+                completion = self.client.chat.completions.create(
+                    model=self.model, messages=messages, stream=False, temperature=0,
+                    max_tokens=600, response_format=shape, timeout=timeout)
+            except openai.BadRequestError:
+                if shape is not response_format:
+                    raise
+                continue
+            self._check_cancel()
+            choices = getattr(completion, "choices", None)
+            return (choices[0].message.content or "") if choices else ""
+        return ""
 
     def _server_busy(self) -> bool:
         """A local llama-server that says (`GET /slots`) a slot is processing: it sends
@@ -657,10 +679,23 @@ class ChatSession:
         text = "".join(attempt.text)
         start = repetition_start(text)
         if start is None:
-            return False
+            return self._past_written_calls(attempt, text)
         attempt.text[:] = [text[:start].rstrip()]
         attempt.shown = min(attempt.shown, start)
         attempt.repeating = True
+        self._close_stream()
+        return True
+
+    def _past_written_calls(self, attempt: _Attempt, text: str) -> bool:
+        """A reply written as calls that goes on long after its last complete call: the
+        1.5B model wrote its call and then 4,000 more tokens (nearly four minutes at 22
+        tokens a second, none of it shown). The calls are what it meant: stop there."""
+        if attempt.shown:
+            return False
+        read = read_reply(text, attempt.offered)
+        if not read.calls or len(text) - read.end < WRITTEN_CALLS_TAIL:
+            return False
+        attempt.text[:] = [text[:read.end]]
         self._close_stream()
         return True
 
@@ -690,7 +725,7 @@ class ChatSession:
                     slot["arguments"] += part.function.arguments
         return brought
 
-    def _run_call(self, call: dict[str, str], run_tool: RunTool, progress: Progress,
+    def run_call(self, call: dict[str, str], run_tool: RunTool, progress: Progress,
                   result: TurnResult, guard: LoopGuard) -> tuple[str, str | None]:
         progress("tool_started", {"name": call["name"], "arguments": call["arguments"]})
         started = time.perf_counter()

@@ -10,6 +10,7 @@ dispatcher only routes packets here.
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 import threading
@@ -17,17 +18,21 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+import openai
+
 from core.config import Config
 from core.i18n import N_, tr
 from core.store import GraphStore, StoreError, browse
+from core.store.search import search_edges
 from core.tools import ToolExecutor, approvals, openai_tools
 from core.tools.limits import ToolLimiter
 from core.tools.schemas import TOOL_NAMES
-from core.turn import grounding, offer
+from core.turn import extract, grounding, offer
+from core.turn.guards import LoopGuard
 from core.turn.history import History
-from core.turn.llm import ChatSession, TurnOptions, model_words
+from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, model_words
 from core.turn.prompts import system_prompt, turn_message
-from core.turn.snapshot import memory_snapshot
+from core.turn.snapshot import memory_snapshot, person_profile
 
 log = logging.getLogger(__name__)
 
@@ -104,12 +109,18 @@ class Turn:
             raise TurnRefused(no_key(), {"turn_id": self.turn_id})
         self.limiter.reset()
         options, compact = self._options(text)
+        extracting = offer.memory_writer(self.config.memory_writer, self.config.base_url,
+                                         self.config.model) == "extract"
+        if extracting:
+            options.tools = []  # the extraction step writes the memory after the answer
         # The instructions and the tools come first and never change, then the earlier
         # messages, then what changes every turn: a server's prompt cache reuses the rest.
-        messages = [{"role": "system", "content": system_prompt(compact)}, *recent,
-                    {"role": "user", "content": turn_message(
+        messages = [{"role": "system", "content": system_prompt(compact, not extracting)},
+                    *recent, {"role": "user", "content": turn_message(
                         memory_snapshot(self.store, text), text)}]
         result = self._play(messages, options)
+        if extracting and result.error is None and extract.worth_asking(text):
+            self._write_memory(text, result)
         data = {**result.data(), "turn_id": self.turn_id, "approvals": self.asked,
                 "touched": browse.turn_touched(self.store, self.turn_id, self.recalled)}
         self.history.append("assistant", result.content, turn_id=self.turn_id,
@@ -146,6 +157,33 @@ class Turn:
             return session.run(messages, self._run_tool, self.progress, options)
         finally:
             deadline.cancel()
+
+    def _write_memory(self, text: str, result: Any) -> None:
+        """The extraction step (see `core.turn.extract`): what the message adds, changes
+        or takes away, applied through the same tools, limits and checks as a model's
+        calls, and shown in the trace as those calls."""
+        facts = person_profile(self.store)[:40]
+        shown = {f["id"] for f in facts}
+        facts += [e for e in search_edges(self.store, text, categories=["general"], limit=12)
+                  if e["id"] not in shown]
+        tasks = self.store.query("SELECT name FROM nodes WHERE kind = 'task' AND"
+                                 " deleted_at IS NULL AND state IN ('in_progress', 'paused')"
+                                 " ORDER BY created_at DESC LIMIT 20")
+        try:
+            answer = self.session.complete_json(extract.request_messages(text, facts, tasks),
+                                                extract.response_format(),
+                                                offer.timeouts(self.config)[0])
+        except TurnCancelled:
+            return
+        except (openai.OpenAIError, ValueError, OSError) as error:
+            log.warning("memory extraction failed: %s", error)
+            return
+        guard = LoopGuard()
+        planned = extract.calls(extract.parse(answer), text, facts, tasks)
+        for i, (name, arguments) in enumerate(planned):
+            call = {"id": f"extract_{i}", "name": name,
+                    "arguments": json.dumps(arguments, ensure_ascii=False)}
+            self.session.run_call(call, self._run_tool, self.progress, result, guard)
 
     def _run_tool(self, name: str, arguments: str) -> dict[str, Any]:
         if name not in self.offered and name in TOOL_NAMES:

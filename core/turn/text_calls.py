@@ -37,6 +37,7 @@ class ReadReply:
 
     calls: list[dict[str, str]] = field(default_factory=list)
     prose: str = ""
+    end: int = 0  # where the last complete call ends in the text
 
 
 def _closing(text: str, start: int) -> int:
@@ -110,8 +111,8 @@ def read_reply(text: str, offered: set[str]) -> ReadReply:
     offered tool is all prose."""
     listed = _lists_of_calls(text, offered)
     if listed:
-        return ReadReply(listed, "")
-    calls, prose, position = [], [], 0
+        return ReadReply(listed, "", len(text))
+    calls, prose, position, complete = [], [], 0, 0
     for found in _CALL_START.finditer(text):
         if found.start() < position:
             continue  # inside a call already taken
@@ -122,11 +123,12 @@ def read_reply(text: str, offered: set[str]) -> ReadReply:
         calls.append(call)
         prose.append(text[position:found.start()])
         position = end
+        complete = end if end < len(text) or text.rstrip().endswith("}") else complete
     if not calls:
         return ReadReply([], text)
     prose.append(text[position:])
     left = _FENCE.sub("", _TAG.sub("", "".join(prose)))
-    return ReadReply(calls, re.sub(r"\n{3,}", "\n\n", left).strip())
+    return ReadReply(calls, re.sub(r"\n{3,}", "\n\n", left).strip(), complete)
 
 
 def calls_in_text(text: str, offered: set[str]) -> list[dict[str, str]]:

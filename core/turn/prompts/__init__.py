@@ -18,8 +18,11 @@ def _template(name: str) -> str:
     return files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
-def system_prompt(compact: bool = False) -> str:
-    """The instructions: byte-identical across turns (and shorter for local models)."""
+def system_prompt(compact: bool = False, tools: bool = True) -> str:
+    """The instructions: byte-identical across turns (and shorter for local models);
+    without `tools`, for a turn whose memory is written by the extraction step."""
+    if not tools:
+        return _template("system_chat.md").strip()
     return _template("system_compact.md" if compact else "system.md").strip()
 
 

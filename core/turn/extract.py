@@ -1,0 +1,143 @@
+"""The memory-writing step for models that cannot call tools reliably.
+
+Measured with Qwen2.5-Coder-1.5B on llama-server: it called memory_commit in the first
+turn and never again (it imitates the earlier replies in its context, which show no
+calls), wrote thirty calls of "User -phone-> unknown" in one reply, and answered 0 of 6
+questions. Asked instead for one small JSON object under a schema the server enforces
+(`response_format` with a JSON schema: llama-server turns it into a grammar, and Ollama,
+LM Studio and OpenAI take the same field), it fills the lists it is given. So on such
+models the turn first answers without tools (the snapshot carries what it needs), then
+this step asks what the person's message adds, changes or takes away, reconciled with the
+facts already kept, and the app applies it through the same tools, limits and checks as
+a model's calls (a fact the person did not write is refused here too).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib.resources import files
+from typing import Any
+
+from core.tools.base import fact_line
+from core.turn import grounding
+
+
+def _object(**fields: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": False, "properties": fields,
+            "required": list(fields)}
+
+
+_TEXT = {"type": "string"}
+
+
+def _list(items: dict[str, Any], most: int) -> dict[str, Any]:
+    return {"type": "array", "items": items, "maxItems": most}
+
+
+# The person's own facts have no subject field: a small model wrote "Lin Wei" for one
+# fact and "User" for the next, splitting the person in two.
+SCHEMA = _object(
+    user_facts=_list(_object(relation=_TEXT, object=_TEXT), 8),
+    other_facts=_list(_object(subject=_TEXT, relation=_TEXT, object=_TEXT), 6),
+    changed_user_facts=_list(_object(relation=_TEXT, old_object=_TEXT, new_object=_TEXT),
+                             2),
+    forget=_list(_object(object=_TEXT), 4),
+    new_tasks=_list(_object(name=_TEXT), 6),
+    finished_tasks=_list(_object(name=_TEXT), 4))
+# Words that say a fact changed; without one, the step's "changed" guesses are not taken
+# (the 1.5B model superseded the person's city with their sister's).
+_CHANGE_WORDS = re.compile(
+    r"\b(moved|move|now|new|no longer|not any ?more|anymore|actually|instead|changed|"
+    r"switched|quit|left|became|started)\b|搬|换|现在|不再|其实|改|辞职|新",
+    re.IGNORECASE)
+_CHINESE = re.compile(r"[\u3400-\u9fff]")
+_QUESTION = re.compile(r"[?？]\s*$")
+
+
+def worth_asking(message: str) -> bool:
+    """A short question adds no facts: the step is skipped (and the turn is faster)."""
+    return not (_QUESTION.search(message) and len(message) < 120)
+
+
+def request_messages(message: str, facts: list[dict[str, Any]],
+                     tasks: list[dict[str, Any]]) -> list[dict[str, str]]:
+    known = "\n".join(f"- {fact_line(f)}" for f in facts) or "- (none)"
+    instructions = files("core.turn.prompts").joinpath("extract.md").read_text("utf-8")
+    open_tasks = "\n".join(f"- {t['name']}" for t in tasks) or "- (none)"
+    # The 1.5B model wrote "Japanese" for "我最近在学日语", which no check can tie to the
+    # person's words (an embedding scores 杭州 closer to 深圳 than Shenzhen is): it is
+    # told the language.
+    language = ("\nThe user writes Chinese: write relations and objects in Chinese, in "
+                "their words." if _CHINESE.search(message) else "")
+    return [{"role": "system", "content": instructions.strip()},
+            {"role": "user", "content": f"Known facts:\n{known}\nKnown tasks:\n{open_tasks}"
+                                        f"\n\nThe user's newest message:\n{message}"
+                                        f"{language}"}]
+
+
+def response_format() -> dict[str, Any]:
+    return {"type": "json_schema",
+            "json_schema": {"name": "memory_update", "strict": True, "schema": SCHEMA}}
+
+
+def _text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def calls(update: Any, message: str, known: list[dict[str, Any]],
+          tasks: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """The tool calls that apply `update` (the step's JSON), in a safe order: forget and
+    replace first, then new facts, then tasks. Anything malformed, or not backed by the
+    message and the known facts and tasks, is left out."""
+    if not isinstance(update, dict):
+        return []
+    said = grounding.said_text([message])
+
+    def items(key: str, *fields: str) -> list[dict[str, str]]:
+        value = update.get(key)
+        rows = [{f: _text(i.get(f)) for f in fields} for i in value if isinstance(i, dict)] \
+            if isinstance(value, list) else []
+        return [r for r in rows if all(r.values())]
+
+    planned: list[tuple[str, dict[str, Any]]] = []
+    objects = {str(k.get("target_name", "")).casefold() for k in known}
+    forgotten = set()
+    for fact in items("forget", "object"):
+        if fact["object"].casefold() in objects:
+            forgotten.add(fact["object"].casefold())
+            planned.append(("memory_purge", {"criteria": {"object": fact["object"]},
+                                             "mode": "soft"}))
+    person = {str(k.get("target_name", "")).casefold() for k in known
+              if str(k.get("source_name", "")).casefold() in grounding.PERSON}
+    if _CHANGE_WORDS.search(message):
+        for change in items("changed_user_facts", "relation", "old_object", "new_object")[:1]:
+            old, new = change["old_object"], change["new_object"]
+            if old.casefold() in person and old.casefold() != new.casefold() and \
+                    grounding.grounded(new, said):
+                planned.append(("memory_purge", {
+                    "criteria": {"subject": "User", "object": old}, "mode": "supersede",
+                    "new_relation": {"object": new}}))
+    triplets = [{"subject": "User", **f} for f in items("user_facts", "relation", "object")]
+    triplets += items("other_facts", "subject", "relation", "object")
+    triplets = [t for t in triplets if grounding.grounded(t["object"], said)
+                and grounding.grounded(t["subject"], said)
+                and t["object"].casefold() not in forgotten]  # not stated again as it goes
+    if triplets:
+        planned.append(("memory_commit", {"triplets": triplets}))
+    for task in items("new_tasks", "name"):
+        planned.append(("task_create", {"task_id": task["name"][:80],
+                                        "description": task["name"]}))
+    names = {t["name"].casefold(): t["name"] for t in tasks}
+    for task in items("finished_tasks", "name"):
+        name = names.get(task["name"].casefold())
+        if name and grounding.grounded(name, said):  # "booked the flights": that task only
+            planned.append(("task_set_state", {"task_id": name, "state": "completed"}))
+    return planned
+
+
+def parse(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
