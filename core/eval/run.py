@@ -182,17 +182,21 @@ def score_memory(store: GraphStore) -> dict[str, Any]:
 def score_cost(records: list[dict[str, Any]], turns: list[dict[str, Any]]) -> dict[str, Any]:
     """Figures per request from the requests as they went out."""
     requests = [r for r in records if "messages" in r["body"]]
-    rows, previous = [], ""
+    rows, previous = [], {}  # the last prompt of each kind (its instructions): the chat's
+    # and the extraction step's requests alternate, and a server caches each in a slot
     for record in requests:
         prompt = rendered_prompt(record["body"])
+        kind = str((record["body"].get("messages") or [{}])[0].get("content"))[:200]
         tokens = token_count(prompt)
-        shared = token_count(prompt[:shared_prefix(previous, prompt)]) if previous else 0
+        before = previous.get(kind, "")
+        shared = token_count(prompt[:shared_prefix(before, prompt)]) if before else 0
         usage = record["usage"] or {}
         cached = usage.get("prompt_cache_hit_tokens", (usage.get("prompt_tokens_details")
                                                        or {}).get("cached_tokens"))
         rows.append({"tokens": tokens, "shared": shared, "server_prompt_tokens":
-                     usage.get("prompt_tokens"), "server_cached": cached})
-        previous = prompt
+                     usage.get("prompt_tokens"), "server_cached": cached,
+                     "first_of_kind": not before})
+        previous[kind] = prompt
     first = requests[0]["body"] if requests else {"messages": [{"content": ""}], "tools": []}
     overhead = token_count(first["messages"][0]["content"]) + token_count(
         json.dumps(first.get("tools") or [], ensure_ascii=False, separators=(",", ":")))
@@ -201,7 +205,7 @@ def score_cost(records: list[dict[str, Any]], turns: list[dict[str, Any]]) -> di
     restart_at = sum(t["round_trips"] for t in turns if not t["restart"]
                      and t["turn"] < next((u["turn"] for u in turns if u["restart"]), 10**6))
     ordinary = [r["shared"] / r["tokens"] for i, r in enumerate(rows)
-                if i not in (0, restart_at) and r["tokens"]]
+                if i not in (0, restart_at) and r["tokens"] and not r["first_of_kind"]]
     cached = [r["server_cached"] for r in rows if r["server_cached"] is not None]
     return {"requests": len(rows), "prompt_tokens": sum(r["tokens"] for r in rows),
             "overhead_tokens": overhead, "tokens_counted_with": counted_with(),
