@@ -22,7 +22,7 @@ import openai
 from core.i18n import tr
 from core.turn.guards import LoopGuard
 from core.turn.repetition import repetition_start
-from core.turn.text_calls import read_reply, shown_length
+from core.turn.text_calls import read_reply, visible_prefix
 
 Progress = Callable[[str, dict[str, Any]], None]
 # Earlier versions ended a turn that used every round trip with this note; such replies
@@ -116,7 +116,10 @@ class _Attempt:
     answer_now: bool  # ask for an answer: no call runs, whatever comes back
     chunks: int = 0
     shown: int = 0  # characters of the text already shown to the person
+    pending: str = ""  # text after those, not shown yet
+    holding: bool = False  # a call written as text started: the rest waits for the end
     repeating: bool = False  # the reply began repeating itself: it was cut there
+    length: int = 0  # characters of text so far (summing the pieces each time cost O(n²))
     checked: int = 0  # text length at the last look for repetition
     offered: set[str] = field(default_factory=set)  # the tools of this request
     last: float = field(default_factory=time.monotonic)  # when the last chunk came
@@ -462,6 +465,18 @@ class ChatSession:
         return calls
 
     @staticmethod
+    def _stream_text(attempt: _Attempt, piece: str) -> None:
+        """Show the reply as it streams, except what may be a call written as text."""
+        if attempt.holding:
+            return
+        attempt.pending += piece
+        cut, attempt.holding = visible_prefix(attempt.pending, at_start=not attempt.shown)
+        if cut:
+            attempt.progress("text", {"delta": attempt.pending[:cut]})
+            attempt.shown += cut
+            attempt.pending = attempt.pending[cut:]
+
+    @staticmethod
     def _show(attempt: _Attempt, upto: int) -> None:
         """Stream the text up to `upto` to the person (what was not shown yet)."""
         text = "".join(attempt.text)
@@ -612,7 +627,8 @@ class ChatSession:
                 self._add_usage(chunk.usage, attempt.result, attempt.progress)
             for choice in chunk.choices:
                 if self._take_delta(choice.delta, text, reasoning, calls, attempt.progress):
-                    self._show(attempt, shown_length("".join(text)))
+                    attempt.length += len(text[-1])
+                    self._stream_text(attempt, text[-1])
                 finished = finished or bool(choice.finish_reason)
             if self._repeats(attempt):
                 finished = True
@@ -672,7 +688,7 @@ class ChatSession:
     def _repeats(self, attempt: _Attempt) -> bool:
         """A reply repeating itself (a small model's loop: one line 4,096 tokens long)
         is cut where the repetition began and its stream closed."""
-        length = sum(len(piece) for piece in attempt.text)
+        length = attempt.length
         if length < 400 or length - attempt.checked < 200:
             return False
         attempt.checked = length

@@ -28,7 +28,9 @@ _CALL_START = re.compile(r"\{\s*\{?\s*[\"']?(?:name|function|tool|tool_name)[\"'
 _TAG_TEXT = "<tool_call>"
 # A reply that opens like a call (JSON, a call list, a JSON fence, the tag) is held back
 # from the person until it is known to be prose.
-_OPENS_LIKE_CALL = re.compile(r"\s*(?:\{|\[\s*(?:\{|$)|```(?:json|tool_call|tool)?\s*(?:[{\[]|$))")
+_OPENS_LIKE_CALL = re.compile(r"\s*(?:\{|\[\s*\{|```(?:json|tool_call|tool)?\s*[{\[])")
+# …or may still turn out to: wait for the next piece before showing it.
+_MAY_OPEN_LIKE_CALL = re.compile(r"\s*(?:\[\s*|`{1,3}(?:j|js|jso|json|t|to|too|tool\w*)?\s*)$")
 
 
 @dataclass
@@ -141,21 +143,31 @@ def shown_length(text: str) -> int:
     """How much of a reply still streaming the person may see now: none of one that opens
     like a call, and nothing from the first place a call starts (prose before a call is
     shown, the call is not)."""
+    return visible_prefix(text, at_start=True)[0]
+
+
+def visible_prefix(text: str, at_start: bool) -> tuple[int, bool]:
+    """(how much of `text`, the part of a streaming reply not shown yet, may be shown now;
+    whether the rest is held for good, a call having started). `at_start`: `text` is the
+    reply from its beginning, where a reply that opens like a call is held whole. Only
+    the new part is looked at, so a long reply costs no more per piece."""
     stripped = text.lstrip()
-    if _OPENS_LIKE_CALL.match(text) or (stripped and _TAG_TEXT.startswith(stripped)) \
-            or stripped.startswith(_TAG_TEXT):
-        return 0
-    cut = len(text)
+    if at_start and (_OPENS_LIKE_CALL.match(text) or stripped.startswith(_TAG_TEXT)):
+        return 0, True
+    if at_start and ((stripped and _TAG_TEXT.startswith(stripped))
+                     or _MAY_OPEN_LIKE_CALL.fullmatch(text)):
+        return 0, False  # "<tool" or "```" so far: wait for the next piece
+    cut, held = len(text), False
     found = _CALL_START.search(text)
     if found:
-        cut = found.start()
+        cut, held = found.start(), True
     tagged = text.find(_TAG_TEXT)
     if tagged >= 0:
-        cut = min(cut, tagged)
+        cut, held = min(cut, tagged), True
     # The start of a marker may be the last thing that arrived: wait for the next piece.
     for marker in ("{", "<", "`"):
         last = text.rfind(marker, 0, cut)
         if last >= 0 and cut - last <= len(_TAG_TEXT) and not any(
                 c in text[last + 1:cut] for c in "}>\n"):
             cut = last
-    return cut
+    return cut, held
