@@ -93,6 +93,7 @@ class BackendHost(QObject):
         self.worker.progress.connect(self.progress)
         self.worker.ready.connect(self.ready)
         self._waiting: dict[str, Answer | None] = {}
+        self._stopping = False
         BackendHost.live.add(self)
 
     def start(self) -> None:
@@ -107,7 +108,10 @@ class BackendHost(QObject):
              on_answer: Answer | None = None) -> str:
         """Queue a packet; `on_answer(answer)` runs on the GUI thread with the answer dict."""
         packet = Packet.make(type_, body)
-        if not self.thread.isRunning():
+        # Before start() the packet waits in the queue for the thread's event loop (the
+        # window asks for the Memory tab's list while it is being built); after the
+        # thread ended nothing will answer.
+        if self.thread.isFinished() or (self._stopping and not self.thread.isRunning()):
             if on_answer is not None:
                 on_answer(PacketResponse.fail(packet.id, tr("the backend is not running"))
                           .body)
@@ -128,6 +132,7 @@ class BackendHost(QObject):
 
     def shutdown(self, wait_ms: int = 15000) -> bool:
         """Cancel the turn, close the store and wait for the thread; True when it ended."""
+        self._stopping = True
         if not self.thread.isRunning():
             return True
         self.cancel()

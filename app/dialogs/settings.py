@@ -4,6 +4,7 @@ nothing, OK saves through SET_CONFIG and stays open if the backend refuses a val
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt
@@ -211,6 +212,12 @@ class SettingsDialog(QDialog):
             "Chinese alike. Off: recall finds only memories that share a word."))
 
     def _make_timeouts(self, config: dict[str, Any]) -> None:
+        # The values in force: a local address left at the cloud defaults waits as long
+        # as a local server needs (offer.timeouts), and the boxes say so.
+        config = {**config, **dict(zip(_TIMEOUT_NAMES, offer.timeouts(SimpleNamespace(
+            base_url=config.get("base_url", ""),
+            **{n: float(config.get(n, CLOUD_TIMEOUTS[n])) for n in _TIMEOUT_NAMES})),
+            strict=True))}
         self.first_token_timeout = _seconds_box(
             config.get("first_token_timeout", 120), 3600, tr("First token timeout in seconds"),
             tr("How long the model may take before it starts answering (reading the prompt). "

@@ -372,3 +372,21 @@ def test_reasoning_streams_into_a_collapsed_block_that_opens(qtbot, open_window,
     window.close()
     again = open_window(home)
     assert again.chat.messages[-1].reasoning == "First I think about tea."
+
+
+def test_a_packet_sent_while_the_window_is_built_is_answered_once_the_backend_runs(
+        qtbot, home):
+    """The Memory tab asks for its list while the window is built, before the backend
+    thread starts: it waits for it instead of failing ("the backend is not running")."""
+    from app.backend_host import BackendHost
+
+    host = BackendHost(home)
+    got = []
+    host.send(PacketType.GET_STATUS, None, got.append)
+    assert got == []
+    host.start()
+    qtbot.waitUntil(lambda: bool(got), timeout=10000)
+    assert got[0]["success"]
+    host.shutdown()
+    host.send(PacketType.GET_STATUS, None, got.append)
+    assert got[-1]["error"] == "the backend is not running"
