@@ -81,9 +81,56 @@ PROFILE = [
     ("User", "戒了", "香烟", "香烟", "user habits 习惯", "do I smoke"),
 ]
 GROUPS = ("exact", "topic", "paraphrase")
+# --look-alikes: the distractors are other people's facts on the person's own topics
+# (their instruments, children, allergies, jobs, cities, cars, pets…), one list per
+# profile fact in its order, so that a question's topic alone does not find the person.
+LOOK_ALIKES = [
+    ["the violin", "the piano", "the flute", "drums", "the guitar"],
+    ["Lucas", "Mia", "Noah", "Sofia", "Leo"],
+    ["shellfish", "pollen", "penicillin", "gluten", "bee stings"],
+    ["a teacher", "an engineer", "a lawyer", "a pilot", "a chef"],
+    ["Berlin", "Madrid", "Osaka", "Toronto", "Nairobi"],
+    ["a Toyota", "a Tesla", "a Ford", "a Honda", "a BMW"],
+    ["Tofu", "Biscuit", "Luna", "Pepper", "Max"],
+    ["May 9", "July 21", "January 30", "June 2", "April 17"],
+    ["vegan", "pescatarian", "diabetic", "teetotal", "lactose intolerant"],
+    ["physics at Bristol", "history at York", "law at Durham", "art at Kent",
+     "biology at Bath"],
+    ["triathlons", "ultramarathons", "cycling races", "half marathons", "relays"],
+    ["Italian", "German", "Korean", "Arabic", "Swahili"],
+    ["Daniel", "Sara", "Tom", "Julia", "Ahmed"],
+    ["6 am", "7 am", "4 am", "8 am", "6:30 am"],
+    ["spiders", "the dark", "snakes", "flying", "crowds"],
+    ["stamps", "coins", "comic books", "postcards", "old maps"],
+    ["green tea", "espresso", "hot chocolate", "chai", "black coffee"],
+    ["surf", "row", "kayak", "windsurf", "swim"],
+    ["游泳", "攀岩", "打羽毛球", "跑步", "骑车"],
+    ["烤鸭", "饺子", "小笼包", "麻辣烫", "烧烤"],
+    ["华为", "腾讯", "阿里巴巴", "小米", "京东"],
+    ["小明", "小红", "小杰", "小美", "小龙"],
+    ["花粉", "海鲜", "牛奶", "尘螨", "青霉素"],
+    ["成都", "西安", "长沙", "武汉", "昆明"],
+    ["韩语", "法语", "德语", "西班牙语", "俄语"],
+    ["一只柯基", "一只布偶猫", "一只鹦鹉", "一只仓鼠", "一只哈士奇"],
+    ["钓鱼", "爬山", "骑行", "野餐", "滑雪"],
+    ["五月二日", "一月九日", "七月七日", "三月三十日", "十二月一日"],
+    ["北京大学", "浙江大学", "南京大学", "武汉大学", "中山大学"],
+    ["咖啡", "可乐", "甜食", "酒", "奶茶"],
+]
+PEOPLE = ["Anna", "Ben", "Chloe", "David", "Elena", "Farid", "Grace", "Hugo", "Ivy",
+          "Jonas", "Kira", "Liam", "Maya", "Nils", "Olga", "Pablo", "王芳", "李强",
+          "张伟", "刘洋", "陈静", "杨磊"]
 
 
-def build(folder: Path, distractors: int) -> None:
+def look_alike(rng: random.Random, n: int) -> dict[str, str]:
+    """Someone else's fact on one of the person's topics: "Kira 17 plays the violin"."""
+    which = rng.randrange(len(PROFILE))
+    person = f"{rng.choice(PEOPLE)} {n // len(PEOPLE)}"
+    return {"subject": person, "relation": PROFILE[which][1],
+            "object": rng.choice(LOOK_ALIKES[which])}
+
+
+def build(folder: Path, distractors: int, alike: bool = False) -> None:
     """The memory: distractors first (older), the profile among them, all indexed."""
     store = GraphStore(folder / "memory.db")
     executor = ToolExecutor(store)
@@ -92,7 +139,8 @@ def build(folder: Path, distractors: int) -> None:
     facts = iter(PROFILE)
     started = time.perf_counter()
     for call in range(distractors // 25):
-        batch = [triplet(rng, call * 25 + i) for i in range(25)]
+        make = look_alike if alike else triplet
+        batch = [make(rng, call * 25 + i) for i in range(25)]
         if call in profile_at:
             subject, relation, obj, *_ = next(facts)
             batch.append({"subject": subject, "relation": relation, "object": obj})
@@ -162,13 +210,15 @@ def main() -> None:
     parser.add_argument("--distractors", type=int, default=20_000)
     parser.add_argument("--keep", type=Path, help="keep (and reuse) the memory here")
     parser.add_argument("--misses", action="store_true", help="list the queries missed")
+    parser.add_argument("--look-alikes", action="store_true",
+                        help="distractors on the person's own topics (others' jobs, pets…)")
     args = parser.parse_args()
     check_paraphrases()
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
         if not (folder / "memory.db").exists():
-            build(folder, args.distractors)
+            build(folder, args.distractors, args.look_alikes)
         index(folder)  # catches up, or re-indexes when the model or its text recipe changed
         results = {on: run(folder, on) for on in (True, False)}
     print(f"\n{'query group':<12} {'with meaning':>13} {'words only':>11}")

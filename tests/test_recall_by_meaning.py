@@ -320,3 +320,14 @@ def test_two_programs_on_one_memory_one_keeps_the_index_the_other_follows(store,
         assert fact_ids(store, "what is my hometown", follower)[0] == "User 老家在 重庆"
     finally:
         follower.stop()
+
+
+
+def test_similar_among_compares_only_the_facts_asked(store, executor, meaning):
+    commit(executor, *OTHERS, ("User", "works as", "a nurse"))
+    indexer = meaning()
+    assert indexer.wait_idle(WAIT)
+    mine = store.query_one("SELECT e.id FROM edges e JOIN nodes n ON n.id = e.source_id"
+                           " WHERE n.name = 'User'")["id"]
+    found = indexer.similar_among("what is my occupation", [mine, 10**9])
+    assert [i for i, _ in found] == [mine] and 0 < found[0][1] <= 1.0

@@ -62,3 +62,37 @@ def test_only_active_edges_are_found_unless_asked(store, run):
     run("memory_purge", criteria={"subject": "Eve"})
     assert found(store, "jazz") == []
     assert len(search_edges(store, "jazz", statuses=("deleted",))) == 1
+
+
+class NearestIsOthers:
+    """A vector index whose nearest facts are all other people's (20,000 of them share
+    the person's topics): only asking among the person's own facts finds theirs."""
+
+    def __init__(self, others, person_fact):
+        self.others, self.person_fact = others, person_fact
+
+    def similar_soon(self, text, count):
+        from concurrent.futures import Future
+
+        done = Future()
+        done.set_result([(i, 0.9 - n * 0.001) for n, i in enumerate(self.others)][:count])
+        return done
+
+    def similar_among(self, text, ids):
+        return [(self.person_fact, 0.88)] if self.person_fact in ids else []
+
+
+def test_a_question_about_the_person_is_asked_of_their_own_facts(store, run):
+    run("memory_commit", triplets=[{"subject": "User", "relation": "works as",
+                                    "object": "a nurse"}])
+    run("memory_commit", triplets=[{"subject": f"Anna {i}", "relation": "works as",
+                                    "object": f"job {i}"} for i in range(40)])
+    rows = store.query("SELECT e.id, s.name FROM edges e JOIN nodes s ON s.id = e.source_id")
+    mine = next(r["id"] for r in rows if r["name"] == "User")
+    store.meaning = NearestIsOthers([r["id"] for r in rows if r["id"] != mine], mine)
+    about_me = [e["source_name"] for e in search_edges(store, "what is my occupation",
+                                                        limit=3)]
+    assert about_me[0] == "User"
+    about_anna = [e["source_name"] for e in search_edges(store, "what is Anna's occupation",
+                                                          limit=3)]
+    assert "User" not in about_anna

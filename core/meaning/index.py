@@ -68,6 +68,21 @@ class VectorIndex:
         return [(int(k), 1.0 - float(d)) for k, d in zip(matches.keys, matches.distances,
                                                           strict=True)]
 
+    def among(self, vector: np.ndarray, ids: list[int]) -> list[tuple[int, float]]:
+        """(fact id, cosine similarity) of `ids` only, most similar first: exact, for a
+        few hundred facts (the person's own) that the graph search could bury."""
+        with self._lock:
+            found = self._index.get(np.asarray(ids, dtype=np.int64))
+        pairs = [(i, v) for i, v in zip(ids, found, strict=True) if v is not None]
+        if not pairs:
+            return []
+        matrix = np.asarray([v for _, v in pairs], dtype=np.float32)
+        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        similarity = matrix @ (query / max(float(np.linalg.norm(query)), 1e-9))
+        order = np.argsort(-similarity)
+        return [(int(pairs[k][0]), float(similarity[k])) for k in order]
+
     def save(self, path: Path) -> None:
         with self._lock:
             self._index.save(str(path))

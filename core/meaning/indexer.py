@@ -162,6 +162,15 @@ class Meaning:
     def similar(self, text: str, count: int) -> list[tuple[int, float]]:
         """Facts nearest to `text` in meaning, as (id, similarity); empty while the index
         is still loading or the engine is missing, so recall falls back to words."""
+        return self._ask(text, lambda index, vector: index.nearest(vector, count))
+
+    def similar_among(self, text: str, ids: list[int]) -> list[tuple[int, float]]:
+        """`similar`, among `ids` only (the person's own facts)."""
+        if not ids:
+            return []
+        return self._ask(text, lambda index, vector: index.among(vector, ids))
+
+    def _ask(self, text: str, search: Any) -> list[tuple[int, float]]:
         index = self._index
         if index is None or not len(index) or not text.strip():
             return []
@@ -169,7 +178,7 @@ class Meaning:
             query_engine = engines.engine("query")
             if query_engine is None:
                 return []
-            return index.nearest(query_engine.query(text), count)
+            return search(index, query_engine.query(text))
         except (RuntimeError, ValueError, OSError) as error:  # recall goes on by words
             log.warning("recall by meaning failed: %s", error)
             return []

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future
-from typing import Protocol
+from typing import Any, Protocol
 
 from core.store.graph import GraphStore, Row
 from core.store.text import normalize_name, query_terms
@@ -36,7 +37,14 @@ WORDS_WEIGHT = 1.5
 # Facts much less similar than the closest one are not offered by meaning at all: a
 # question about nothing stored should still find nothing.
 MEANING_MARGIN = 0.04
-
+# A question about the person ("what is my profession", "user job", "我的职业") is asked
+# of the person's own facts too, so that 30 facts about them are not buried under 20,000
+# about other people with the same topics (others' jobs, pets, cities): their nearest few
+# are fused in with this weight.
+ABOUT_PERSON = re.compile(r"\b(i|me|my|mine|myself|user|user's)\b|我", re.IGNORECASE)
+PERSON_WEIGHT = 1.0
+PERSON_FACTS = 500  # the person's facts compared, the newest first
+PERSON_PICKS = 4
 
 class SimilarFacts(Protocol):
     """What the store's `meaning` offers (see core.meaning.indexer.Meaning)."""
@@ -44,6 +52,8 @@ class SimilarFacts(Protocol):
     def similar(self, text: str, count: int) -> list[tuple[int, float]]: ...
 
     def similar_soon(self, text: str, count: int) -> Future[list[tuple[int, float]]]: ...
+
+    def similar_among(self, text: str, ids: list[int]) -> list[tuple[int, float]]: ...
 
 
 def marks(values: Sequence) -> str:
@@ -132,7 +142,25 @@ def edge_candidates(store: GraphStore, text: str, pool: int) -> dict[int, float]
         if similarity < closest - MEANING_MARGIN:
             break
         relevance[rowid] += 1 / (RRF_K + rank + 1)
+    if ABOUT_PERSON.search(text):
+        for rank, (rowid, _) in enumerate(_person_nearest(store, meaning, text)):
+            relevance[rowid] += PERSON_WEIGHT / (RRF_K + rank + 1)
     return relevance
+
+
+def _person_nearest(store: GraphStore, meaning: Any, text: str) -> list[tuple[int, float]]:
+    """The person's own facts nearest to `text`, within the margin of the closest."""
+    among = getattr(meaning, "similar_among", None)
+    if among is None:
+        return []
+    ids = [r["id"] for r in store.query(
+        "SELECT e.id FROM edges e JOIN nodes n ON n.id = e.source_id WHERE n.norm_name ="
+        " 'user' AND e.status = 'active' AND e.category = 'general' ORDER BY e.id DESC"
+        " LIMIT ?", (PERSON_FACTS,))]
+    nearest = among(text, ids)[:PERSON_PICKS]
+    if not nearest:
+        return []
+    return [(i, s) for i, s in nearest if s >= nearest[0][1] - MEANING_MARGIN]
 
 
 def search_edges(store: GraphStore, text: str, *, statuses: Sequence[str] = ("active",),
