@@ -131,3 +131,25 @@ def test_out_of_range_values_name_the_field(executor, seeded, tool, args, needle
     result = executor.execute(tool, args)
     assert not result["success"] and needle in result["error"], result
     assert snapshot(seeded) == before
+
+
+def test_integral_floats_are_integers_and_nan_is_refused_with_a_reason(tmp_path):
+    from core.store import GraphStore
+    from core.tools import ToolExecutor
+
+    store = GraphStore(tmp_path / "m.db")
+    try:
+        executor = ToolExecutor(store)
+        executor.execute("memory_commit", {"triplets": [
+            {"subject": "User", "relation": "likes", "object": "tea"}]})
+        assert executor.execute("memory_recall", '{"query_intent": "tea", "depth": 2.0}')[
+            "success"]
+        assert executor.execute("memory_query_archived", '{"limit": 5.0}')["success"]
+        refused = executor.execute("memory_commit", '{"triplets": [{"subject": "User", '
+                                   '"relation": "likes", "object": "x", "confidence": NaN}]}')
+        assert not refused["success"]
+        assert "triplets[0].confidence: must be a finite number" in refused["error"]
+        assert "whole number" in executor.execute(
+            "memory_recall", '{"query_intent": "tea", "depth": 2.5}')["error"]
+    finally:
+        store.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -116,6 +117,40 @@ def without_empty_optionals(value: Any, schema: dict[str, Any], depth: int = 0) 
     return value
 
 
+def as_integers(value: Any, schema: dict[str, Any], depth: int = 0) -> Any:
+    """`value` with integral floats (2.0) made integers where the schema asks for one:
+    JSON Schema counts 2.0 as an integer, and the tool then sliced with a float."""
+    if depth > 32 or not isinstance(schema, dict):
+        return value
+    if isinstance(value, float) and schema.get("type") == "integer" and value.is_integer():
+        return int(value)
+    if isinstance(value, dict) and "properties" in schema:
+        return {k: as_integers(v, schema["properties"].get(k, {}), depth + 1)
+                if isinstance(k, str) else v for k, v in value.items()}
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [as_integers(v, schema["items"], depth + 1) for v in value]
+    return value
+
+
+def _not_finite(value: Any, where: str = "", depth: int = 0) -> str | None:
+    """Where a NaN or an infinity hides (JSON from a model may carry them), or None."""
+    if depth > 64:
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return where or "arguments"
+    if isinstance(value, dict):
+        inner = [(f"{where}.{k}" if where else str(k), v) for k, v in value.items()]
+    elif isinstance(value, list):
+        inner = [(f"{where}[{i}]", v) for i, v in enumerate(value)]
+    else:
+        return None
+    for place, item in inner:
+        found = _not_finite(item, place, depth + 1)
+        if found:
+            return found
+    return None
+
+
 PLACEHOLDERS = {"none", "null", "n/a", "na", "-", "—", "nil", "undefined", "无", "空"}
 
 
@@ -143,7 +178,11 @@ def parse_arguments(tool: str, raw: Any) -> dict[str, Any]:
     prepare = REGISTRY[tool].prepare
     if prepare is not None:
         raw = prepare(raw)
-    raw = without_empty_optionals(raw, PARAMETERS[tool])
+    raw = as_integers(without_empty_optionals(raw, PARAMETERS[tool]), PARAMETERS[tool])
+    not_finite = _not_finite(raw)
+    if not_finite:
+        raise ArgumentError(f"invalid arguments for {tool}: {not_finite}: must be a finite "
+                            "number (not NaN or infinity)")
     bad_text = _unencodable(raw)
     if bad_text:
         raise ArgumentError(f"invalid arguments for {tool}: {bad_text}: text is not valid "
