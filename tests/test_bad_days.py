@@ -206,15 +206,25 @@ def test_an_empty_database_file_with_backups_is_reported_not_started_afresh(tmp_
     assert ask(dispatcher, PacketType.GET_STATUS).data["store_error"] is None
 
 
-@pytest.mark.parametrize("kind", ["device", "fifo"])
+@pytest.mark.parametrize("kind", ["device", "fifo", "folder"])
 def test_import_reads_regular_files_only(tmp_path, store, kind):
     path = tmp_path / "memory.json"
     if kind == "device":
         path.symlink_to("/dev/zero")
-    else:
+    elif kind == "fifo":
         os.mkfifo(path)  # no writer: reading it would wait for ever
-    with pytest.raises(exchange.ExchangeError, match="not a regular file"):
-        exchange.import_json(store, path)
+    else:
+        path.mkdir()
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(3):
+        with pytest.raises(exchange.ExchangeError, match="not a regular file"):
+            exchange.import_json(store, path)
+    assert len(os.listdir("/proc/self/fd")) == before  # no descriptor left open
+
+
+def test_a_file_that_cannot_be_read_is_said_so(store):
+    with pytest.raises(exchange.ExchangeError, match="cannot read mem"):
+        exchange.import_json(store, Path("/proc/self/mem"))  # regular by stat, EIO on read
 
 
 def test_import_tells_too_large_from_not_json(tmp_path, store, monkeypatch):

@@ -99,7 +99,11 @@ class _CountingReader(io.RawIOBase):
         return True
 
     def readinto(self, buffer: Any) -> int:
-        n = self.raw.readinto(buffer)
+        try:
+            n = self.raw.readinto(buffer)
+        except OSError as error:  # a file regular by stat that cannot be read (/proc/…/mem)
+            raise ExchangeError(tr("cannot read {name}: {error}", name=self.name,
+                                   error=error.strerror or type(error).__name__)) from None
         self.count += n or 0
         if self.count > self.limit:
             raise ExchangeError(tr("{name} is too large: the most TrulyMEM imports is "
@@ -118,11 +122,14 @@ def _open_export(path: Path, limit: int) -> Iterator[tuple[io.TextIOBase, int]]:
     except OSError as error:
         raise ExchangeError(tr("cannot read {name}: {error}", name=path.name,
                                error=error.strerror)) from None
+    # Checked on the descriptor before it is wrapped: fdopen raises for a folder, and the
+    # descriptor then leaked (one per try: a 64-descriptor limit failed after 57).
+    info = os.fstat(descriptor)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(descriptor)
+        raise ExchangeError(tr("{name} is not a regular file (it is a device, a pipe or "
+                               "a folder); choose an export file", name=path.name))
     with os.fdopen(descriptor, "rb", buffering=0) as raw:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode):
-            raise ExchangeError(tr("{name} is not a regular file (it is a device, a pipe or "
-                                   "a folder); choose an export file", name=path.name))
         counting = _CountingReader(raw, limit, path.name)
         text = io.TextIOWrapper(io.BufferedReader(counting, 1 << 20), encoding="utf-8")
         text.counting = counting  # type: ignore[attr-defined]
