@@ -364,16 +364,28 @@ def load_config(path: Path, look_only: bool = False) -> tuple[Config, str | None
     told = _migrated(path, config, notes) if notes and not problems else None
     if not problems:
         return config, told
-    aside = _aside(path, "invalid")
+    kept = _same_copy(path, text)
     try:
-        shutil.copy2(path, aside)
-        os.chmod(aside, 0o600)
-        where = tr("a copy of the file was kept as {name}", name=aside.name)
+        if kept is None:
+            kept = _aside(path, "invalid")
+            shutil.copy2(path, kept)
+            os.chmod(kept, 0o600)
+        where = tr("a copy of the file was kept as {name}", name=kept.name)
     except OSError:
         where = tr("no copy could be kept")
     return config, "; ".join([*notes, tr(
         "the config file has problems: {problems}; every other setting was kept, and "
         "{where}", problems="; ".join(problems)[:300], where=where)])
+
+
+def _same_copy(path: Path, text: str) -> Path | None:
+    """A copy already kept of this very file: the same bad file read at every start left
+    another copy each time."""
+    for copy in sorted(path.parent.glob(f"{path.name}.invalid-*")):
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            if copy.read_text(encoding="utf-8") == text:
+                return copy
+    return None
 
 
 def _migrated(path: Path, config: Config, notes: list[str]) -> str:

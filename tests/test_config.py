@@ -64,6 +64,10 @@ def test_a_config_with_bad_or_unknown_settings_keeps_every_good_one(tmp_path, co
     aside = list(tmp_path.glob("config.json.invalid-*"))
     assert len(aside) == 1 and aside[0].read_text() == content
     assert stat.S_IMODE(aside[0].stat().st_mode) == 0o600
+    for _start in range(3):  # the same bad file at every start: still one copy
+        _config, told = load_config(path)
+        assert aside[0].name in told
+    assert list(tmp_path.glob("config.json.invalid-*")) == aside
 
 
 def test_two_bad_files_in_one_second_keep_both_copies(tmp_path):
