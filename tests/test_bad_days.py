@@ -306,3 +306,25 @@ def _open_read_only_folder_as_nobody(outer: Path) -> None:
     assert lines[:1] == ["50"], done.stdout + done.stderr
     assert "cannot be written" in lines[1] and "read-only" in lines[1]
     assert lines[2].startswith("refused: the data folder") and "cannot be written" in lines[2]
+
+
+def test_files_a_killed_import_or_backup_left_are_removed_at_start(tmp_path):
+    from core.store.opening import LEFTOVER_SECONDS, open_checked
+
+    db = tmp_path / "graph_memory.db"
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    stale = [tmp_path / "graph_memory.db.import-staging",
+             tmp_path / "graph_memory.db.import-staging-journal",
+             folder / ".graph_memory-20261201-010101.db.partial",
+             folder / ".graph_memory-20261201-010101.db.partial-journal"]
+    fresh = folder / ".graph_memory-20261202-010101.db.partial"  # another program's, now
+    old = time.time() - LEFTOVER_SECONDS - 60
+    for path in [*stale, fresh]:
+        path.write_bytes(b"x" * 1000)
+    for path in stale:
+        os.utime(path, (old, old))
+    opened = open_checked(db, 30)
+    opened.store.close()
+    assert not any(p.exists() for p in stale)
+    assert fresh.exists()

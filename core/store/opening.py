@@ -6,8 +6,10 @@ Whatever is found, nothing is overwritten or deleted, and the person is told the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +28,32 @@ class Opened:
     error: str | None = None  # not opened at all: why, and the way out
 
 
+# A leftover untouched this long belongs to no running import or backup (an import of
+# 1,000,000 facts writes its staging file for about two minutes, never pausing this long).
+LEFTOVER_SECONDS = 600
+
+
+def remove_leftovers(db_path: Path, now: float | None = None) -> list[str]:
+    """Files a killed import, backup or restore left behind (77–231 MB of import staging,
+    a 60 MB partial backup and their journals): removed at start; answers their names.
+    Another program on the same folder may be writing one now, so only those untouched
+    for LEFTOVER_SECONDS go."""
+    now = time.time() if now is None else now
+    folder = backups.backup_folder(db_path)
+    found = [*db_path.parent.glob(f"{db_path.name}.import-staging*"),
+             *db_path.parent.glob(f".{db_path.name}.restoring*"),
+             *(folder.glob(".*.partial*") if folder.is_dir() else [])]
+    removed = []
+    for leftover in found:
+        with contextlib.suppress(OSError):
+            if now - leftover.stat().st_mtime > LEFTOVER_SECONDS and leftover.is_file():
+                leftover.unlink()
+                removed.append(leftover.name)
+    return removed
+
+
 def open_checked(db_path: Path, trash_days: int) -> Opened:
+    remove_leftovers(db_path)
     saved = backups.backup_files(backups.backup_folder(db_path))
     if db_path.exists() and db_path.stat().st_size == 0 and saved:
         count = tr("1 backup exists") if len(saved) == 1 else \
