@@ -253,3 +253,14 @@ def test_a_tool_calling_message_carries_text_content_never_null(backend, llm):
     client.process_message("I like tea")
     sent = llm.requests[1]["messages"][-2]
     assert sent["role"] == "assistant" and sent["tool_calls"] and sent["content"] == ""
+
+
+def test_a_rate_limit_is_said_as_one_and_its_back_off_is_not_a_silent_model(backend, llm):
+    client = backend(first_token_timeout=1.0)
+    busy = {"status": 429, "message": "slow down", "headers": {"Retry-After": "1.5"}}
+    llm.play(busy, busy, {"text": "Here now."})  # 3 s of back-off, first token at 1 s
+    assert client.process_message("hi")["content"] == "Here now."
+    llm.play({"status": 429, "message": "quota", "headers": {"Retry-After": "120"}})
+    result = client.process_message("again")
+    assert "rate-limiting" in result["error"] and "try again in 120 s" in result["error"]
+    assert len(llm.requests) == 4  # a long Retry-After is not waited out

@@ -121,6 +121,7 @@ class _Attempt:
     repeating: bool = False  # the reply began repeating itself: it was cut there
     length: int = 0  # characters of text so far (summing the pieces each time cost O(n²))
     checked: int = 0  # text length at the last look for repetition
+    backing_off: bool = False  # waiting to retry a rate limit: not the model's silence
     offered: set[str] = field(default_factory=set)  # the tools of this request
     last: float = field(default_factory=time.monotonic)  # when the last chunk came
     text: list[str] = field(default_factory=list)
@@ -193,8 +194,7 @@ def describe_api_error(error: Exception, base_url: str, model: str = "") -> str:
     if isinstance(error, openai.NotFoundError):
         return tr("not found (404{words}): check the base URL and the model name", words=words)
     if isinstance(error, openai.RateLimitError):
-        return tr("the API is rate-limiting requests (429{words}), still after retries: try "
-                  "again later", words=words)
+        return _rate_limited(error, words)
     if isinstance(error, openai.APITimeoutError):
         return tr("timeout: the API did not answer in time")
     if isinstance(error, openai.APIConnectionError):
@@ -212,6 +212,15 @@ def describe_api_error(error: Exception, base_url: str, model: str = "") -> str:
         return tr("the API reported an error in the middle of the reply{words}",
                   words=_stream_words(error))
     return tr("the reply stream broke off ({name})", name=type(error).__name__)
+
+
+def _rate_limited(error: Exception, words: str) -> str:
+    told = _retry_after(error)
+    if told is not None:
+        return tr("the API is rate-limiting requests (429{words}): it asks to try again in "
+                  "{seconds} s", words=words, seconds=f"{told:g}")
+    return tr("the API is rate-limiting requests (429{words}), still after retries: try "
+              "again later", words=words)
 
 
 def _stream_words(error: openai.APIError) -> str:
@@ -410,7 +419,8 @@ class ChatSession:
         except BadReply as error:
             result.content += error.partial
             result.error = str(error)
-        except (openai.OpenAIError, json.JSONDecodeError, ValueError, OSError) as error:
+        except (openai.OpenAIError, json.JSONDecodeError, ValueError, OSError,
+                RuntimeError) as error:
             if self._cancel.is_set():
                 self._stopped(result)
             else:
@@ -505,9 +515,12 @@ class ChatSession:
             result.cancelled, result.error = True, "cancelled"
 
     def _create(self, messages: list[dict[str, Any]], options: TurnOptions,
-                answer_now: bool) -> Any:
+                answer_now: bool, waiting: _Attempt | None = None) -> Any:
         """Open the stream; rate limits and server errors are retried with backoff (the
-        server's Retry-After first), timeouts and refused connections are not."""
+        server's Retry-After first), timeouts and refused connections are not. A
+        Retry-After longer than the backoff is not waited out: the turn says when to try.
+        The first-token watchdog of `waiting` starts again after each back-off: it had
+        counted through them and called a rate limit "did not start answering"."""
         extra = _sampling(options)
         for attempt in range(RETRIES + 1):
             try:
@@ -520,11 +533,18 @@ class ChatSession:
                     stream_options={"include_usage": True}, **_tools(options, answer_now),
                     **extra)
             except (openai.RateLimitError, openai.InternalServerError) as error:
-                if attempt == RETRIES:
+                told = _retry_after(error)
+                if attempt == RETRIES or (told is not None and told > MAX_BACKOFF):
                     raise
-                wait = _retry_after(error) or 0.5 * 2 ** attempt
-                if self._cancel.wait(min(wait, MAX_BACKOFF)):
-                    raise TurnCancelled from None
+                wait = told or 0.5 * 2 ** attempt
+                if waiting is not None:
+                    waiting.backing_off = True
+                try:
+                    if self._cancel.wait(min(wait, MAX_BACKOFF)):
+                        raise TurnCancelled from None
+                finally:
+                    if waiting is not None:
+                        waiting.backing_off, waiting.last = False, time.monotonic()
         raise AssertionError("unreachable")
 
     def _check_cancel(self) -> None:
@@ -539,6 +559,8 @@ class ChatSession:
         while not done.wait(WATCH_INTERVAL):
             first = not attempt.chunks
             limit = options.first_token_timeout if first else options.stall_timeout
+            if attempt.backing_off:
+                continue
             if time.monotonic() - attempt.last > limit:
                 if options.local and not first and self._server_busy():
                     attempt.last = time.monotonic()  # generating, only not sending yet
@@ -594,7 +616,8 @@ class ChatSession:
         partial = attempt.text
         try:
             return self._read_stream(messages, attempt)
-        except (openai.OpenAIError, ValueError, OSError) as error:
+        except (openai.OpenAIError, ValueError, OSError, RuntimeError) as error:
+            # RuntimeError: the HTTP library's "stream closed" when the watchdog closed it
             if self._cancel.is_set():  # closing the stream to stop it broke the read
                 raise TurnCancelled("".join(partial)) from None
             if self._stalled:
@@ -610,7 +633,7 @@ class ChatSession:
 
     def _read_stream(self, messages: list[dict[str, Any]],
                      attempt: _Attempt) -> tuple[str, str, list[dict[str, str]]]:
-        stream = self._create(messages, attempt.options, attempt.answer_now)
+        stream = self._create(messages, attempt.options, attempt.answer_now, attempt)
         with self._stream_lock:
             self._stream = stream
         if self._cancel.is_set() or self._stalled:
