@@ -35,6 +35,11 @@ _INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2
                         "\u2066-\u206f\ufeff]")
 
 
+def has_cjk(text: str) -> bool:
+    """The text has Chinese or Japanese characters (a script written without spaces)."""
+    return bool(_CJK_CHAR.search(text))
+
+
 def normalize_name(text: str) -> str:
     """Key under which two spellings of one name match: width, case, spacing and invisible
     characters folded."""

@@ -19,6 +19,7 @@ import re
 from importlib.resources import files
 from typing import Any
 
+from core.store.text import has_cjk
 from core.tools.base import fact_line
 from core.turn import grounding
 
@@ -51,7 +52,6 @@ _CHANGE_WORDS = re.compile(
     r"\b(moved|move|now|new|no longer|not any ?more|anymore|actually|instead|changed|"
     r"switched|quit|left|became|started)\b|搬|换|现在|不再|其实|改|辞职|新",
     re.IGNORECASE)
-_CHINESE = re.compile(r"[\u3400-\u9fff]")
 _QUESTION = re.compile(r"[?？]\s*$")
 
 
@@ -69,7 +69,7 @@ def request_messages(message: str, facts: list[dict[str, Any]],
     # person's words (an embedding scores 杭州 closer to 深圳 than Shenzhen is): it is
     # told the language.
     language = ("\nThe user writes Chinese: write relations and objects in Chinese, in "
-                "their words." if _CHINESE.search(message) else "")
+                "their words." if has_cjk(message) else "")
     return [{"role": "system", "content": instructions.strip()},
             {"role": "user", "content": f"Known facts:\n{known}\nKnown tasks:\n{open_tasks}"
                                         f"\n\nThe user's newest message:\n{message}"

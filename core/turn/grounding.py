@@ -20,6 +20,8 @@ import json
 import re
 from typing import Any
 
+from core.store.text import has_cjk
+
 # Names for the person and the assistant that need no grounding as a subject or object.
 PERSON = {"user", "the user", "i", "me", "myself", "我", "用户", "本人", "自己"}
 ASSISTANT = {"assistant", "trulymem", "you", "你", "助手"}
@@ -29,7 +31,6 @@ EMPTY_WORDS = {
     "yes", "no", "true", "false", "none", "null", "n/a", "na", "unknown", "something",
     "是", "否", "不", "没有", "有", "的", "了"}
 _WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*|[\u3400-\u9fff\uf900-\ufaff]+", re.IGNORECASE)
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # A plan the person asks help with: the words people use to ask for one.
 _PLAN = re.compile(
     r"\b(plan|planning|steps?|to-?do|checklist|remind|reminder|schedule|organi[sz]e|"
@@ -43,7 +44,7 @@ def _norm(text: str) -> str:
 
 
 def _word_in(word: str, said: str) -> bool:
-    if _CJK.search(word):
+    if has_cjk(word):
         if word in said:
             return True
         pairs = [word[i:i + 2] for i in range(len(word) - 1)] or [word]

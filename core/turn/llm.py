@@ -20,6 +20,8 @@ from typing import Any
 import openai
 
 from core.i18n import tr
+from core.store.text import has_cjk
+from core.tools.registry import REGISTRY
 from core.turn.guards import LoopGuard
 from core.turn.repetition import repetition_start
 from core.turn.text_calls import read_reply, visible_prefix
@@ -300,10 +302,9 @@ def _must_answer(guard: LoopGuard, result: TurnResult, options: TurnOptions) -> 
 def made_answer(calls: list[dict[str, Any]], person_text: str) -> str:
     """A short answer built from what the turn did, for a model that would only call
     tools: in the person's language (Chinese when they wrote Chinese)."""
-    chinese = bool(re.search(r"[\u4e00-\u9fff]", person_text))
-    wrote = [c for c in calls if c.get("success") and c["name"] not in
-             ("memory_recall", "memory_introspect", "memory_query_archived", "task_query",
-              "persona_query")]
+    chinese = has_cjk(person_text)
+    wrote = [c for c in calls if c.get("success") and c["name"] in REGISTRY
+             and REGISTRY[c["name"]].writes]
     if wrote:
         return "好的，我记下了。" if chinese else "Got it, I've noted that."
     return ("抱歉，这次我没能给出回答，请再问一次。" if chinese else
@@ -454,11 +455,8 @@ class ChatSession:
             text, reasoning, calls = self._stream_once(messages, attempt)
         except EmptyStream:
             text, reasoning, calls = self._complete_once(messages, attempt)
-        if not calls:
-            read = read_reply(text, offered)
-            if read.calls:
-                calls = self._calls_from_text(read.calls, attempt.result, attempt.progress)
-                return text[:attempt.shown], reasoning, calls
+        if not calls and (written := read_reply(text, offered).calls):
+            calls = self._calls_from_text(written, attempt.result, attempt.progress)
         if calls:
             return text[:attempt.shown], reasoning, calls
         self._show(attempt, len(text))  # prose after all: the held-back rest
