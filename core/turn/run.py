@@ -23,7 +23,6 @@ import openai
 from core.config import Config
 from core.i18n import N_, tr
 from core.store import GraphStore, StoreError, browse
-from core.store.search import search_edges
 from core.tools import ToolExecutor, approvals, openai_tools
 from core.tools.limits import ToolLimiter
 from core.tools.schemas import TOOL_NAMES
@@ -32,7 +31,7 @@ from core.turn.guards import LoopGuard
 from core.turn.history import History
 from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, model_words
 from core.turn.prompts import system_prompt, turn_message
-from core.turn.snapshot import memory_snapshot, person_profile
+from core.turn.snapshot import active_tasks, memory_snapshot, person_profile, related_facts
 
 log = logging.getLogger(__name__)
 
@@ -162,13 +161,9 @@ class Turn:
         """The extraction step (see `core.turn.extract`): what the message adds, changes
         or takes away, applied through the same tools, limits and checks as a model's
         calls, and shown in the trace as those calls."""
-        facts = person_profile(self.store)[:40]
-        shown = {f["id"] for f in facts}
-        facts += [e for e in search_edges(self.store, text, categories=["general"], limit=12)
-                  if e["id"] not in shown]
-        tasks = self.store.query("SELECT name FROM nodes WHERE kind = 'task' AND"
-                                 " deleted_at IS NULL AND state IN ('in_progress', 'paused')"
-                                 " ORDER BY created_at DESC LIMIT 20")
+        profile = person_profile(self.store)[:40]
+        facts = profile + related_facts(self.store, text, profile)
+        tasks = active_tasks(self.store, 20)
         try:
             answer = self.session.complete_json(extract.request_messages(text, facts, tasks),
                                                 extract.response_format(),

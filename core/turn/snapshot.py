@@ -54,6 +54,21 @@ def glance(store: GraphStore, facts: int = 6) -> dict[str, object]:
             "facts": lines}
 
 
+def active_tasks(store: GraphStore, limit: int = SNAPSHOT_TASKS) -> list[dict]:
+    """The tasks in progress or paused, newest first."""
+    return store.query("SELECT * FROM nodes WHERE kind = 'task' AND deleted_at IS NULL"
+                       " AND state IN ('in_progress', 'paused') ORDER BY created_at DESC"
+                       " LIMIT ?", (limit,))
+
+
+def related_facts(store: GraphStore, message: str, profile: list[dict]) -> list[dict]:
+    """The facts most relevant to `message` that the profile does not hold already."""
+    shown = {e["id"] for e in profile}
+    return [e for e in search_edges(store, message, categories=["general"],
+                                    limit=SNAPSHOT_MEMORIES + len(shown))
+            if e["id"] not in shown][:SNAPSHOT_MEMORIES]
+
+
 def memory_snapshot(store: GraphStore, message: str) -> str:
     """Profile, persona, active tasks and the memories most relevant to `message`; a
     section with nothing in it is left out."""
@@ -69,16 +84,11 @@ def memory_snapshot(store: GraphStore, message: str) -> str:
     persona = persona_text(store)
     if not persona.endswith("(empty)"):
         lines.append(persona)
-    tasks = store.query("SELECT * FROM nodes WHERE kind = 'task' AND deleted_at IS NULL"
-                        " AND state IN ('in_progress', 'paused') ORDER BY created_at DESC"
-                        " LIMIT ?", (SNAPSHOT_TASKS,))
+    tasks = active_tasks(store)
     if tasks:  # empty sections are left out: every line is sent with every message
         lines.append("Active tasks:")
         lines += [f"  {task_line(store, t)}" for t in tasks]
-    shown = {e["id"] for e in profile}
-    relevant = [e for e in search_edges(store, message, categories=["general"],
-                                        limit=SNAPSHOT_MEMORIES + len(shown))
-                if e["id"] not in shown][:SNAPSHOT_MEMORIES]
+    relevant = related_facts(store, message, profile)
     if relevant:
         lines.append("Related memories:")
         lines += [f"  {fact_line(e)}" for e in relevant]
