@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
+from core.errors import ErrorCode
 from core.i18n import tr
 from core.paths import config_path, database_path
 from core.protocol.dispatcher import Dispatcher
@@ -54,6 +55,7 @@ class BackendWorker(QObject):
     def handle(self, packet: Packet) -> None:
         self.dispatcher.reset_cancel()
         self.answered.emit(self.dispatcher.handle(packet, self._report))
+        self.dispatcher.between_packets(packet)
 
     def _report(self, event: str, data: dict[str, Any]) -> None:
         self.progress.emit(event, data)
@@ -113,8 +115,8 @@ class BackendHost(QObject):
         # thread ended nothing will answer.
         if self.thread.isFinished() or (self._stopping and not self.thread.isRunning()):
             if on_answer is not None:
-                on_answer(PacketResponse.fail(packet.id, tr("the backend is not running"))
-                          .body)
+                on_answer(PacketResponse.fail(packet.id, tr("the backend is not running"),
+                                              ErrorCode.NOT_RUNNING).body)
             return packet.id
         self._waiting[packet.id] = on_answer
         self.request.emit(packet)

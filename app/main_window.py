@@ -35,9 +35,9 @@ from app.status_parts import StatusPart, first_upper, separator
 from app.toast import Toast
 from app.trace.dock import TraceDock
 from app.trace.model import TraceModel
+from core.errors import ErrorCode
 from core.i18n import tr
 from core.paths import make_private_file
-from core.protocol.dispatcher import no_key
 from core.protocol.packets import PacketType
 
 STATE_VERSION = 1
@@ -386,7 +386,7 @@ class MainWindow(QMainWindow):
         if row is not None:
             message = self.chat.messages[row]
             content = answer.get("content") or message.content  # keep what streamed in
-            stopped = answer.get("error") == "cancelled"  # the person's choice, not a fault
+            stopped = answer["code"] == ErrorCode.CANCELLED  # the person's choice, no fault
             self.chat.change(row, streaming=False, content=content or "",
                              error=None if answer["success"] or stopped else answer["error"],
                              partial=not answer["success"],
@@ -408,15 +408,15 @@ class MainWindow(QMainWindow):
                                      session=f"{self.session_tokens:,}"))
         if answer["success"]:
             self._set_state(tr("Ready"))
-        elif answer["error"] == "cancelled":
+        elif answer["code"] == ErrorCode.CANCELLED:
             self._set_state(tr("Stopped"))
         else:
-            if answer["error"] == no_key() and row is not None:
+            if answer["code"] == ErrorCode.NO_KEY and row is not None:
                 keys = self.registry.shortcut_text("app.settings")
                 self.chat.change(row, error=tr("{error}: add one in Settings ({keys})",
                                                error=answer["error"], keys=keys))
             self.failed_text = text
-            if answer.get("error_code") == "model_not_found":
+            if answer["code"] == ErrorCode.MODEL_NOT_FOUND:
                 self.switch_model()  # the message said so; here are the ones that exist
             self.registry.actions["chat.retry"].setEnabled(True)
             self.pane.view.set_retry_row(row)
@@ -834,7 +834,7 @@ class MainWindow(QMainWindow):
             progress.deleteLater()
             if not self.turn_running:
                 self._set_state(tr("Ready"))
-            if answer.get("error") == "cancelled":
+            if answer["code"] == ErrorCode.CANCELLED:
                 self.notify(tr("Import cancelled; the memory is unchanged."),
                             10000)
                 return

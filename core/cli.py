@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from core.config import load_config
+from core.errors import ErrorCode
+from core.events import Event
 from core.i18n import N_, set_language, tr
 from core.paths import config_path, data_home
 from core.protocol.client import BackendClient
@@ -45,20 +47,29 @@ class TerminalChat:
 
     def _progress(self, event: str, data: dict[str, Any]) -> None:
         """Runs on the backend thread while a turn streams."""
-        if event == "text":
-            self.out.write(data["delta"])
-            self.out.flush()
-            self._streamed = True
-        elif event == "tool_finished":
-            self.err.write(f"\n  [{data['name']} {data['duration_ms']:.0f} ms] "
-                           f"{_first_line(data['result'])}\n")
-        elif event == "tool_rejected":
-            self.err.write("\n  " + tr("[{name} rejected] {reason}", name=data["name"],
-                                        reason=data["reason"]) + "\n")
-        elif event == "calls_in_text":
-            self.err.write("\n  " + tr("[the model wrote its call to {names} as text, above; "
-                                        "it was run as a call]",
-                                        names=", ".join(data["names"])) + "\n")
+        shown = {Event.TEXT: self._text, Event.TOOL_FINISHED: self._tool_finished,
+                 Event.TOOL_REJECTED: self._tool_rejected,
+                 Event.CALLS_IN_TEXT: self._calls_in_text}.get(event)
+        if shown is not None:
+            shown(data)
+
+    def _text(self, data: dict[str, Any]) -> None:
+        self.out.write(data["delta"])
+        self.out.flush()
+        self._streamed = True
+
+    def _tool_finished(self, data: dict[str, Any]) -> None:
+        self.err.write(f"\n  [{data['name']} {data['duration_ms']:.0f} ms] "
+                       f"{_first_line(data['result'])}\n")
+
+    def _tool_rejected(self, data: dict[str, Any]) -> None:
+        self.err.write("\n  " + tr("[{name} rejected] {reason}", name=data["name"],
+                                    reason=data["reason"]) + "\n")
+
+    def _calls_in_text(self, data: dict[str, Any]) -> None:
+        self.err.write("\n  " + tr("[the model wrote its call to {names} as text, above; "
+                                    "it was run as a call]",
+                                    names=", ".join(data["names"])) + "\n")
 
     def start(self, base_url: str | None, model: str | None) -> str | None:
         """Start the backend; answers a warning worth showing, if any."""
@@ -88,7 +99,7 @@ class TerminalChat:
             return True
         if self._streamed:
             self.out.write("\n")
-        if answer["error"] == "cancelled":  # the person's own stop is not a failure
+        if answer["code"] == ErrorCode.CANCELLED:  # the person's own stop is not a failure
             self.err.write(tr("(stopped)") + "\n")
             return True
         self.err.write(tr("error: {error}", error=answer["error"]) + "\n")

@@ -17,10 +17,12 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from core.errors import CodedError
 from core.i18n import tr
 from core.tools.limits import DEFAULT_LIMITS, validate_limits
 
@@ -34,48 +36,11 @@ RETIRED_MODELS = {"deepseek-chat": ("deepseek-v4-flash", False),
                   "deepseek-reasoner": ("deepseek-v4-flash", True)}
 
 
-class ConfigError(ValueError):
+class ConfigError(CodedError, ValueError):
     """A value that does not fit the schema; the message names the field."""
 
 
-@dataclass
-class Config:
-    version: int = CONFIG_VERSION
-    api_key: str = ""
-    base_url: str = DEFAULT_BASE_URL
-    model: str = DEFAULT_MODEL
-    request_timeout: float = 60.0  # seconds for one model request
-    turn_timeout: float = 300.0  # seconds a whole PROCESS_MESSAGE may take
-    first_token_timeout: float = 120.0  # seconds to the first token (keep-alives do not count)
-    temperature: float | None = None  # None: 0.3 for local servers, the server's own else
-    thinking: bool = False  # DeepSeek's thinking mode (a request option; others ignore it)
-    tool_set: str = "auto"  # "auto" (compact for local servers, else core), core, compact, full
-    # Who writes the memory: the model's tool calls, or an extraction step after each
-    # answer (for small local models); "auto" picks extraction for local servers.
-    memory_writer: str = "auto"
-    max_round_trips: int = 12  # model requests in one turn
-    trash_days: int = 30  # deleted memories stay restorable at least this many days
-    recall_by_meaning: bool = True  # rank recall by embeddings as well as by words
-    language: str = "system"  # the window's and the terminal's words: system, en or zh_CN
-    share_memory: bool = False  # other apps may use the memory over MCP (`trulymem mcp`)
-    share_read_only: bool = False  # …to read it only
-    share_token: str = ""  # what an app sends to `trulymem mcp --http`; made when first shared
-    share_port: int = 8765  # where `trulymem mcp --http` listens, on 127.0.0.1 only
-    backup_every_hours: float = 1.0  # at most one backup per this much time (and at exit)
-    backups_kept: int = 7  # the newest backups kept…
-    weekly_backups_kept: int = 4  # …plus the newest of each of this many past weeks
-    tool_limits: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_LIMITS))
-    shortcuts: dict[str, str] = field(default_factory=dict)
-
-    def __repr__(self) -> str:
-        shown = {**asdict(self), "api_key": mask(self.api_key),
-                 "share_token": mask(self.share_token)}
-        return f"Config({shown})"
-
-    def public(self) -> dict[str, Any]:
-        """The config as data, with the key masked: for status and logs."""
-        return {**asdict(self), "api_key": mask(self.api_key),
-                "share_token": mask(self.share_token)}
+Check = Callable[[str, Any], Any]
 
 
 def mask(key: str) -> str:
@@ -178,18 +143,84 @@ def _keymap(name: str, value: Any) -> dict[str, str]:
     return value
 
 
-# The schema: each setting's checker, which also returns the value in its stored form.
-CHECKS = {
-    "version": _count, "api_key": _text, "base_url": _text, "model": _text,
-    "request_timeout": _seconds, "turn_timeout": _seconds, "max_round_trips": _count,
-    "first_token_timeout": _seconds, "temperature": _temperature, "tool_set": _tool_set,
-    "thinking": _flag, "memory_writer": _writer,
-    "trash_days": _count, "recall_by_meaning": _flag, "backup_every_hours": _hours,
-    "backups_kept": _count, "weekly_backups_kept": _count, "share_memory": _flag,
-    "language": _language,
-    "share_read_only": _flag, "share_token": _token, "share_port": _port,
-    "tool_limits": _limits, "shortcuts": _keymap,
-}
+def setting(default: Any = None, check: Check = _flag, about: str = "", *,
+            packets: str = "rw", most: float | None = None,
+            factory: Callable[[], Any] | None = None) -> Any:
+    """One setting, declared once: its default, its checker (which answers the value in
+    its stored form), what it is for, whether the packets read ("r") and write ("w") it,
+    and the largest value the window offers. The config file, GET_CONFIG and SET_CONFIG,
+    and the settings dialog all read this."""
+    meta = {"check": check, "about": about, "packets": packets, "most": most}
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass
+class Config:
+    version: int = setting(CONFIG_VERSION, _count, "the file's format", packets="")
+    api_key: str = setting("", _text, "the endpoint's key; never shown in logs")
+    base_url: str = setting(DEFAULT_BASE_URL, _text, "the OpenAI-compatible endpoint")
+    model: str = setting(DEFAULT_MODEL, _text, "the model asked for")
+    request_timeout: float = setting(60.0, _seconds, "seconds between two chunks of a reply",
+                                     most=3600)
+    turn_timeout: float = setting(300.0, _seconds, "seconds a whole turn may take",
+                                  most=24 * 3600)
+    first_token_timeout: float = setting(120.0, _seconds, "seconds to the first token "
+                                         "(keep-alives do not count)", most=3600)
+    temperature: float | None = setting(None, _temperature, "None: 0.3 for local servers, "
+                                        "the server's own else")
+    thinking: bool = setting(False, _flag, "DeepSeek's thinking mode (others ignore it)")
+    tool_set: str = setting("auto", _tool_set, "auto (compact for local servers, else "
+                            "core), core, compact or full")
+    memory_writer: str = setting("auto", _writer, "who writes the memory: the model's tool "
+                                 "calls, or a step after each answer (auto: the step for "
+                                 "small local models)")
+    max_round_trips: int = setting(12, _count, "model requests in one turn", most=50)
+    trash_days: int = setting(30, _count, "deleted memories stay restorable this many days",
+                              most=3650)
+    recall_by_meaning: bool = setting(True, _flag, "rank recall by embeddings as well as "
+                                      "by words")
+    language: str = setting("system", _language, "the window's and the terminal's words: "
+                            "system, en or zh_CN")
+    share_memory: bool = setting(False, _flag, "other apps may use the memory over MCP")
+    share_read_only: bool = setting(False, _flag, "…to read it only")
+    share_token: str = setting("", _token, "what an app sends to `trulymem mcp --http`; "
+                               "made when first shared")
+    share_port: int = setting(8765, _port, "where `trulymem mcp --http` listens, on "
+                              "127.0.0.1 only", packets="r")
+    backup_every_hours: float = setting(1.0, _hours, "at most one backup per this much "
+                                        "time (and at exit)", packets="")
+    backups_kept: int = setting(7, _count, "the newest backups kept…", packets="")
+    weekly_backups_kept: int = setting(4, _count, "…plus the newest of each of this many "
+                                       "past weeks", packets="")
+    # setting() makes a dataclass field with a default_factory: no shared mutable default
+    tool_limits: dict[str, int] = setting(  # noqa: RUF009
+        check=_limits, about="per-turn caps on the memory tools (their own packets)",
+        packets="", factory=lambda: dict(DEFAULT_LIMITS))
+    shortcuts: dict[str, str] = setting(  # noqa: RUF009
+        check=_keymap, about="the person's own key sequences, by action", factory=dict)
+
+    def __repr__(self) -> str:
+        shown = {**asdict(self), "api_key": mask(self.api_key),
+                 "share_token": mask(self.share_token)}
+        return f"Config({shown})"
+
+    def public(self) -> dict[str, Any]:
+        """The config as data, with the key masked: for status and logs."""
+        return {**asdict(self), "api_key": mask(self.api_key),
+                "share_token": mask(self.share_token)}
+
+
+SETTINGS = {f.name: f for f in fields(Config)}
+CHECKS: dict[str, Check] = {name: f.metadata["check"] for name, f in SETTINGS.items()}
+READABLE = tuple(name for name, f in SETTINGS.items() if "r" in f.metadata["packets"])
+SETTABLE = tuple(name for name, f in SETTINGS.items() if "w" in f.metadata["packets"])
+
+
+def most(name: str) -> float | None:
+    """The largest value the window offers for a number setting."""
+    return SETTINGS[name].metadata["most"]
 
 
 def _check(name: str, value: Any) -> Any:

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from core import BackendClient, BackendServer, Packet, PacketResponse, PacketType
+from core.protocol.dispatcher import Dispatcher
 from core.store import GraphStore
 from core.testing.loopback_llm import ScriptedOpenAIServer
 from core.tools import ToolExecutor
@@ -112,3 +114,41 @@ def fail(executor):
 def commit(run, *triplets: tuple[str, str, str], **extra: Any) -> dict[str, Any]:
     return run("memory_commit", triplets=[
         {"subject": s, "relation": r, "object": o} for s, r, o in triplets], **extra)
+
+
+TEST_KEY = "sk-test-key-000000"
+
+
+@pytest.fixture
+def headless(tmp_path, llm):
+    """Start a BackendServer (the seed's headless API) on a data folder in tmp_path,
+    talking to the scripted model; answers (server, client). Every server started is
+    shut down after the test."""
+    started = []
+
+    def start(folder: str = "home", *, api_key: str | None = TEST_KEY,
+              model: str = "test-model", progress: Any = None, **options: Any):
+        server = BackendServer(home=tmp_path / folder, progress=progress)
+        server.start(api_key=api_key, base_url=llm.base_url, model=model, **options)
+        started.append(server)
+        return server, BackendClient(server)
+
+    yield start
+    for server in started:
+        server.shutdown()
+
+
+def ask(dispatcher: Dispatcher, kind: PacketType, body: Any = None,
+        events: list | None = None) -> PacketResponse:
+    """One packet as a host runs it: the answer, then the work between packets (a backup
+    when due). `events` collects the packet's events and the backend's own."""
+    def heard(event: str, data: Any) -> None:
+        if events is not None:
+            events.append((event, data))
+
+    if events is not None:
+        dispatcher.events = heard
+    packet = Packet.make(kind, body if body is not None else {})
+    answer = dispatcher.handle(packet, heard)
+    dispatcher.between_packets(packet)
+    return answer

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from core.protocol.dispatcher import Dispatcher
-from core.protocol.packets import Packet, PacketType
+from core.protocol.packets import PacketType
 from core.store import GraphStore, backups, exchange, exchange_format
 from core.tools import ToolExecutor
+from tests.conftest import ask
 
 STARTER = ("import sys\nfrom core.store import GraphStore\n"
            "print(GraphStore(sys.argv[1]).schema_version())\n")
@@ -63,8 +64,6 @@ def opened(tmp_path):
         dispatcher.close()
 
 
-def ask(dispatcher, kind, body=None):
-    return dispatcher.handle(Packet.make(kind, body or {}))
 
 
 def test_processes_starting_together_on_a_fresh_folder_all_work(tmp_path):

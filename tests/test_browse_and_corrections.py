@@ -139,7 +139,7 @@ def test_deleting_a_node_deletes_its_facts_and_restoring_brings_them_back(store,
 @pytest.mark.parametrize(("action", "arguments", "needle"), [
     ("nope", {}, "unknown correction"),
     ("rename_node", {"node_id": "1", "name": "x"}, "whole number"),
-    ("rename_node", {"node_id": 99999, "name": "x"}, "does not exist"),
+    ("rename_node", {"node_id": 99999, "name": "x"}, "no longer in the memory"),
     ("rename_node", {"node_id": 1, "name": "  "}, "non-empty"),
     ("delete_edge", {"edge_id": 1, "extra": 1}, "not extra"),
     ("merge_nodes", {"keep_id": 1, "merge_id": 1}, "itself"),

@@ -13,6 +13,7 @@ from core.protocol.packets import Packet, PacketType
 from core.store import GraphStore, conversations
 from core.store.schema import migrate
 from core.store.text import search_text
+from tests.conftest import ask as asked
 
 
 @pytest.fixture
@@ -25,7 +26,7 @@ def dispatcher(tmp_path, llm):
 
 
 def ask(dispatcher, kind, body=None):
-    answer = dispatcher.handle(Packet.make(kind, body or {}))
+    answer = asked(dispatcher, kind, body)
     assert answer.success, answer.error
     return answer.data
 

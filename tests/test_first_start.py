@@ -89,7 +89,7 @@ def test_a_model_that_does_not_exist_is_said_plainly(llm, answer):
     llm.play(answer)
     result = session(llm).run([{"role": "user", "content": "hi"}], lambda *_: {},
                               lambda *_: None, TurnOptions([]))
-    assert result.error_code == "model_not_found"
+    assert result.code == "model_not_found"
     assert "has no model named deepseek-v4-flash" in result.error
     assert "choose one it offers" in result.error
 
@@ -98,7 +98,7 @@ def test_another_refusal_is_not_taken_for_a_missing_model(llm):
     llm.play({"status": 400, "message": "messages: at least one is required"})
     result = session(llm).run([{"role": "user", "content": "hi"}], lambda *_: {},
                               lambda *_: None, TurnOptions([]))
-    assert result.error_code is None and "400" in result.error
+    assert result.code == "endpoint" and "400" in result.error
 
 
 def test_help_lists_every_mode(capsys):

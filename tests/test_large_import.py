@@ -140,7 +140,7 @@ def test_the_backend_reports_import_progress_and_cancel_stops_it(tmp_path, big_e
 
         packet = Packet.make(PacketType.IMPORT_MEMORY, {"path": str(big_export)})
         answer = dispatcher.handle(packet, progress)
-        assert not answer.success and answer.error == "cancelled"
+        assert not answer.success and answer.code == "cancelled"
         assert events[0][0] == "import" and 0 <= events[0][1]["done"] < 1
         assert dispatcher.store.query_one("SELECT count(*) AS n FROM nodes")["n"] == 0
         dispatcher.reset_cancel()  # the next packet starts afresh

@@ -67,7 +67,7 @@ def test_random_tool_calls_never_escape_or_corrupt(tmp_path):
         for tool, arguments, by_model in calls:
             result = executor.execute(tool, arguments, limiter=limiter if by_model else None,
                                       turn_id="fuzz", actor="model" if by_model else "user")
-            assert set(result) <= {"success", "data", "error", "rejected", "over_budget",
+            assert set(result) <= {"success", "data", "error", "code", "rejected", "over_budget",
                                    "invalid"}
             if result["success"]:
                 assert isinstance(result["data"]["result"], str)

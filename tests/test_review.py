@@ -11,6 +11,7 @@ from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketType
 from core.store import GraphStore
 from core.store.exchange import export_json
+from tests.conftest import ask as asked
 
 
 def commit_call(*triplets):
@@ -39,11 +40,7 @@ def backend(tmp_path, llm):
 
 
 def ask(dispatcher: Dispatcher, type_: PacketType, body=None, events=None):
-    def progress(event, data):
-        if events is not None:
-            events.append((event, data))
-
-    answer = dispatcher.handle(Packet.make(type_, body or {}), progress)
+    answer = asked(dispatcher, type_, body, events)
     assert answer.success, answer.error
     return answer.body
 

@@ -73,6 +73,21 @@ def test_a_file_from_schema_version_1_is_migrated_and_searchable(tmp_path, run):
         store.close()
 
 
+def test_a_reply_stopped_before_version_12_reads_as_stopped_not_failed(tmp_path):
+    path = tmp_path / "stopped.db"
+    old = GraphStore(path)  # search_text, which the message index calls, comes with it
+    old.conn.execute("INSERT INTO messages (role, content, partial, error, created_at) VALUES"
+                     " ('assistant', 'Once upon', 1, 'cancelled', 0)")
+    old.conn.execute("PRAGMA user_version = 11")
+    old.close()
+    store = GraphStore(path)
+    try:
+        assert store.query("SELECT partial, error FROM messages") == [
+            {"partial": 1, "error": None}]
+    finally:
+        store.close()
+
+
 def test_a_file_from_a_newer_version_is_refused_not_guessed_at(tmp_path):
     path = tmp_path / "future.db"
     conn = sqlite3.connect(path)

@@ -78,7 +78,8 @@ def test_undo_is_refused_when_a_later_change_touched_the_same_rows(executor, run
     before = store.dump()
     result = executor.undo(first["change_id"])
     assert not result["success"] and "cannot be undone" in result["error"]
-    assert "conflicts with a later change" in result["error"]
+    assert "is there again from a later change" in result["error"]
+    assert result["code"] == "conflict"
     assert store.dump() == before
 
 
@@ -94,8 +95,8 @@ def test_undo_is_refused_when_a_later_change_rewrote_a_row(executor, run, store,
 def test_a_change_is_undone_once(executor, run, world):
     data = run("memory_purge", criteria={"subject": "Bob"})
     assert executor.undo(data["change_id"])["success"]
-    assert "already undone" in executor.undo(data["change_id"])["error"]
-    assert "does not exist" in executor.undo(999)["error"]
+    assert "was undone already" in executor.undo(data["change_id"])["error"]
+    assert executor.undo(999)["code"] == "not_found"
     assert "whole number" in executor.undo("7")["error"]
 
 

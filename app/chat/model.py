@@ -32,14 +32,12 @@ class ChatMessage:
 
     @classmethod
     def from_history(cls, row: dict[str, Any]) -> ChatMessage:
-        # A reply the person stopped is kept with the error "cancelled"; it shows as it did
+        # A reply the person stopped is partial without an error: it shows as it did
         # live, "stopped", not as a failure.
-        error = row.get("error")
-        stopped = error == "cancelled"
         return cls(role=row["role"], content=row.get("content") or "",
                    created_at=row.get("created_at") or time.time(),
-                   reasoning=row.get("reasoning") or "", error=None if stopped else error,
-                   partial=bool(row.get("partial")) or stopped, turn_id=row.get("turn_id"),
+                   reasoning=row.get("reasoning") or "", error=row.get("error"),
+                   partial=bool(row.get("partial")), turn_id=row.get("turn_id"),
                    memory_note=memory_line(row.get("tool_calls"), row.get("rejected_tools"))
                    if row["role"] == "assistant" else "")
 

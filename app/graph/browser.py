@@ -40,6 +40,7 @@ from app.graph.view import NeighbourhoodView
 from app.sizes import chars
 from app.status_parts import first_upper
 from core import i18n
+from core.errors import ErrorCode
 from core.i18n import N_, tr
 from core.protocol.packets import PacketType
 
@@ -412,7 +413,7 @@ class GraphBrowser(QWidget):
         if answer["success"]:
             self.view.show_graph(answer["data"])
             return
-        if "does not exist" in answer["error"]:  # merged away or undone: show nothing
+        if answer["code"] == ErrorCode.NOT_FOUND:  # merged away or undone: show nothing
             self.current = None
             self.view.clear_picture()
             self.details.clear()
@@ -428,7 +429,7 @@ class GraphBrowser(QWidget):
             self.details.show_details(answer["data"])
         else:
             self.details.clear()
-            if "does not exist" not in answer["error"]:
+            if answer["code"] != ErrorCode.NOT_FOUND:
                 self.status_message.emit(answer["error"])
         self._update_actions()
 

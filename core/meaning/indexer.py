@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from core.events import Event
 from core.meaning import engine as engines
 from core.meaning.index import INDEX_SHAPE, VectorIndex
 from core.meaning.vectors import (
@@ -216,7 +217,7 @@ class Meaning:
                 self._waiting = set(facts_needing_vectors(conn, self.model))
             self._scanned = True
             self._notify()
-            self.report("meaning", self.status())
+            self.report(Event.MEANING, self.status())
             while not self._stop.is_set():
                 if not self._waiting:
                     self._save()  # caught up: a good moment to keep the index
@@ -229,7 +230,7 @@ class Meaning:
         except Exception as error:  # the memory, not the index, is what must go on
             self.failure = f"recall by meaning stopped: {error}"
             log.exception("the indexer stopped")
-            self.report("meaning", self.status())
+            self.report(Event.MEANING, self.status())
         finally:
             if conn is not None:
                 self._save(now=True)
@@ -265,7 +266,7 @@ class Meaning:
         if self._claim():
             self.keeper = True
             self._waiting = set(facts_needing_vectors(conn, self.model))
-            self.report("meaning", self.status())
+            self.report(Event.MEANING, self.status())
             return
         rows = conn.execute(
             "SELECT v.edge_id, v.vector, v.seq FROM edge_vectors v JOIN edges e ON e.id ="
@@ -437,4 +438,4 @@ class Meaning:
         now = time.monotonic()
         if not self._waiting or now - self._reported >= REPORT_EVERY:
             self._reported = now
-            self.report("meaning", self.status())
+            self.report(Event.MEANING, self.status())

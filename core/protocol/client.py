@@ -17,7 +17,8 @@ class BackendClient:
         try:
             return self.server.send(Packet.make(type_, body), timeout=timeout).body
         except Exception as error:  # the seed promises dicts, never exceptions
-            return {"success": False, "data": None, "error": f"{type(error).__name__}: {error}"}
+            return {"success": False, "data": None, "error": f"{type(error).__name__}: {error}",
+                    "code": "internal", "params": None}
 
     def request(self, type_: PacketType, body: dict[str, Any] | None = None) -> dict[str, Any]:
         """Any packet, for the types without a method of their own (the browser's)."""

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from core.errors import CodedError, ErrorCode
+
 
 class PacketType(Enum):
     PROCESS_MESSAGE = "process_message"
@@ -75,18 +77,26 @@ class Packet:
 
 @dataclass
 class PacketResponse:
+    """The answer to one packet. `success`, `data` and `error` are the seed's; `code`
+    (an `ErrorCode` value) and `params` say why a packet failed in a form a program acts
+    on, while `error` says it in the person's language."""
+
     id: str
     success: bool
     data: Any = None
     error: str | None = None
+    code: str | None = None
+    params: dict[str, Any] | None = None
 
     @property
     def body(self) -> dict[str, Any]:
-        """The answer as one dict: `success`, `data`, `error`, and data's keys at top level."""
+        """The answer as one dict: `success`, `data`, `error`, `code`, `params`, and for
+        the seed's callers data's keys at the top level too (new code reads `data`)."""
         answer: dict[str, Any] = {}
         if isinstance(self.data, dict):
             answer.update(self.data)
-        answer.update({"success": self.success, "data": self.data, "error": self.error})
+        answer.update({"success": self.success, "data": self.data, "error": self.error,
+                       "code": self.code, "params": self.params})
         return answer
 
     @classmethod
@@ -94,5 +104,17 @@ class PacketResponse:
         return cls(packet_id, True, data)
 
     @classmethod
-    def fail(cls, packet_id: str, error: str) -> PacketResponse:
-        return cls(packet_id, False, None, error)
+    def fail(cls, packet_id: str, error: str, code: ErrorCode = ErrorCode.INVALID,
+             params: dict[str, Any] | None = None, data: Any = None) -> PacketResponse:
+        return cls(packet_id, False, data, error, code.value, params)
+
+    @classmethod
+    def refused(cls, packet_id: str, error: CodedError, data: Any = None) -> PacketResponse:
+        """A coded error as the answer: its code, parameters and words."""
+        return cls.fail(packet_id, error.said(), error.code, _plain(error.params), data)
+
+
+def _plain(params: dict[str, Any]) -> dict[str, Any]:
+    """Parameters as JSON would carry them (an id stays a number, anything else text)."""
+    return {k: v if isinstance(v, (int, float, str, bool, type(None))) else str(v)
+            for k, v in params.items()}

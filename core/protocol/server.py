@@ -7,6 +7,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from core.errors import ErrorCode
+from core.i18n import tr
 from core.paths import config_path, data_home, database_path
 from core.protocol.dispatcher import Dispatcher, Progress
 from core.protocol.packets import Packet, PacketResponse, PacketType
@@ -75,6 +77,7 @@ class BackendServer:
                 packet.response_queue.put(response)
             if packet.type is PacketType.SHUTDOWN:
                 break
+            self.dispatcher.between_packets(packet)
         self.dispatcher.close()
 
     def send(self, packet: Packet, timeout: float | None = None) -> PacketResponse:
@@ -84,7 +87,8 @@ class BackendServer:
             self.dispatcher.cancel()
             return PacketResponse.ok(packet.id, {"status": "cancelled"})
         if not self.running:
-            return PacketResponse.fail(packet.id, "the backend is not running")
+            return PacketResponse.fail(packet.id, tr("the backend is not running"),
+                                       ErrorCode.NOT_RUNNING)
         if packet.response_queue is None:
             packet.response_queue = queue.Queue()
         if timeout is None:
@@ -102,7 +106,7 @@ class BackendServer:
                         self.dispatcher.cancel()
                 else:
                     self._abandoned.add(packet.id)
-            return PacketResponse.fail(packet.id, "timeout")
+            return PacketResponse.fail(packet.id, tr("timeout"), ErrorCode.TIMEOUT)
 
     def shutdown(self, timeout: float = 10.0) -> dict[str, Any]:
         """Stop a running turn, then the worker; waits for the thread to end."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.errors import CodedError
 from core.i18n import tr
 from core.paths import PRIVATE_FOLDER, make_private_file
 from core.store.counts import FACTS_SQL
@@ -35,7 +36,7 @@ class BackupPolicy:
     keep_weeks: int = 4
 
 
-class BackupError(Exception):
+class BackupError(CodedError):
     """A backup that cannot be made, listed or restored; the message says why."""
 
 
@@ -113,6 +114,12 @@ def describe(path: Path) -> dict[str, Any]:
 
 STATE_SQL = ("SELECT (SELECT coalesce(max(id), 0) FROM change_log),"
              " (SELECT coalesce(max(id), 0) FROM messages)")
+
+
+def state(conn: sqlite3.Connection) -> tuple[int, int]:
+    """Where the memory and the chat stand now: a backup is due only when this moved."""
+    row = conn.execute(STATE_SQL).fetchone()
+    return row[0], row[1]
 
 
 def state_of(path: Path) -> tuple[int, int] | None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from core.errors import CodedError, ErrorCode
+from core.i18n import N_
 from core.store import GraphStore
 from core.store.graph import Row, decode_ops
 from core.store.search import EDGE_SELECT, fts_candidates, marks
@@ -25,7 +27,7 @@ NODE_FIELDS = ("id, name, kind, type, mention_count, created_at, updated_at, des
                " state, summary, deleted_at")
 
 
-class BrowseError(ValueError):
+class BrowseError(CodedError, ValueError):
     """A request the browser should not have made; the message says which part."""
 
 
@@ -116,7 +118,8 @@ def _need_node(store: GraphStore, node_id: Any) -> Row:
         raise BrowseError("node_id must be a whole number")
     node = store.query_one(f"SELECT {NODE_FIELDS} FROM nodes WHERE id = ?", (node_id,))
     if node is None:
-        raise BrowseError(f"node {node_id} does not exist")
+        raise BrowseError(N_("that node is no longer in the memory"), ErrorCode.NOT_FOUND,
+                          node_id=node_id)
     return node
 
 

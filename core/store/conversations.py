@@ -9,6 +9,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from core.errors import ErrorCode
+from core.i18n import N_
 from core.store.graph import GraphStore, Row, StoreError
 from core.store.search import fts_candidates
 from core.store.text import display_name
@@ -39,10 +41,11 @@ def current(store: GraphStore) -> int:
 
 def get(store: GraphStore, conversation_id: Any) -> Row:
     if isinstance(conversation_id, bool) or not isinstance(conversation_id, int):
-        raise StoreError("conversation_id must be a whole number")
+        raise StoreError(N_("conversation_id must be a whole number"), ErrorCode.INVALID)
     row = store.query_one("SELECT * FROM conversations WHERE id = ?", (conversation_id,))
     if row is None:
-        raise StoreError(f"there is no conversation {conversation_id}")
+        raise StoreError(N_("that conversation is not there"), ErrorCode.NOT_FOUND,
+                         conversation_id=conversation_id)
     return row
 
 
@@ -58,7 +61,8 @@ def listing(store: GraphStore, deleted: bool = False) -> list[Row]:
 def rename(store: GraphStore, conversation_id: int, title: Any) -> Row:
     shown = display_name(title)[:200] if isinstance(title, str) else ""
     if not shown:
-        raise StoreError("a conversation needs a title with a visible character")
+        raise StoreError(N_("a conversation needs a title with a visible character"),
+                         ErrorCode.INVALID)
     get(store, conversation_id)
     with store.conn:
         store.conn.execute("UPDATE conversations SET title = ? WHERE id = ?",
@@ -131,3 +135,10 @@ def markdown(store: GraphStore, conversation_id: int) -> str:
         lines += [f"**{who}** · {when}", ""]
         lines += [message["content"] or f"*({message['error'] or 'no reply'})*", ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def holding_turn(store: GraphStore, turn_id: str) -> int | None:
+    """The conversation that holds the turn's messages (where a memory came from)."""
+    found = store.query_one("SELECT conversation_id FROM messages WHERE turn_id = ? AND"
+                            " conversation_id IS NOT NULL LIMIT 1", (turn_id,))
+    return None if found is None else found["conversation_id"]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.errors import CodedError, ErrorCode
+
 FORMAT = "trulymem-memory"
 VERSION = 1
 MAX_FILE_BYTES = 8 * 1024**3  # reading streams; this only stops a runaway file
@@ -21,12 +23,14 @@ EDGE_COLUMNS = ("id", "source_id", "target_id", "relation", "confidence", "statu
                 "reviewed_at")
 
 
-class ExchangeError(ValueError):
+class ExchangeError(CodedError, ValueError):
     """A file that cannot be exported to or imported; nothing was changed."""
 
 
 class ImportCancelled(ExchangeError):
     """The person stopped the import; nothing was changed."""
+
+    code = ErrorCode.CANCELLED
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

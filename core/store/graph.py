@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.i18n import tr
+from core.errors import CodedError, ErrorCode
+from core.i18n import N_, tr
 from core.paths import PRIVATE_FILE, make_private_file
 from core.store.schema import migrate
 from core.store.text import display_name, normalize_name, search_text
@@ -37,8 +38,10 @@ UNDO_TOOLS = ("undo", "undo_turn", "redo")
 Row = dict[str, Any]
 
 
-class StoreError(Exception):
+class StoreError(CodedError):
     """A problem the caller can act on, with a message fit to show a person or a model."""
+
+    code = ErrorCode.STORE
 
 
 @dataclass
@@ -238,7 +241,7 @@ class GraphStore:
     def transaction(self) -> Iterator[None]:
         """One transaction for writes the change log does not keep (review marks)."""
         if self.read_only:
-            raise StoreError(self.read_only)
+            raise StoreError(self.read_only, ErrorCode.READ_ONLY)
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -253,9 +256,9 @@ class GraphStore:
               actor: str = "model") -> Iterator[Change]:
         """One transaction: everything inside happens, with its change-log entry, or nothing."""
         if self.read_only:
-            raise StoreError(self.read_only)
+            raise StoreError(self.read_only, ErrorCode.READ_ONLY)
         if self._change is not None:
-            raise StoreError("a write is already in progress")
+            raise StoreError("a write is already in progress", ErrorCode.INTERNAL)
         change = Change(tool, arguments, turn_id, actor)
         self._change = change
         try:
@@ -319,7 +322,7 @@ class GraphStore:
     def _require_change(self) -> Change:
         """Every write belongs to a logged change; refuse before touching any row."""
         if self._change is None:
-            raise StoreError("writes must happen inside store.write()")
+            raise StoreError("writes must happen inside store.write()", ErrorCode.INTERNAL)
         return self._change
 
     def _record(self, table: str, row_id: int, before: Row | None, after: Row | None) -> None:
@@ -361,7 +364,8 @@ class GraphStore:
         self._require_change()
         before = self.row(table, row_id)
         if before is None:
-            raise StoreError(f"{table[:-1]} {row_id} does not exist")
+            raise StoreError(N_("{row} {id} does not exist"), ErrorCode.NOT_FOUND,
+                             row=table[:-1], id=row_id)
         assignments = ", ".join(f"{c} = ?" for c in values)
         self.conn.execute(
             f"UPDATE {table} SET {assignments} WHERE id = ?", (*values.values(), row_id)
@@ -388,7 +392,7 @@ class GraphStore:
         `retype=False` gives `type_` to a new node only: a persona value that happens to
         share a name with a general memory must not change what that memory is."""
         if not normalize_name(name):
-            raise StoreError(f"the name {name!r} has no visible character")
+            raise StoreError(f"the name {name!r} has no visible character", ErrorCode.INVALID)
         now = self.clock()
         node = self.find_node(name)
         if node is None:
@@ -442,7 +446,8 @@ class GraphStore:
                  confidence: float = 1.0, temporal_tag: str | None = None) -> tuple[Row, bool]:
         """Add the edge, or reinforce the same active one; returns (edge, created)."""
         if not normalize_name(relation):
-            raise StoreError(f"the relation {relation!r} has no visible character")
+            raise StoreError(f"the relation {relation!r} has no visible character",
+                             ErrorCode.INVALID)
         now = self.clock()
         existing = self.active_edge(source_id, relation, target_id)
         if existing:
@@ -498,7 +503,8 @@ class GraphStore:
                           " ORDER BY id", (turn_id,))
         ids = [r["id"] for r in rows]
         if not ids:
-            raise StoreError("this turn changed nothing that is not undone already")
+            raise StoreError(N_("this turn changed nothing that is not undone already"),
+                             ErrorCode.NOTHING_TO_DO)
         undo_id = self.undo_changes(ids, "undo_turn", {"turn_id": turn_id, "change_ids": ids},
                                     None, actor)
         return undo_id, ids
@@ -510,14 +516,16 @@ class GraphStore:
         for change_id in sorted(change_ids, reverse=True):
             entry = self.change(change_id)
             if entry is None:
-                raise StoreError(f"change {change_id} does not exist")
+                raise StoreError(N_("that change is not in the change log"),
+                                 ErrorCode.NOT_FOUND, change=change_id)
             if entry["undone_by"] is not None:
-                raise StoreError(f"change {change_id} was already undone by change "
-                                 f"{entry['undone_by']}")
+                raise StoreError(N_("“{summary}” was undone already"), ErrorCode.NOTHING_TO_DO,
+                                 change=change_id, summary=entry["summary"] or entry["tool"])
             entries.append(entry)
         if not any(decode_ops(e["ops"]) for e in entries):
-            raise StoreError(f"change {change_ids[0]} changed nothing" if len(entries) == 1
-                             else "those changes changed nothing")
+            raise StoreError(N_("that change changed nothing") if len(entries) == 1
+                             else N_("those changes changed nothing"), ErrorCode.NOTHING_TO_DO,
+                             change=change_ids[0])
         try:
             with self.write(tool, arguments, turn_id, actor) as change:
                 for entry in entries:
@@ -526,10 +534,7 @@ class GraphStore:
                             self._undo_bulk(entry["id"], op)
                             continue
                         if not same_image(self.row(op["table"], op["id"]), op["after"]):
-                            raise StoreError(
-                                f"change {entry['id']} cannot be undone: {op['table'][:-1]} "
-                                f"{op['id']} was changed again later; undo the later change "
-                                "first")
+                            raise self._changed_later(entry, op["table"], op["id"])
                         self._restore(op["table"], op["id"], op["before"])
                 names = ", ".join(f"{e['id']} ({e['tool']})" for e in entries[:5])
                 more = f" and {len(entries) - 5} more" if len(entries) > 5 else ""
@@ -538,9 +543,10 @@ class GraphStore:
                 change.undo_of = entries[0]["id"]
                 change.undoes = [e["id"] for e in entries]
         except sqlite3.IntegrityError as error:
-            what = f"change {change_ids[0]}" if len(change_ids) == 1 else "those changes"
-            raise StoreError(f"{what} cannot be undone: the state it would restore conflicts "
-                             f"with a later change ({error})") from error
+            raise StoreError(N_("“{summary}” cannot be undone: what it would bring back "
+                                "is there again from a later change"), ErrorCode.CONFLICT,
+                             change=change_ids[0], summary=entries[-1]["summary"],
+                             detail=str(error)) from error
         return change.id
 
     def _undo_bulk(self, change_id: int, op: dict[str, Any]) -> None:
@@ -548,8 +554,9 @@ class GraphStore:
         table = op["table"]
         if "removed" in op:
             rows = sum(last - first + 1 for first, last in op["removed"])
-            raise StoreError(f"change {change_id} took back an import ({rows:,} {table}); "
-                             "import the file again to bring them back")
+            raise StoreError(N_("that change took back an import ({rows} rows); import the "
+                                "file again to bring them back"), ErrorCode.CONFLICT,
+                             change=change_id, rows=f"{rows:,}")
         for first, last in op["inserted"]:
             self._check_unchanged_since(change_id, table, first, last)
         for first, last in op["inserted"]:
@@ -573,9 +580,28 @@ class GraphStore:
             image = next(op["before"] for op in found[later]
                          if op.get("id") == row_id and op["table"] == table)
             if not same_image(self.row(table, row_id), image):
-                raise StoreError(f"change {change_id} cannot be undone: {table[:-1]} {row_id}"
-                                 f" was changed again later (change {later}); undo the later"
-                                 " change first")
+                raise self._changed_later(self.change(change_id), table, row_id, later)
+
+    def _changed_later(self, entry: Row, table: str, row_id: int,
+                       later: int | None = None) -> StoreError:
+        """Undo out of order would throw a later change away: say which row, in words."""
+        return StoreError(N_("“{summary}” cannot be undone: {row} was changed again later; "
+                             "undo the later change first"), ErrorCode.CONFLICT,
+                          change=entry["id"], summary=entry["summary"] or entry["tool"],
+                          row=self.row_words(table, row_id), table=table, row_id=row_id,
+                          later=later)
+
+    def row_words(self, table: str, row_id: int) -> str:
+        """A node or edge as a person knows it: its name, or "source —relation→ target"."""
+        if table == "nodes":
+            node = self.row("nodes", row_id)
+            return f"“{node['name']}”" if node else "a node"
+        found = self.query_one(
+            "SELECT s.name AS source, e.relation, t.name AS target FROM edges e "
+            "JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id "
+            "WHERE e.id = ?", (row_id,))
+        return (f"“{found['source']} —{found['relation']}→ {found['target']}”" if found
+                else "a fact")
 
     def _restore(self, table: str, row_id: int, image: Row | None) -> None:
         if image is None:

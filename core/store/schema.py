@@ -272,8 +272,14 @@ INSERT INTO id_floor SELECT t, max(top) FROM (
     UNION ALL SELECT 'edges', coalesce(max(id), 0) FROM edges) GROUP BY t;
 """
 
+# A reply the person stopped was kept with the error text "cancelled", which the window
+# then had to recognise; now it is a partial reply without an error (errors are words).
+V12 = """
+UPDATE messages SET error = NULL WHERE error = 'cancelled' AND partial = 1;
+"""
+
 Migration = str | Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9, V10, V11]
+MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9, V10, V11, V12]
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from core.errors import CodedError, ErrorCode
 from core.i18n import tr
 from core.store import GraphStore, Row
 from core.tools.executor import ToolExecutor
@@ -19,7 +20,7 @@ FIELDS = ("id, turn_id, tool, arguments, summary, count, preview, state, outcome
           " created_at, decided_at")
 
 
-class ApprovalError(ValueError):
+class ApprovalError(CodedError, ValueError):
     """The approval asked for does not exist or was decided already."""
 
 
@@ -46,7 +47,7 @@ def approval(store: GraphStore, approval_id: Any) -> Row:
         raise ApprovalError(tr("approval_id must be a whole number"))
     row = store.query_one(f"SELECT {FIELDS} FROM approvals WHERE id = ?", (approval_id,))
     if row is None:
-        raise ApprovalError(tr("there is no approval {id}", id=approval_id))
+        raise ApprovalError(tr("there is no approval {id}", id=approval_id), ErrorCode.NOT_FOUND)
     return _shape(row)
 
 
@@ -73,7 +74,8 @@ def decide(store: GraphStore, approval_id: Any, allow: Any) -> Row:
     if asked["state"] != "pending":
         states = {"allowed": tr("allowed"), "denied": tr("denied"), "failed": tr("failed")}
         raise ApprovalError(tr("approval {id} was already decided ({state})", id=approval_id,
-                               state=states.get(asked["state"], asked["state"])))
+                               state=states.get(asked["state"], asked["state"])),
+                            ErrorCode.CONFLICT)
     state, outcome, change_id = "denied", "denied by the person; nothing was changed", None
     if allow:
         rows = json.loads(store.query_one("SELECT rows FROM approvals WHERE id = ?",

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from core.errors import CodedError, ErrorCode
+from core.i18n import N_
 from core.store import GraphStore, StoreError
 from core.store.graph import Row
 from core.store.text import display_name, normalize_name
@@ -19,35 +21,39 @@ from core.store.text import display_name, normalize_name
 MAX_NAME = 10_000
 
 
-class CorrectionError(ValueError):
-    """A correction that cannot be made as asked; the message says why."""
+class CorrectionError(CodedError, ValueError):
+    """A correction that cannot be made as asked; the message says why, in words the
+    person reads (no ids: the rows are named)."""
 
 
 def _whole(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise CorrectionError(f"{name} must be a whole number")
+        raise CorrectionError(N_("{name} must be a whole number"), name=name)
     return value
 
 
 def _text(value: Any, name: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise CorrectionError(f"{name} must be non-empty text")
+        raise CorrectionError(N_("{name} must be non-empty text"), name=name)
     if len(value) > MAX_NAME:
-        raise CorrectionError(f"{name} is longer than {MAX_NAME:,} characters")
+        raise CorrectionError(N_("{name} is longer than {most} characters"), name=name,
+                              most=f"{MAX_NAME:,}")
     return value
 
 
 def _node(store: GraphStore, node_id: Any) -> Row:
     node = store.row("nodes", _whole(node_id, "node_id"))
     if node is None:
-        raise CorrectionError(f"node {node_id} does not exist")
+        raise CorrectionError(N_("that node is no longer in the memory"), ErrorCode.NOT_FOUND,
+                              node_id=node_id)
     return node
 
 
 def _edge(store: GraphStore, edge_id: Any) -> Row:
     edge = store.row("edges", _whole(edge_id, "edge_id"))
     if edge is None:
-        raise CorrectionError(f"edge {edge_id} does not exist")
+        raise CorrectionError(N_("that fact is no longer in the memory"), ErrorCode.NOT_FOUND,
+                              edge_id=edge_id)
     return edge
 
 
@@ -56,8 +62,9 @@ def rename_node(store: GraphStore, node_id: Any, name: Any) -> str:
     new_name = _text(name, "name")
     other = store.find_node(new_name)
     if other is not None and other["id"] != node["id"]:
-        raise CorrectionError(f"another node is already called {other['name']!r}: merge the "
-                              "two instead")
+        raise CorrectionError(N_("another node is already called “{name}”: merge the two "
+                                 "instead"), ErrorCode.CONFLICT, name=other["name"],
+                              node_id=other["id"])
     store.update("nodes", node["id"], {"name": display_name(new_name),
                                        "norm_name": normalize_name(new_name),
                                        "updated_at": store.clock()})
@@ -72,13 +79,14 @@ def merge_nodes(store: GraphStore, keep_id: Any, merge_id: Any, keep_name: Any =
     if keep_id is None and keep_name is not None:
         found = store.find_node(_text(keep_name, "keep_name"))
         if found is None:
-            raise CorrectionError(f"no node is called {keep_name!r}")
+            raise CorrectionError(N_("no node is called “{name}”"), ErrorCode.NOT_FOUND,
+                                  name=keep_name)
         keep_id = found["id"]
     keep, gone = _node(store, keep_id), _node(store, merge_id)
     if keep["id"] == gone["id"]:
-        raise CorrectionError("a node cannot be merged into itself")
+        raise CorrectionError(N_("a node cannot be merged into itself"))
     if gone["kind"] == "persona":
-        raise CorrectionError("the assistant's own persona node cannot be merged away")
+        raise CorrectionError(N_("the assistant's own persona node cannot be merged away"))
     now = store.clock()
     moved = folded = 0
     edges = store.query("SELECT * FROM edges WHERE source_id = ? OR target_id = ?",
@@ -119,13 +127,14 @@ def edit_relation(store: GraphStore, edge_id: Any, relation: Any,
     if confidence is not None:
         if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) \
                 or not 0 <= confidence <= 1:
-            raise CorrectionError("confidence must be a number from 0 to 1")
+            raise CorrectionError(N_("confidence must be a number from 0 to 1"))
         changes["confidence"] = float(confidence)
     if edge["status"] == "active":
         twin = store.active_edge(edge["source_id"], new_relation, edge["target_id"])
         if twin is not None and twin["id"] != edge["id"]:
-            raise CorrectionError("the same fact already exists with that relation: delete "
-                                  "this one instead")
+            raise CorrectionError(N_("the same fact already exists with that relation: "
+                                     "delete this one instead"), ErrorCode.CONFLICT,
+                                  edge_id=twin["id"])
     store.update("edges", edge["id"], changes)
     return f"relation of edge {edge['id']} changed from {edge['relation']!r} to " \
            f"{changes['relation']!r}"
@@ -138,7 +147,7 @@ def edit_fact(store: GraphStore, edge_id: Any, subject: Any, relation: Any,
     its history and its source message stay)."""
     edge = _edge(store, edge_id)
     if edge["status"] != "active":
-        raise CorrectionError("only an active fact can be edited; restore it first")
+        raise CorrectionError(N_("only an active fact can be edited; restore it first"))
     subject, relation, object = (_text(subject, "subject"), _text(relation, "relation"),
                                  _text(object, "object"))
     source, target = store.row("nodes", edge["source_id"]), store.row("nodes", edge["target_id"])
@@ -146,7 +155,7 @@ def edit_fact(store: GraphStore, edge_id: Any, subject: Any, relation: Any,
     if normalize_name(subject) == source["norm_name"] and \
             normalize_name(object) == target["norm_name"]:
         if display_name(relation) == edge["relation"]:
-            raise CorrectionError("the fact is already like that")
+            raise CorrectionError(N_("the fact is already like that"), ErrorCode.NOTHING_TO_DO)
         edit_relation(store, edge["id"], relation)
         new = " ".join((source["name"], display_name(relation), target["name"]))
         return f"changed {old!r} to {new!r}"
@@ -162,7 +171,8 @@ def edit_fact(store: GraphStore, edge_id: Any, subject: Any, relation: Any,
 def delete_edge(store: GraphStore, edge_id: Any) -> str:
     edge = _edge(store, edge_id)
     if edge["status"] == "deleted":
-        raise CorrectionError(f"edge {edge['id']} is already deleted")
+        raise CorrectionError(N_("{fact} is already deleted"), ErrorCode.NOTHING_TO_DO,
+                              fact=store.row_words("edges", edge["id"]))
     now = store.clock()
     store.update("edges", edge["id"], {"status": "deleted", "valid_to": now,
                                        "updated_at": now})
@@ -172,12 +182,15 @@ def delete_edge(store: GraphStore, edge_id: Any) -> str:
 def restore_edge(store: GraphStore, edge_id: Any) -> str:
     edge = _edge(store, edge_id)
     if edge["status"] == "active":
-        raise CorrectionError(f"edge {edge['id']} is already active")
+        raise CorrectionError(N_("{fact} is already active"), ErrorCode.NOTHING_TO_DO,
+                              fact=store.row_words("edges", edge["id"]))
     for end in (edge["source_id"], edge["target_id"]):
         if store.row("nodes", end)["deleted_at"] is not None:
-            raise CorrectionError("restore the deleted node at its end first")
+            raise CorrectionError(N_("restore the deleted node at its end first"),
+                                  ErrorCode.CONFLICT)
     if store.active_edge(edge["source_id"], edge["relation"], edge["target_id"]):
-        raise CorrectionError("the same fact is active again already")
+        raise CorrectionError(N_("the same fact is active again already"),
+                              ErrorCode.NOTHING_TO_DO)
     store.update("edges", edge["id"], {"status": "active", "valid_to": None,
                                        "superseded_by": None, "archived_at": None,
                                        "updated_at": store.clock()})
@@ -187,10 +200,11 @@ def restore_edge(store: GraphStore, edge_id: Any) -> str:
 def delete_node(store: GraphStore, node_id: Any) -> str:
     node = _node(store, node_id)
     if node["deleted_at"] is not None:
-        raise CorrectionError(f"{node['name']!r} is already deleted")
+        raise CorrectionError(N_("“{name}” is already deleted"), ErrorCode.NOTHING_TO_DO,
+                              name=node["name"])
     if node["kind"] == "persona":
-        raise CorrectionError("the assistant's persona node cannot be deleted; clear the "
-                              "persona instead")
+        raise CorrectionError(N_("the assistant's persona node cannot be deleted; clear "
+                                 "the persona instead"))
     now = store.clock()
     edges = store.query("SELECT * FROM edges WHERE (source_id = ? OR target_id = ?) AND"
                         " status = 'active'", (node["id"], node["id"]))
@@ -204,7 +218,8 @@ def delete_node(store: GraphStore, node_id: Any) -> str:
 def restore_node(store: GraphStore, node_id: Any) -> str:
     node = _node(store, node_id)
     if node["deleted_at"] is None:
-        raise CorrectionError(f"{node['name']!r} is not deleted")
+        raise CorrectionError(N_("“{name}” is not deleted"), ErrorCode.NOTHING_TO_DO,
+                              name=node["name"])
     store.update("nodes", node["id"], {"deleted_at": None, "updated_at": store.clock()})
     restored = 0
     for edge in store.query("SELECT * FROM edges WHERE (source_id = ? OR target_id = ?) AND"
@@ -235,15 +250,16 @@ ACTIONS: dict[str, tuple[Callable[..., str], tuple[str, ...]]] = {
 def correct(store: GraphStore, action: Any, arguments: dict[str, Any]) -> dict[str, Any]:
     """Run one correction as one logged change; answers the summary and the change id."""
     if action not in ACTIONS:
-        raise CorrectionError(f"unknown correction {action!r}; the corrections are "
-                              f"{', '.join(ACTIONS)}")
+        raise CorrectionError(N_("unknown correction {action}; the corrections are "
+                                 "{actions}"), action=repr(action), actions=", ".join(ACTIONS))
     handler, names = ACTIONS[action]
     unknown = sorted(set(arguments) - set(names))
     if unknown:
-        raise CorrectionError(f"{action} takes {', '.join(names)}; not {', '.join(unknown)}")
+        raise CorrectionError(N_("{action} takes {names}; not {unknown}"), action=action,
+                              names=", ".join(names), unknown=", ".join(unknown))
     try:
         with store.write(f"user_{action}", arguments, actor="user") as change:
             change.summary = handler(store, **{n: arguments.get(n) for n in names})
     except StoreError as error:
-        raise CorrectionError(str(error)) from None
+        raise CorrectionError(error.template, error.code, **error.params) from None
     return {"summary": change.summary, "change_id": change.id}

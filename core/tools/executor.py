@@ -51,25 +51,27 @@ class ToolExecutor:
         try:
             args = parse_arguments(tool, arguments)
         except ArgumentError as error:
-            return failure(str(error), invalid=True)
+            return failure(str(error), invalid=True, code="invalid")
         if limiter is not None:
             refusal = limiter.refusal(tool, args)
             if refusal:
-                return failure(refusal, rejected=True)
+                return failure(refusal, rejected=True, code="invalid")
             limiter.count(tool, args)
         try:
             outcome = self._run(tool, args, turn_id, actor, limiter=limiter,
                                 approved_rows=approved_rows)
         except OverBudget as over:
             return self._over_budget(tool, args, over, limiter)
-        except (ToolError, StoreError) as error:
-            return failure(f"{tool}: {error}")
+        except StoreError as error:
+            return failure(f"{tool}: {error}", code=error.code.value)
+        except ToolError as error:
+            return failure(f"{tool}: {error}", code="invalid")
         except sqlite3.Error as error:
-            return failure(f"{tool}: {describe_sqlite_error(error)}")
+            return failure(f"{tool}: {describe_sqlite_error(error)}", code="store")
         except Exception as error:  # a bug must not take the backend down
             log.exception("tool %s failed", tool)
             return failure(f"{tool}: internal error ({type(error).__name__}: {error}); "
-                           "nothing was written")
+                           "nothing was written", code="internal")
         data = {"result": outcome.text, **outcome.data,
                 "duration_ms": round((time.perf_counter() - started) * 1000, 3)}
         return {"success": True, "data": data}
@@ -117,11 +119,12 @@ class ToolExecutor:
     def undo(self, change_id: int, turn_id: str | None = None) -> dict[str, Any]:
         """Undo one logged change; refused, with the reason, if a later change is in the way."""
         if isinstance(change_id, bool) or not isinstance(change_id, int):
-            return failure(f"change_id must be a whole number, not {change_id!r}")
+            return failure(f"change_id must be a whole number, not {change_id!r}",
+                           code="invalid")
         try:
             undo_id = self.store.undo(change_id, turn_id)
         except StoreError as error:
-            return failure(str(error))
+            return failure(str(error), code=error.code.value)
         except sqlite3.Error as error:
-            return failure(describe_sqlite_error(error))
+            return failure(describe_sqlite_error(error), code="store")
         return {"success": True, "data": {"change_id": undo_id, "undone": change_id}}

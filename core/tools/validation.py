@@ -91,6 +91,12 @@ def _reason(error: ValidationError) -> str:
     return _shorten(error.message)
 
 
+def describe_problem(error: ValidationError, whole: str = "arguments") -> str:
+    """One schema error as "where: why" (the packets' bodies are checked the same way)."""
+    where = _where(error)
+    return f"{whole if where == 'arguments' else where}: {_reason(error)}"
+
+
 def without_empty_optionals(value: Any, schema: dict[str, Any], depth: int = 0) -> Any:
     """`value` with optional fields that are empty or placeholders ("", null, {}, [],
     "none", "N/A") left out, inner ones first: `{"relation": "", "target": ""}` is empty.

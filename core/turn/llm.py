@@ -19,6 +19,8 @@ from typing import Any
 
 import openai
 
+from core.errors import ErrorCode
+from core.events import Event
 from core.i18n import tr
 from core.store.text import has_cjk
 from core.tools.registry import REGISTRY
@@ -70,8 +72,8 @@ class TurnResult:
     rejected_tools: list[tuple[str, str]] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     round_trips: int = 0
-    error: str | None = None
-    error_code: str | None = None  # "model_not_found": the window opens the model picker
+    error: str | None = None  # in the person's words; None when the person stopped it
+    code: ErrorCode | None = None  # why it failed or stopped (see core.errors)
     cancelled: bool = False
     calls_in_text: int = 0  # calls the model wrote as reply text, taken as calls
     rescued: int = 0  # answers the app made because the model still called when told not to
@@ -80,8 +82,7 @@ class TurnResult:
         return {"content": self.content, "reasoning": self.reasoning,
                 "tool_calls": self.tool_calls, "rejected_tools": self.rejected_tools,
                 "usage": self.usage, "round_trips": self.round_trips,
-                "calls_in_text": self.calls_in_text, "rescued": self.rescued,
-                "error_code": self.error_code}
+                "calls_in_text": self.calls_in_text, "rescued": self.rescued}
 
 
 @dataclass
@@ -419,15 +420,15 @@ class ChatSession:
             self._stopped(result)
         except BadReply as error:
             result.content += error.partial
-            result.error = str(error)
+            result.error, result.code = str(error), ErrorCode.ENDPOINT
         except (openai.OpenAIError, json.JSONDecodeError, ValueError, OSError,
                 RuntimeError) as error:
             if self._cancel.is_set():
                 self._stopped(result)
             else:
                 result.error = describe_api_error(error, self.base_url, self.model)
-                if model_missing(error):
-                    result.error_code = "model_not_found"
+                result.code = ErrorCode.MODEL_NOT_FOUND if model_missing(error) \
+                    else ErrorCode.ENDPOINT
         finally:
             with self._stream_lock:
                 self._stream = None
@@ -469,7 +470,7 @@ class ChatSession:
         calls = [{**c, "id": f"text_call_{result.round_trips}_{i}"}
                  for i, c in enumerate(written)]
         result.calls_in_text += len(calls)
-        progress("calls_in_text", {"names": [c["name"] for c in calls]})
+        progress(Event.CALLS_IN_TEXT, {"names": [c["name"] for c in calls]})
         return calls
 
     @staticmethod
@@ -480,7 +481,7 @@ class ChatSession:
         attempt.pending += piece
         cut, attempt.holding = visible_prefix(attempt.pending, at_start=not attempt.shown)
         if cut:
-            attempt.progress("text", {"delta": attempt.pending[:cut]})
+            attempt.progress(Event.TEXT, {"delta": attempt.pending[:cut]})
             attempt.shown += cut
             attempt.pending = attempt.pending[cut:]
 
@@ -489,7 +490,7 @@ class ChatSession:
         """Stream the text up to `upto` to the person (what was not shown yet)."""
         text = "".join(attempt.text)
         if upto > attempt.shown:
-            attempt.progress("text", {"delta": text[attempt.shown:upto]})
+            attempt.progress(Event.TEXT, {"delta": text[attempt.shown:upto]})
             attempt.shown = upto
 
     @staticmethod
@@ -502,15 +503,16 @@ class ChatSession:
         if shown.strip():
             return shown.rstrip()
         text = made_answer(result.tool_calls, options.person_text)
-        progress("text", {"delta": text})
+        progress(Event.TEXT, {"delta": text})
         return text
 
     def _stopped(self, result: TurnResult) -> None:
         if self._expired is not None:
             result.error = tr("timeout: the turn took longer than {seconds} s; what had "
                               "arrived is kept", seconds=f"{self._expired:g}")
+            result.code = ErrorCode.TIMEOUT
         else:
-            result.cancelled, result.error = True, "cancelled"
+            result.cancelled, result.code = True, ErrorCode.CANCELLED
 
     def _create(self, messages: list[dict[str, Any]], options: TurnOptions,
                 answer_now: bool, waiting: _Attempt | None = None) -> Any:
@@ -703,7 +705,7 @@ class ChatSession:
     @staticmethod
     def _add_usage(usage: Any, result: TurnResult, progress: Progress) -> None:
         add_usage(result.usage, usage.model_dump(exclude_none=True))
-        progress("usage", {k: dict(v) if isinstance(v, dict) else v
+        progress(Event.USAGE, {k: dict(v) if isinstance(v, dict) else v
                            for k, v in result.usage.items()})
 
     def _repeats(self, attempt: _Attempt) -> bool:
@@ -750,7 +752,7 @@ class ChatSession:
             (delta.model_extra or {}).get("reasoning_content"))
         if thought:
             reasoning.append(thought)
-            progress("reasoning", {"delta": thought})
+            progress(Event.REASONING, {"delta": thought})
         for part in delta.tool_calls or []:
             slot = calls.setdefault(part.index or 0, {"id": "", "name": "", "arguments": ""})
             if part.id:
@@ -764,7 +766,7 @@ class ChatSession:
 
     def run_call(self, call: dict[str, str], run_tool: RunTool, progress: Progress,
                   result: TurnResult, guard: LoopGuard) -> tuple[str, str | None]:
-        progress("tool_started", {"name": call["name"], "arguments": call["arguments"]})
+        progress(Event.TOOL_STARTED, {"name": call["name"], "arguments": call["arguments"]})
         started = time.perf_counter()
         repeated = guard.repeat(call["name"], call["arguments"])
         if repeated is not None:
@@ -784,10 +786,10 @@ class ChatSession:
                   "counts": _counts(outcome)}
         if outcome.get("rejected"):
             result.rejected_tools.append((call["name"], outcome["error"]))
-            progress("tool_rejected", {"name": call["name"], "reason": outcome["error"]})
+            progress(Event.TOOL_REJECTED, {"name": call["name"], "reason": outcome["error"]})
         else:
             result.tool_calls.append(record)
-        progress("tool_finished", record)
+        progress(Event.TOOL_FINISHED, record)
         summary = outcome["data"].get("rewrite_summary") if outcome["success"] else None
         return reply, summary
 

@@ -21,6 +21,8 @@ from typing import Any
 import openai
 
 from core.config import Config
+from core.errors import CodedError, ErrorCode
+from core.events import Event
 from core.i18n import N_, tr
 from core.store import GraphStore, StoreError, browse
 from core.tools import ToolExecutor, approvals, openai_tools
@@ -43,15 +45,16 @@ RECENT_MESSAGE_CHARS = 8_000  # and this many for any one of them
 
 
 def no_key() -> str:
-    """NO_KEY as shown: the window compares a refusal with this."""
+    """NO_KEY in the person's language."""
     return tr(NO_KEY)
 
 
-class TurnRefused(Exception):
+class TurnRefused(CodedError):
     """The turn did not give a reply: the message says why, `data` what is known."""
 
-    def __init__(self, message: str, data: Any = None) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, data: Any = None, code: ErrorCode | None = None,
+                 **params: Any) -> None:
+        super().__init__(message, code, **params)
         self.data = data
 
 
@@ -105,7 +108,7 @@ class Turn:
         if self.session is None:
             self.history.append("assistant", "", turn_id=self.turn_id, partial=True,
                                 error=no_key())
-            raise TurnRefused(no_key(), {"turn_id": self.turn_id})
+            raise TurnRefused(NO_KEY, {"turn_id": self.turn_id}, ErrorCode.NO_KEY)
         self.limiter.reset()
         options, compact = self._options(text)
         extracting = offer.memory_writer(self.config.memory_writer, self.config.base_url,
@@ -118,17 +121,17 @@ class Turn:
                     *recent, {"role": "user", "content": turn_message(
                         memory_snapshot(self.store, text), text)}]
         result = self._play(messages, options)
-        if extracting and result.error is None and extract.worth_asking(text):
+        if extracting and result.code is None and extract.worth_asking(text):
             self._write_memory(text, result)
         data = {**result.data(), "turn_id": self.turn_id, "approvals": self.asked,
                 "touched": browse.turn_touched(self.store, self.turn_id, self.recalled)}
         self.history.append("assistant", result.content, turn_id=self.turn_id,
                             tool_calls=result.tool_calls, rejected_tools=result.rejected_tools,
-                            usage=result.usage, partial=result.error is not None,
+                            usage=result.usage, partial=result.code is not None,
                             error=result.error, reasoning=result.reasoning,
                             round_trips=result.round_trips)
-        if result.error:
-            raise TurnRefused(result.error, data)
+        if result.error or result.cancelled:
+            raise TurnRefused(result.error or N_("cancelled"), data, result.code)
         return data
 
     def _options(self, text: str) -> tuple[TurnOptions, bool]:
@@ -208,9 +211,9 @@ class Turn:
         try:
             self.store.undo_turn(turn_id)
         except StoreError as error:
-            if "changed nothing" not in str(error):
-                raise TurnRefused(tr("the turn cannot be replaced: {error}",
-                                     error=error)) from None
+            if error.code is not ErrorCode.NOTHING_TO_DO:
+                raise TurnRefused(N_("the turn cannot be replaced: {error}"), None,
+                                  error.code, error=error.said()) from None
         self.history.drop_turn(turn_id)
 
     def _ask_person(self, outcome: dict[str, Any]) -> dict[str, Any]:
@@ -226,7 +229,7 @@ class Turn:
             return {**outcome, "error": outcome["error"] + ". Tell the person what you "
                     "wanted to remove; do not retry in smaller parts."}
         self.asked.append(request)
-        self.progress("approval_requested", request)
+        self.progress(Event.APPROVAL_REQUESTED, request)
         return {**outcome, "error": outcome["error"] + ", and they have been asked to allow "
                 "or deny it in the window. Tell them briefly what you asked for; do not "
                 "retry it in smaller parts."}

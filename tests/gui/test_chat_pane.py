@@ -97,7 +97,7 @@ def test_a_stopped_reply_still_reads_stopped_after_a_restart(qtbot, open_window,
     dispatcher.open()
     dispatcher.handle(Packet.make(PacketType.SAVE_HISTORY, {"messages": [
         {"role": "user", "content": "tell me a story"},
-        {"role": "assistant", "content": "Once upon", "partial": True, "error": "cancelled"}]}))
+        {"role": "assistant", "content": "Once upon", "partial": True}]}))
     dispatcher.close()
     window = open_window(home)
     reply = window.chat.messages[-1]

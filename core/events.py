@@ -1,0 +1,36 @@
+"""The events the backend tells while it works, declared once with their payloads.
+
+A turn's events arrive on the running packet's progress channel; `MEMORY_CHANGED` and
+`MEANING` belong to no packet and arrive on the backend's own channel (`Dispatcher.events`,
+which the window's host and `BackendServer(progress=…)` listen to). An `Event` is a `StrEnum`,
+so a sink written for the names (`"text"`) keeps working; new code compares members. The
+README lists them.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Event(StrEnum):
+    """Each member's comment is its payload."""
+
+    TEXT = "text"  # {"delta": str}: the reply's next words
+    REASONING = "reasoning"  # {"delta": str}: the model's thinking (DeepSeek thinking mode)
+    TOOL_STARTED = "tool_started"  # {"name", "arguments"}
+    TOOL_FINISHED = "tool_finished"  # {"name", "arguments", "success", "result" | "error",
+    #                                   "duration_ms", "change_id"?}
+    TOOL_REJECTED = "tool_rejected"  # {"name", "reason"}: a limit or a rule refused it
+    CALLS_IN_TEXT = "calls_in_text"  # {"names": [str]}: calls the model wrote as text
+    USAGE = "usage"  # the endpoint's token counts for one request
+    APPROVAL_REQUESTED = "approval_requested"  # an approval row: the person decides
+    IMPORT = "import"  # {"phase": str, "done": 0..1}: IMPORT_MEMORY's progress
+    MEMORY_CHANGED = "memory_changed"  # {"change_id", "tool", "actor", "summary", "nodes",
+    #   "edges", "bulk"?, "counts", "counts_line", "review_count", "arguments"?}: one
+    #   committed change, by anyone (another app's carry its arguments)
+    MEANING = "meaning"  # {"state", "indexed"?, "waiting"?, "problem"?}: the indexer
+
+
+TURN_EVENTS = (Event.TEXT, Event.REASONING, Event.TOOL_STARTED, Event.TOOL_FINISHED,
+               Event.TOOL_REJECTED, Event.CALLS_IN_TEXT, Event.USAGE,
+               Event.APPROVAL_REQUESTED, Event.IMPORT)

@@ -1,0 +1,48 @@
+"""The Memory tab's reads: the node list, rows, a neighbourhood, a node, the changes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from core.i18n import N_
+from core.protocol.handlers import LIMIT, TEXT, Refusal, handles
+from core.protocol.packets import PacketType
+from core.store import browse
+
+if TYPE_CHECKING:
+    from core.protocol.dispatcher import Dispatcher
+
+
+@handles(PacketType.LIST_NODES, {"query": TEXT, "kinds": {"type": ["array", "null"]},
+                                 "status": {}, "sort": {}, "descending": {}})
+def list_nodes(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    ids = browse.list_node_ids(backend.need_store(), query=body.get("query", ""),
+                               kinds=body.get("kinds") or [],
+                               status=body.get("status", "any"),
+                               sort=body.get("sort", "name"),
+                               descending=bool(body.get("descending")))
+    return {"ids": ids, "total": len(ids)}
+
+
+@handles(PacketType.NODE_ROWS, {"ids": {"type": "array"}})
+def node_rows(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    if "ids" not in body:
+        raise Refusal(N_("ids must be a list"))
+    return {"rows": browse.node_rows(backend.need_store(), body["ids"])}
+
+
+@handles(PacketType.GET_SUBGRAPH, {"node_id": {}, "depth": {}, "limit": LIMIT})
+def get_subgraph(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    return browse.subgraph(backend.need_store(), body.get("node_id"),
+                           depth=body.get("depth", 1),
+                           limit=body.get("limit", browse.SUBGRAPH_LIMIT))
+
+
+@handles(PacketType.GET_NODE, {"node_id": {}})
+def get_node(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    return browse.node_details(backend.need_store(), body.get("node_id"))
+
+
+@handles(PacketType.LIST_CHANGES, {"limit": LIMIT})
+def list_changes(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    return {"changes": browse.recent_changes(backend.need_store(), body.get("limit", 50))}

@@ -1,0 +1,109 @@
+"""Settings and status: the config (declared once, in `core.config`), the tool limits,
+and the endpoint's models and connection."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from core.config import READABLE, SETTABLE, updated
+from core.errors import ErrorCode
+from core.i18n import tr
+from core.protocol.handlers import Refusal, handles
+from core.protocol.packets import PacketType
+from core.share.tokens import new_token
+from core.tools.limits import validate_limits
+from core.turn import endpoint, offer
+from core.turn.run import NO_KEY
+
+if TYPE_CHECKING:
+    from core.protocol.dispatcher import Dispatcher
+
+UNSAVED = {"api_key": {"type": "string"}, "base_url": {"type": "string"},
+           "model": {"type": "string"}}
+
+
+@handles(PacketType.GET_STATUS, {})
+def get_status(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+    return backend.status()
+
+
+@handles(PacketType.GET_CONFIG, {})
+def get_config(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+    config = backend.config
+    return {**{name: getattr(config, name) for name in READABLE},
+            "shortcuts": dict(config.shortcuts), "meaning": backend.meaning_status(),
+            "home": str(backend.home or backend.db_path.parent)}
+
+
+@handles(PacketType.SET_CONFIG, {"type": "object", "propertyNames": {"enum": list(SETTABLE)}})
+def set_config(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    changes = {k: v for k, v in body.items() if v is not None}
+    if changes.get("share_memory") is True and not backend.saved_config.share_token:
+        changes["share_token"] = new_token()  # what HTTP clients send; see core.share
+    backend.save_config(changes)
+    backend.make_session()
+    return {"status": "config_updated"}
+
+
+@handles(PacketType.GET_TOOL_LIMITS, {})
+def get_tool_limits(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+    return dict(backend.limiter.limits)
+
+
+@handles(PacketType.SET_TOOL_LIMITS)
+def set_tool_limits(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    """Limits take effect only once they are saved: a refused write changes nothing."""
+    try:
+        limits = validate_limits(body, backend.limiter.limits)
+    except ValueError as error:
+        raise Refusal(str(error)) from None
+    backend.save_config({"tool_limits": limits})
+    backend.limiter.limits = dict(limits)
+    return {"status": "tool_limits_updated", "limits": dict(backend.limiter.limits)}
+
+
+def _unsaved(backend: Dispatcher, body: dict[str, Any], names: tuple[str, ...]) -> Any:
+    """The config with the dialog's unsaved values (a key, an address) over it."""
+    config = updated(backend.config, **{k: body[k] for k in names if body.get(k)})
+    if not config.api_key:
+        raise Refusal(NO_KEY, ErrorCode.NO_KEY)
+    return config
+
+
+@handles(PacketType.TEST_CONNECTION, UNSAVED)
+def test_connection(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    """List the endpoint's models with the given (unsaved) settings: this checks the
+    address and the key without spending tokens, then whether the model exists."""
+    config = _unsaved(backend, body, ("api_key", "base_url", "model"))
+    models, elapsed_ms = endpoint.list_models(config)
+    found = config.model in models
+    # llama-server lists the one model it loaded and answers to any name.
+    serves_any = offer.is_local(config.base_url) and len(models) == 1
+    if found:
+        verdict = tr("The model {model} is available.", model=config.model)
+    elif serves_any:
+        verdict = tr("The server runs {model}, which answers whatever model name is set.",
+                     model=models[0])
+    else:
+        listed = (", ".join(models[:8]) or tr("none")) + (" …" if len(models) > 8 else "")
+        verdict = tr("The server does not list the model {model}; it lists {models}.",
+                     model=config.model, models=listed)
+    message = tr("Connected to {url} in {ms} ms. {verdict}", url=config.base_url,
+                 ms=f"{elapsed_ms:.0f}", verdict=verdict)
+    return {"message": message, "model_found": found or serves_any, "models": models,
+            "elapsed_ms": elapsed_ms}
+
+
+@handles(PacketType.LIST_MODELS, {**UNSAVED, "refresh": {}})
+def list_models(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    """The endpoint's models, for the model picker: kept for the session per address,
+    fetched again with `refresh`. `base_url` and `api_key` may name unsaved settings."""
+    config = updated(backend.config, **{k: body[k] for k in ("api_key", "base_url")
+                                        if body.get(k)})
+    key = (config.base_url, config.api_key)
+    if body.get("refresh") or key not in backend.models:
+        backend.models[key] = endpoint.list_models(
+            _unsaved(backend, body, ("api_key", "base_url")))[0]
+    return {"models": backend.models[key], "current": config.model}
+
+

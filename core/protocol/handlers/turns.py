@@ -1,0 +1,98 @@
+"""A turn of the conversation, and what the person does with turns afterwards."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from core.errors import ErrorCode
+from core.i18n import N_
+from core.protocol.handlers import NAME, Refusal, handles
+from core.protocol.packets import PacketType
+from core.store import browse
+from core.tools import approvals
+from core.turn.run import Turn, TurnRefused
+from core.turn.snapshot import glance
+
+if TYPE_CHECKING:
+    from core.protocol.dispatcher import Dispatcher
+
+SHOWN_CHARS = 200_000  # of one message, as the window loads the history
+
+
+@handles(PacketType.PROCESS_MESSAGE, {"user_input": {}, "replaces_turn": {}})
+def process_message(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    """One turn of the shown conversation (see `core.turn.run`); its events arrive on
+    the packet's progress channel."""
+    turn = Turn(backend.need_store(), backend.history(), backend.session, backend.config,
+                backend.limiter, progress=backend.progress,
+                can_ask_person=backend.can_ask_person)
+    try:
+        return turn.run(body.get("user_input"), body.get("replaces_turn"))
+    except TurnRefused as refusal:
+        raise Refusal(refusal.template, refusal.code, refusal.data,
+                      **refusal.params) from None
+
+
+@handles(PacketType.UNDO_TURN, {"turn_id": NAME})
+def undo_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    """Take back every memory change one turn made (its approved calls included); without
+    a turn_id, the newest turn that still has changes to take back."""
+    store = backend.need_store()
+    turn_id = body.get("turn_id") or browse.last_undoable_turn(store)
+    if turn_id is None:
+        raise Refusal(N_("no turn has memory changes left to undo"), ErrorCode.NOTHING_TO_DO)
+    change_id, undone = store.undo_turn(turn_id)
+    expired = approvals.expire_turn(store, turn_id)
+    return {"change_id": change_id, "undone": undone, "turn_id": turn_id,
+            "expired_approvals": expired}
+
+
+@handles(PacketType.DELETE_TURN, {"turn_id": NAME})
+def delete_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    """Remove one exchange from the conversation; the memory keeps what it learned
+    (Undo this turn takes that back)."""
+    if "turn_id" not in body:
+        raise Refusal(N_("turn_id must name a turn"))
+    removed = backend.history().drop_turn(body["turn_id"])
+    if not removed:
+        raise Refusal(N_("that exchange is not in the conversation"), ErrorCode.NOT_FOUND)
+    return {"removed": removed}
+
+
+@handles(PacketType.TURN_TOUCHED, {"turn_id": NAME})
+def turn_touched(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    """The nodes and edges one turn changed (the chat's memory line opens them)."""
+    if "turn_id" not in body:
+        raise Refusal(N_("turn_id must name a turn"))
+    return browse.turn_touched(backend.need_store(), body["turn_id"])
+
+
+@handles(PacketType.GET_HISTORY, {})
+def get_history(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+    history = backend.history()
+    messages = history.messages(cap=SHOWN_CHARS)
+    answer = {"history": messages, "conversation_id": history.conversation_id}
+    if not messages and not history.legacy:
+        answer["remembered"] = glance(history.store)  # what an empty chat shows
+    return answer
+
+
+@handles(PacketType.SAVE_HISTORY, {"messages": {}})
+def save_history(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    try:
+        backend.history().replace(body.get("messages"))
+    except ValueError as error:
+        raise Refusal(str(error)) from None
+    return {"status": "history_saved"}
+
+
+@handles(PacketType.CANCEL, {})
+def cancel(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+    backend.cancel()
+    return {"status": "cancelled"}
+
+
+@handles(PacketType.SHUTDOWN, {})
+def shutdown(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+    backend.close()
+    return {"status": "shutdown"}
