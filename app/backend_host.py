@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from core.errors import ErrorCode
+from core.events import Event
 from core.i18n import tr
 from core.paths import config_path, database_path
 from core.protocol.dispatcher import Dispatcher
@@ -69,9 +70,17 @@ class BackendWorker(QObject):
         self.thread().quit()
 
 
+# One signal per declared event, named after it (`events.memory_changed`, `events.text`),
+# each carrying the event's payload: a view connects to the events it shows.
+HostEvents = type("HostEvents", (QObject,), {
+    "__doc__": "The backend's events as typed signals, one per `core.events.Event`.",
+    **{event.name.lower(): Signal(object) for event in Event}})
+
+
 class BackendHost(QObject):
     """The window's handle on the backend: `send()` a packet, get the answer in a callback
-    on the GUI thread; progress of a running turn arrives through `progress`."""
+    on the GUI thread; events arrive as `events.<name>` signals (and all of them through
+    `progress`, as name and payload)."""
 
     request = Signal(object)  # Packet, to the worker
     progress = Signal(str, object)
@@ -93,6 +102,8 @@ class BackendHost(QObject):
         self.thread.started.connect(self.worker.open)
         self.worker.answered.connect(self._deliver)
         self.worker.progress.connect(self.progress)
+        self.events = HostEvents(self)
+        self.progress.connect(self._tell)
         self.worker.ready.connect(self.ready)
         self._waiting: dict[str, Answer | None] = {}
         self._stopping = False
@@ -100,6 +111,9 @@ class BackendHost(QObject):
 
     def start(self) -> None:
         self.thread.start()
+
+    def _tell(self, event: str, data: dict[str, Any]) -> None:
+        getattr(self.events, Event(event).name.lower()).emit(data)
 
     @property
     def busy(self) -> bool:

@@ -4,26 +4,31 @@ whichever conversation is current; the memory is the same in all of them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QWidget
 
+from app.backend_host import BackendHost
 from app.chat.sidebar import ConversationSidebar
 from core.i18n import tr
 from core.protocol.packets import PacketType
 
-if TYPE_CHECKING:
-    from app.main_window import MainWindow
-
 
 class Conversations(QObject):
-    def __init__(self, window: MainWindow) -> None:
+    said = Signal(str, int)  # a confirmation to show for that many ms
+    shown = Signal(object)  # a conversation to show: its "history" and "remembered"
+    started_new = Signal()  # a new conversation is shown: the person will type
+    message_wanted = Signal(str)  # go to the person's message of that turn
+    current_deleted = Signal()  # the shown conversation was deleted: show the one left
+
+    def __init__(self, host: BackendHost, window: QWidget, busy: Callable[[], bool]) -> None:
+        """`busy()` is true while a reply runs (switching must wait for it)."""
         super().__init__(window)
-        self.window = window
-        self.host = window.host
+        self.window, self.host, self.busy = window, host, busy
         self.sidebar = ConversationSidebar(window)
         self.current: int | None = None
         sidebar = self.sidebar
@@ -39,10 +44,10 @@ class Conversations(QObject):
         sidebar.result_chosen.connect(self.go_to_result)
 
     def _say(self, text: str) -> None:
-        self.window.notify(text, 8000)
+        self.said.emit(text, 8000)
 
     def _busy(self) -> bool:
-        if self.window.turn_running:
+        if self.busy():
             self._say(tr("A reply is running: stop it (Esc) or wait before switching."))
             return True
         return False
@@ -59,8 +64,7 @@ class Conversations(QObject):
 
     def _show(self, data: dict[str, Any]) -> None:
         """Put a conversation's messages in the pane."""
-        self.window.show_history(data.get("history") or [])
-        self.window.pane.set_remembered(data.get("remembered"))
+        self.shown.emit(data)
         self.refresh()
 
     def new(self) -> None:
@@ -70,7 +74,7 @@ class Conversations(QObject):
         def done(answer: dict[str, Any]) -> None:
             if answer["success"]:
                 self._show(answer["data"])
-                self.window.pane.input.setFocus()
+                self.started_new.emit()
 
         self.host.send(PacketType.NEW_CONVERSATION, None, done)
 
@@ -96,7 +100,7 @@ class Conversations(QObject):
         """A search result: open its conversation and go to the message."""
         def jump() -> None:
             if turn_id:
-                self.window.show_message(turn_id)
+                self.message_wanted.emit(turn_id)
 
         if conversation_id == self.current:
             jump()
@@ -120,7 +124,7 @@ class Conversations(QObject):
             self._say(tr("Conversation deleted: Deleted conversations, at the bottom of the "
                          "sidebar, brings it back. The memory keeps what it learned."))
             if conversation_id == self.current:
-                self.window.reload_history()
+                self.current_deleted.emit()
             self.refresh()
 
         self.host.send(PacketType.DELETE_CONVERSATION, {"conversation_id": conversation_id},

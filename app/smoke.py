@@ -132,8 +132,8 @@ def _play_one_turn(home: Path) -> list[str]:
     try:
         if not _wait(app, lambda: bool(usable)):
             return ["the window never became usable"]
-        window.send("I like green tea")
-        if not _wait(app, lambda: not window.turn_running):
+        window.turns.send("I like green tea")
+        if not _wait(app, lambda: not window.turns.running):
             return ["the turn did not finish"]
         reply = window.chat.messages[-1]
         if reply.error or reply.content != REPLY:

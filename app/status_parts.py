@@ -63,3 +63,8 @@ def first_upper(text: str) -> str:
     """A backend summary as the start of a sentence: only its first letter raised (names
     inside it keep their case, which str.capitalize would lower)."""
     return text[:1].upper() + text[1:]
+
+
+def count_of(n: int, one: str, many: str) -> str:
+    """`one` ("1 change") or `many` ("{n} changes") filled in: both already translated."""
+    return one if n == 1 else many.format(n=f"{n:,}")

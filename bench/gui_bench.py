@@ -48,7 +48,7 @@ def streamed_turn_gap(app: QApplication, folder: Path) -> tuple[float, int, floa
     started = time.perf_counter()
     window.pane.input.setPlainText("Please remember the teas I like and tell me a story")
     window.pane.send_typed()
-    wait(app, lambda: not window.turn_running)
+    wait(app, lambda: not window.turns.running)
     seconds = time.perf_counter() - started
     gap = probe.stop()
     ticks = len(probe.gaps)
@@ -83,8 +83,8 @@ def code_block_gap(app: QApplication, folder: Path) -> tuple[float, float]:
     probe = GapProbe()
     probe.start()
     started = time.perf_counter()
-    window.send("write the long function")
-    wait(app, lambda: not window.turn_running)
+    window.turns.send("write the long function")
+    wait(app, lambda: not window.turns.running)
     seconds = time.perf_counter() - started
     gap = probe.stop()
     window.close()

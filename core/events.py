@@ -24,7 +24,7 @@ class Event(StrEnum):
     CALLS_IN_TEXT = "calls_in_text"  # {"names": [str]}: calls the model wrote as text
     USAGE = "usage"  # the endpoint's token counts for one request
     APPROVAL_REQUESTED = "approval_requested"  # an approval row: the person decides
-    IMPORT = "import"  # {"phase": str, "done": 0..1}: IMPORT_MEMORY's progress
+    IMPORT_PROGRESS = "import"  # {"phase": str, "done": 0..1}: IMPORT_MEMORY's progress
     MEMORY_CHANGED = "memory_changed"  # {"change_id", "tool", "actor", "summary", "nodes",
     #   "edges", "bulk"?, "counts", "counts_line", "review_count", "arguments"?}: one
     #   committed change, by anyone (another app's carry its arguments)
@@ -33,4 +33,4 @@ class Event(StrEnum):
 
 TURN_EVENTS = (Event.TEXT, Event.REASONING, Event.TOOL_STARTED, Event.TOOL_FINISHED,
                Event.TOOL_REJECTED, Event.CALLS_IN_TEXT, Event.USAGE,
-               Event.APPROVAL_REQUESTED, Event.IMPORT)
+               Event.APPROVAL_REQUESTED, Event.IMPORT_PROGRESS)

@@ -124,6 +124,7 @@ class GraphBrowser(QWidget):
         self.review.count_changed.connect(self._review_counted)
         self._refresh_timer = QTimer(self, singleShot=True, interval=0)
         self._refresh_timer.timeout.connect(self.refresh)
+        host.events.memory_changed.connect(self.changed)
         self._lay_out()
         self._update_actions()
 
@@ -455,8 +456,13 @@ class GraphBrowser(QWidget):
 
     def changed(self, event: dict[str, Any]) -> None:
         """One committed change (the backend's "memory_changed" event). Browse reads again
-        only what is on show, once for however many changes came together."""
+        only what is on show, once for however many changes came together; another app's
+        change is tinted where it is shown."""
         self.review.changed_elsewhere(event.get("review_count", 0))
+        if (event.get("actor") or "").startswith("mcp:"):
+            self.highlight({"nodes": event.get("nodes", []), "edges": [],
+                            "changed_nodes": event.get("nodes", []),
+                            "changed_edges": event.get("edges", [])})
         if not self.loaded:
             return
         if not event.get("bulk") and not self._concerns_view(event):

@@ -248,6 +248,14 @@ class TraceModel(QAbstractItemModel):
             self.turns[-1].usage = dict(usage)
             self._turn_changed()
 
+    def memory_changed(self, event: dict[str, Any]) -> None:
+        """Another app's change (its actor is "mcp:<app>") gets an entry; the model's own
+        changes are in their turn's calls already."""
+        actor = event.get("actor") or ""
+        if actor.startswith("mcp:"):
+            self.outside_change(actor[4:], event.get("tool", ""), event.get("summary", ""),
+                                event.get("arguments"))
+
     def outside_change(self, app: str, tool: str, summary: str, arguments: Any = None) -> None:
         """A change another app made over MCP: a finished entry of its own, kept before a
         turn that is still running so that turn stays the last."""

@@ -71,7 +71,7 @@ def open_window(qtbot):
 
 
 def wait_turn(qtbot, window, timeout=20000):
-    qtbot.waitUntil(lambda: not window.turn_running and not window.host.busy, timeout=timeout)
+    qtbot.waitUntil(lambda: not window.turns.running and not window.host.busy, timeout=timeout)
 
 
 def when_shown(kind, act) -> None:

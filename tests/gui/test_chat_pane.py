@@ -45,13 +45,13 @@ def test_sending_scrolls_to_the_end_and_streaming_does_not_yank_a_reader(qtbot, 
     qtbot.waitUntil(lambda: bar.value() < bar.maximum() - 100)
     assert view.jump.isVisible() and view.jump.text() == "↓ Jump to latest"
     llm.play({"text": "Here is the answer. " * 40, "chunk_delay": 0.002})
-    window.send("a question")
+    window.turns.send("a question")
     wait_turn(qtbot, window)
     qtbot.waitUntil(lambda: bar.value() == bar.maximum())
     assert not view.jump.isVisible()
     # Scrolled up while a reply streams: the view stays put, the button counts the news.
     llm.play({"text": "Another long answer. " * 60, "chunk_delay": 0.01})
-    window.send("another")
+    window.turns.send("another")
     qtbot.waitUntil(lambda: window.chat.messages[-1].content != "")
     view.scrollTo(window.chat.index(5))
     qtbot.waitUntil(lambda: not view._follow)
@@ -193,10 +193,10 @@ def test_retry_replaces_the_failed_turn_and_takes_back_what_it_wrote(qtbot, open
     llm.play({"tool_calls": [{"name": "memory_commit", "arguments": {"triplets": [
         {"subject": "User", "relation": "likes", "object": "tea"}]}}]},
         *[{"status": 500, "message": "overloaded"}] * 3, {"text": "Hello!"})
-    window.send("hi, I like tea")
+    window.turns.send("hi, I like tea")
     wait_turn(qtbot, window)
     assert window.chat.messages[-1].error and window.registry.actions["chat.retry"].isEnabled()
-    window.retry()
+    window.turns.retry()
     wait_turn(qtbot, window)
     assert [(m.role, m.content, m.error) for m in window.chat.messages] == [
         ("user", "hi, I like tea", None), ("assistant", "Hello!", None)]
@@ -236,16 +236,16 @@ def test_the_first_window_fits_the_screen_and_the_status_bar_elides(qtbot, open_
     screen = window.screen().availableGeometry()
     assert window.width() <= screen.width() and window.height() <= screen.height()
     assert window.width() >= 0.6 * min(screen.width(), 1400)
-    window.tokens_label.setText("Tokens: last 123,456 · session 9,876,543")
+    window.status.tokens_label.setText("Tokens: last 123,456 · session 9,876,543")
     window.resize(800, 500)
     qtbot.waitUntil(lambda: window.width() <= 820)
-    parts = [window.state_label, window.endpoint_label, window.tokens_label,
-             window.memory_label]
+    parts = [window.status.state_label, window.status.endpoint_label, window.status.tokens_label,
+             window.status.memory_label]
     qtbot.waitUntil(lambda: all(p.geometry().right() <= window.statusBar().width()
                                 for p in parts))
     spans = sorted((p.geometry().left(), p.geometry().right()) for p in parts)
     assert all(a[1] < b[0] for a, b in itertools.pairwise(spans))  # side by side
-    assert window.tokens_label.toolTip() == "Tokens: last 123,456 · session 9,876,543"
+    assert window.status.tokens_label.toolTip() == "Tokens: last 123,456 · session 9,876,543"
 
 
 def test_the_memory_line_says_what_a_turn_did_and_opens_it(qtbot, open_window, home, llm):
@@ -256,7 +256,7 @@ def test_the_memory_line_says_what_a_turn_did_and_opens_it(qtbot, open_window, h
             {"subject": "User", "relation": "lives in", "object": "Oslo"}]}},
         {"name": "memory_recall", "arguments": {"query_intent": "tea"}}]},
         {"text": "Noted."})
-    window.send("I like tea and live in Oslo")
+    window.turns.send("I like tea and live in Oslo")
     wait_turn(qtbot, window)
     reply = window.chat.messages[-1]
     assert reply.memory_note.startswith("Remembered 2") and "Recalled" in reply.memory_note
@@ -299,7 +299,7 @@ def test_regenerate_takes_back_what_the_old_reply_wrote(qtbot, open_window, home
     window = open_window(home)
     llm.play(commit_step("coffee"), {"text": "You like coffee."},
              commit_step("tea"), {"text": "You like tea."})
-    window.send("what do I like? (I said tea)")
+    window.turns.send("what do I like? (I said tea)")
     wait_turn(qtbot, window)
     window.registry.actions["chat.regenerate"].trigger()
     wait_turn(qtbot, window)
@@ -313,7 +313,7 @@ def test_edit_last_message_resends_it_in_place_of_the_old_exchange(qtbot, open_w
     window = open_window(home)
     llm.play(commit_step("Rome"), {"text": "Rome, noted."},
              commit_step("Paris"), {"text": "Paris, noted."})
-    window.send("I live in Rome")
+    window.turns.send("I live in Rome")
     wait_turn(qtbot, window)
     window.registry.actions["chat.edit_last"].trigger()
     assert window.pane.input.toPlainText() == "I live in Rome"
@@ -327,12 +327,12 @@ def test_edit_last_message_resends_it_in_place_of_the_old_exchange(qtbot, open_w
 def test_deleting_an_exchange_keeps_what_the_memory_learned(qtbot, open_window, home, llm):
     window = open_window(home)
     llm.play(commit_step("jazz"), {"text": "Jazz, noted."}, {"text": "Hello."})
-    window.send("I like jazz")
+    window.turns.send("I like jazz")
     wait_turn(qtbot, window)
-    window.send("hi")
+    window.turns.send("hi")
     wait_turn(qtbot, window)
     first = window.chat.messages[0].turn_id
-    window.delete_turn(first)
+    window.turns.delete_turn(first)
     qtbot.waitUntil(lambda: len(window.chat.messages) == 2)
     assert [m.content for m in window.chat.messages] == ["hi", "Hello."]
     assert active_facts(home) == ["jazz"]

@@ -20,7 +20,7 @@ def test_conversations_are_listed_switched_searched_and_restored(qtbot, open_win
     llm.play({"tool_calls": [{"name": "memory_commit", "arguments": {"triplets": [
         {"subject": "User", "relation": "loves", "object": "jazz"}]}}]},
         {"text": "Jazz it is."})
-    window.send("I love jazz, remember that")
+    window.turns.send("I love jazz, remember that")
     wait_turn(qtbot, window)
     qtbot.waitUntil(lambda: titles(window) == ["I love jazz, remember that"])
 
@@ -28,7 +28,7 @@ def test_conversations_are_listed_switched_searched_and_restored(qtbot, open_win
     qtbot.waitUntil(lambda: window.chat.rowCount() == 0 and len(titles(window)) == 2)
     assert "• loves jazz" in window.pane.empty.text()  # the new chat knows the person
     llm.play({"text": "京都的春天很美。"})
-    window.send("春天去京都怎么样？")
+    window.turns.send("春天去京都怎么样？")
     wait_turn(qtbot, window)
     qtbot.waitUntil(lambda: titles(window)[0] == "春天去京都怎么样？")
 
@@ -57,7 +57,7 @@ def test_conversations_are_listed_switched_searched_and_restored(qtbot, open_win
 def test_a_conversation_exports_as_markdown(qtbot, open_window, home, llm, tmp_path):
     window = open_window(home)
     llm.play({"text": "Here:\n\n```python\nprint('hi')\n```"})
-    window.send("show me code")
+    window.turns.send("show me code")
     wait_turn(qtbot, window)
     path = tmp_path / "chat.md"
     window.conversations.export_to(str(path))

@@ -203,7 +203,7 @@ def test_every_word_of_the_window_is_chinese(qtbot, open_window, chinese_home, i
     fill(qtbot, window)
     llm.play({"tool_calls": [{"name": "memory_commit", "arguments": {"triplets": [
         {"subject": "我", "relation": "在学", "object": "大提琴"}]}}]}, {"text": "好的。"})
-    window.send("我在学大提琴")
+    window.turns.send("我在学大提琴")
     wait_turn(qtbot, window)
     problems = open_surfaces(qtbot, window, english_in)
     trace = window.trace

@@ -157,18 +157,18 @@ def test_rename_merge_delete_restore_and_undo(qtbot, open_window, seeded):
 def test_export_then_import_into_a_fresh_memory(qtbot, open_window, seeded, tmp_path):
     window = open_window(seeded)
     path = tmp_path / "memory.json"
-    window.export_memory(str(path), "json")
+    window.memory.export_memory(str(path), "json")
     qtbot.waitUntil(lambda: path.exists() and not window.host.busy)
     assert len(json.loads(path.read_text())["edges"]) == len(FACTS)
     graphml = tmp_path / "memory.graphml"
-    window.export_memory(str(graphml), "graphml")
+    window.memory.export_memory(str(graphml), "graphml")
     qtbot.waitUntil(lambda: graphml.exists() and not window.host.busy)
     window.close()
 
     fresh = tmp_path / "fresh"
     other = open_window(fresh)
-    other.import_memory(str(path))
-    qtbot.waitUntil(lambda: not other.host.busy and "5 facts" in other.memory_label.text())
+    other.memory.import_memory(str(path))
+    qtbot.waitUntil(lambda: not other.host.busy and "5 facts" in other.status.memory_label.text())
     assert "Imported" in other.toast.current()
     browser = browser_of(qtbot, other)  # names, not "…", and a Name column that shows them
     qtbot.waitUntil(lambda: "…" not in shown_names(browser) and len(shown_names(browser)) == 7)
@@ -184,7 +184,7 @@ def test_a_bad_import_is_refused_with_a_message(qtbot, open_window, seeded, tmp_
                         lambda _parent, _title, text: shown.append(text))
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "trulymem-memory", "version": 1, "nodes": 5, "edges": []}')
-    window.import_memory(str(bad))
+    window.memory.import_memory(str(bad))
     qtbot.waitUntil(lambda: bool(shown))
     assert "not a TrulyMEM memory export" in shown[0]
 
@@ -197,7 +197,7 @@ def test_a_turn_highlights_what_it_recalled_and_changed(qtbot, open_window, seed
         {"name": "memory_commit", "arguments": {"triplets": [
             {"subject": "Anna", "relation": "likes", "object": "jazz"}]}}]},
         {"text": "Noted."})
-    window.send("Anna likes jazz, and what does she play?")
+    window.turns.send("Anna likes jazz, and what does she play?")
     wait_turn(qtbot, window)
     qtbot.waitUntil(lambda: not window.host.busy and "jazz" in shown_names(browser))
     highlighted = {browser.model.index(r, 0).data() for r in range(browser.model.rowCount())
@@ -212,7 +212,7 @@ def test_go_to_message_jumps_to_the_chat(qtbot, open_window, seeded, llm):
     window = open_window(seeded)
     llm.play({"tool_calls": [{"name": "memory_commit", "arguments": {"triplets": [
         {"subject": "Eve", "relation": "likes", "object": "chess"}]}}]}, {"text": "ok"})
-    window.send("Eve likes chess")
+    window.turns.send("Eve likes chess")
     wait_turn(qtbot, window)
     browser = browser_of(qtbot, window)
     qtbot.waitUntil(lambda: "Eve" in shown_names(browser))

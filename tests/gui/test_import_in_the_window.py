@@ -27,10 +27,10 @@ def test_a_large_import_shows_progress_and_cancel_changes_nothing(qtbot, open_wi
 
     window.host.worker.progress.connect(hold, Qt.ConnectionType.DirectConnection)
     try:
-        window.import_memory(str(export))
-        qtbot.waitUntil(lambda: window.import_progress is not None
-                        and window.import_progress.value() > 0, timeout=20000)
-        dialog = window.import_progress
+        window.memory.import_memory(str(export))
+        qtbot.waitUntil(lambda: window.memory.import_progress is not None
+                        and window.memory.import_progress.value() > 0, timeout=20000)
+        dialog = window.memory.import_progress
         assert "big.json" in dialog.labelText()
         # The window answers while the backend works.
         window.tabs.setCurrentIndex(1)
@@ -38,7 +38,7 @@ def test_a_large_import_shows_progress_and_cancel_changes_nothing(qtbot, open_wi
         dialog.findChild(QPushButton).click()
     finally:
         gate.set()
-    qtbot.waitUntil(lambda: window.import_progress is None and not window.host.busy,
+    qtbot.waitUntil(lambda: window.memory.import_progress is None and not window.host.busy,
                     timeout=20000)
     assert "cancelled" in window.toast.current()
-    assert window.memory_label.text().startswith("Memory: 0")
+    assert window.status.memory_label.text().startswith("Memory: 0")

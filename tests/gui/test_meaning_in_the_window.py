@@ -30,7 +30,7 @@ def test_the_status_bar_counts_down_the_indexing_and_settings_switch_it_off(
     busy = engines.engine("index")
     with busy._lock:  # the indexer cannot finish a batch until the test lets it
         window = open_window(home)
-        label = window.meaning_label
+        label = window.status.meaning_label
         qtbot.waitUntil(lambda: label.isVisible() and "left" in label.text())
         assert label.text() == "Indexing: 40 left"
         assert "Recall works meanwhile" in label.toolTip()

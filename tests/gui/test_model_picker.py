@@ -28,13 +28,13 @@ def test_the_quick_switcher_changes_the_model_for_the_next_message(qtbot, open_w
     llm.models = ["test-model", "other-model"]
     window = open_window(home)
     window.registry.actions["chat.switch_model"].trigger()
-    qtbot.waitUntil(lambda: window.model_menu is not None and window.model_menu.isVisible())
-    chosen = next(a for a in window.model_menu.actions() if a.text() == "other-model")
+    qtbot.waitUntil(lambda: window.setup.model_menu is not None and window.setup.model_menu.isVisible())
+    chosen = next(a for a in window.setup.model_menu.actions() if a.text() == "other-model")
     assert not chosen.isChecked()
     chosen.trigger()
-    qtbot.waitUntil(lambda: "other-model" in window.endpoint_label.text())
+    qtbot.waitUntil(lambda: "other-model" in window.status.endpoint_label.text())
     llm.play({"text": "hello"})
-    window.send("hi")
+    window.turns.send("hi")
     wait_turn(qtbot, window)
     assert llm.requests[-1]["model"] == "other-model"
 
@@ -46,9 +46,9 @@ def test_a_model_the_endpoint_lacks_is_said_plainly_and_the_picker_opens(qtbot, 
               "message": "The model `test-model` does not exist or you do not have access "
                          "to it."})
     window = open_window(home)
-    window.send("hi")
+    window.turns.send("hi")
     wait_turn(qtbot, window)
     reply = window.chat.messages[-1]
     assert "has no model named test-model" in reply.error
-    qtbot.waitUntil(lambda: window.model_menu is not None and window.model_menu.isVisible())
-    assert sorted(a.text() for a in window.model_menu.actions()) == sorted(llm.models)
+    qtbot.waitUntil(lambda: window.setup.model_menu is not None and window.setup.model_menu.isVisible())
+    assert sorted(a.text() for a in window.setup.model_menu.actions()) == sorted(llm.models)

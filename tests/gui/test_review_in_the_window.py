@@ -45,14 +45,14 @@ def two_turns(home, llm, qtbot, open_window):
              {"text": "Noted too."})
     window = open_window(home)
     for text in ("I like green tea; Berlin maybe", "I work at Bosch"):
-        window.send(text)
+        window.turns.send(text)
         wait_turn(qtbot, window)
     return window
 
 
 def test_the_inbox_by_keyboard_keep_undo_and_edit(qtbot, two_turns):
     window = two_turns
-    assert window.review_label.text() == "Review: 2"
+    assert window.status.review_label.text() == "Review: 2"
     review = review_of(qtbot, window)
     assert review.tree.hasFocus()
     texts = review_texts(review)
@@ -67,7 +67,7 @@ def test_the_inbox_by_keyboard_keep_undo_and_edit(qtbot, two_turns):
     assert review.tree.currentIndex().data(ChangeRole)["lines"][0]["object"] == "Bosch"
     qtbot.keyClick(review.tree, Qt.Key.Key_K)
     qtbot.waitUntil(lambda: not window.host.busy and len(review_texts(review)) == 1)
-    assert window.review_label.text() == "Review: 1"
+    assert window.status.review_label.text() == "Review: 1"
     assert "Kept 'User works at Bosch'" in window.toast.current()
 
     # E edits the fact the model guessed (a menu asks which of the change's two facts)
@@ -87,7 +87,7 @@ def test_the_inbox_by_keyboard_keep_undo_and_edit(qtbot, two_turns):
     QTimer.singleShot(0, fill_in_the_dialog)
     guess_action.trigger()  # opens the dialog, which the timer fills in and accepts
     qtbot.waitUntil(lambda: not window.host.busy and review_texts(review) == [])
-    assert window.review_label.text() == "Review: done"
+    assert window.status.review_label.text() == "Review: done"
     assert "Hamburg" in window.toast.current()
     store = window.host.dispatcher.store
     live = {r["relation"] + " " + r["name"] for r in store.query(
@@ -117,13 +117,13 @@ def test_undo_in_the_inbox_and_the_count_after_a_restart(qtbot, two_turns, open_
     qtbot.waitUntil(lambda: not window.host.thread.isRunning())
 
     again = open_window(home)
-    qtbot.waitUntil(lambda: again.review_label.text() == "Review: 1")
+    qtbot.waitUntil(lambda: again.status.review_label.text() == "Review: 1")
     review = review_of(qtbot, again)
     assert review.count == 1 and len(review_texts(review)) == 1
     qtbot.keyClick(review.tree, Qt.Key.Key_K, Qt.KeyboardModifier.ShiftModifier)  # keep all
     qtbot.waitUntil(lambda: not again.host.busy and review_texts(review) == [])
     assert review.empty.isVisible() and "reviewed" in review.empty.text()
-    assert again.review_label.text() == "Review: done"
+    assert again.status.review_label.text() == "Review: done"
 
 
 def test_a_turn_causes_one_round_of_reads_not_a_storm(qtbot, home, llm, open_window):
@@ -147,7 +147,7 @@ def test_a_turn_causes_one_round_of_reads_not_a_storm(qtbot, home, llm, open_win
         return original(type_, body, on_answer)
 
     window.host.send = counting
-    window.send("Anna likes tea and jazz")
+    window.turns.send("Anna likes tea and jazz")
     wait_turn(qtbot, window)
     qtbot.waitUntil(lambda: not window.host.busy and "jazz" in {
         browser.model.index(r, 0).data() for r in range(browser.model.rowCount())})
@@ -157,16 +157,16 @@ def test_a_turn_causes_one_round_of_reads_not_a_storm(qtbot, home, llm, open_win
     assert set(after) <= {PacketType.LIST_CONVERSATIONS, PacketType.LIST_NODES,
                           PacketType.NODE_ROWS, PacketType.GET_SUBGRAPH,
                           PacketType.GET_NODE}, after
-    assert window.memory_label.text() == "Memory: 3 facts · 4 entities · 0 tasks"
+    assert window.status.memory_label.text() == "Memory: 3 facts · 4 entities · 0 tasks"
 
     # with the chat on show, a turn reads nothing for the Memory tab
     window.open_graph()
     qtbot.waitUntil(lambda: window.tabs.currentWidget() is window.pane)
     sent.clear()
-    window.send("Bob likes chess")
+    window.turns.send("Bob likes chess")
     wait_turn(qtbot, window)
     assert sent == [PacketType.PROCESS_MESSAGE, PacketType.LIST_CONVERSATIONS]
-    assert window.review_label.text() == "Review: 3"
+    assert window.status.review_label.text() == "Review: 3"
 
 
 @pytest.fixture
@@ -288,4 +288,4 @@ def test_add_fact_dialog_is_wide_enough_for_its_hints(qtbot):
 
 def test_the_status_bar_says_review_is_done_when_nothing_waits(qtbot, home, open_window):
     window = open_window(home)
-    qtbot.waitUntil(lambda: window.review_label.text() == "Review: done")
+    qtbot.waitUntil(lambda: window.status.review_label.text() == "Review: done")

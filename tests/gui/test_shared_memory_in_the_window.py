@@ -68,8 +68,8 @@ def test_the_window_and_an_app_write_one_memory_at_once(qtbot, tmp_path, llm, op
     # The window hears of each of the app's changes once, through the one change event.
     qtbot.waitUntil(lambda: len(outside) == EACH, timeout=10000)
     assert len({e["change_id"] for e in outside}) == EACH
-    qtbot.waitUntil(lambda: window.review_label.text() == f"Review: {EACH}", timeout=10000)
-    assert window.memory_label.text().startswith(f"Memory: {2 * EACH} facts")
+    qtbot.waitUntil(lambda: window.status.review_label.text() == f"Review: {EACH}", timeout=10000)
+    assert window.status.memory_label.text().startswith(f"Memory: {2 * EACH} facts")
     assert sum(1 for turn in window.trace.turns if "Claude Desktop" in turn.message) == EACH
 
     conn = sqlite3.connect(home / "graph_memory.db")

@@ -177,4 +177,4 @@ def test_a_damaged_memory_points_to_its_backups_and_restoring_one_works(qtbot, o
     qtbot.waitUntil(lambda: bool(reported), timeout=10000)
     assert "kept as" in reported[0] and f"({FACTS} facts)" in reported[0]
     qtbot.waitUntil(lambda: not notice.isVisible(), timeout=10000)
-    qtbot.waitUntil(lambda: f"{FACTS} facts" in window.memory_label.text(), timeout=10000)
+    qtbot.waitUntil(lambda: f"{FACTS} facts" in window.status.memory_label.text(), timeout=10000)

@@ -58,8 +58,8 @@ def test_a_message_streams_in_lists_its_tool_calls_and_writes_memory(qtbot, open
     assert [c.name for c in turn.calls] == ["memory_commit"]
     assert "Committed: 1 new" in turn.calls[0].result
     assert turn.round_trips == 2 and turn.usage["total_tokens"] == 240
-    assert "Tokens: last 240" in window.tokens_label.text()
-    qtbot.waitUntil(lambda: "1 fact" in window.memory_label.text())
+    assert "Tokens: last 240" in window.status.tokens_label.text()
+    qtbot.waitUntil(lambda: "1 fact" in window.status.memory_label.text())
     window.close()
     assert ("likes", "green tea") in edges_in(home)
 
@@ -91,7 +91,7 @@ def test_shift_enter_breaks_the_line_and_enter_during_a_turn_does_not_send(qtbot
     qtbot.keyClicks(box, "line two")
     assert box.toPlainText() == "line one\nline two"
     qtbot.keyClick(box, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: window.turn_running)
+    qtbot.waitUntil(lambda: window.turns.running)
     qtbot.keyClicks(box, "queued thought")
     qtbot.keyClick(box, Qt.Key.Key_Return)
     assert box.toPlainText() == "queued thought"  # kept, not sent over the running turn
@@ -110,7 +110,7 @@ def test_escape_stops_a_slow_turn(qtbot, open_window, home, llm):
     stopped = window.chat.messages[-1]
     assert stopped.partial and not stopped.streaming and stopped.error is None
     assert 10 < len(stopped.content) < len("word " * 400)
-    assert window.state_label.text() == "Stopped"
+    assert window.status.state_label.text() == "Stopped"
     type_and_send(qtbot, window, "and now?")
     wait_turn(qtbot, window)
     assert window.chat.messages[-1].content == "next one works"
@@ -151,7 +151,7 @@ def test_first_run_without_a_key_says_what_is_missing(qtbot, open_window, tmp_pa
     assert window.chat.messages[-1].error == "API Key not configured: add one in Settings (Ctrl+,)"
     assert llm.requests == []
     window.refresh_memory_counts()  # what needs no key still works
-    qtbot.waitUntil(lambda: "Memory: 0 facts" in window.memory_label.text())
+    qtbot.waitUntil(lambda: "Memory: 0 facts" in window.status.memory_label.text())
 
 
 def test_limits_dialog_cancel_changes_nothing_and_ok_saves(qtbot, open_window, home):

@@ -136,7 +136,7 @@ def import_memory(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     def report(phase: str, done: float) -> None:
         if phase != shown["phase"] or done - shown["done"] >= IMPORT_STEP:
             shown.update(phase=phase, done=done)
-            progress(Event.IMPORT, {"phase": phase, "done": round(done, 3)})
+            progress(Event.IMPORT_PROGRESS, {"phase": phase, "done": round(done, 3)})
 
     return exchange.import_json(backend.need_store(), Path(body["path"]), report,
                                 backend.stopped.is_set)

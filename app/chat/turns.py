@@ -1,0 +1,248 @@
+"""The chat's turn life cycle: send, stream, end, stop, retry, regenerate, edit, delete.
+
+It listens to the turn's own events (text, tool calls, usage, approvals) on the host and
+keeps the chat, the trace and the Memory tab in step with the running turn; the window
+only shows what it says (`state_changed`, `said`, `tokens_counted`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from app.actions import ActionRegistry
+from app.backend_host import BackendHost
+from app.chat.memory_line import memory_line
+from app.chat.model import ChatMessage, ChatModel
+from app.chat.pane import ChatPane
+from app.chat.stream_buffer import StreamBuffer
+from app.trace.model import TraceModel
+from core.errors import ErrorCode
+from core.i18n import tr
+from core.protocol.packets import PacketType
+
+
+class TurnController(QObject):
+    state_changed = Signal(str)  # what the turn is doing, for the status bar
+    said = Signal(str, int)  # a confirmation to show for that many ms
+    tokens_counted = Signal(int, int)  # the last turn's tokens, the session's
+    ended = Signal()  # a turn ended (the conversation's title and place may have changed)
+    model_missing = Signal()  # the endpoint does not know the model: offer the ones it has
+    running_changed = Signal(bool)  # a turn started (True) or ended
+    touched = Signal(object)  # what the ended turn recalled or changed, to highlight
+
+    def __init__(self, host: BackendHost, chat: ChatModel, pane: ChatPane, trace: TraceModel,
+                 registry: ActionRegistry, *, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.host, self.chat, self.pane, self.trace = host, chat, pane, trace
+        self.registry = registry
+        self.running = False
+        self.failed_text: str | None = None
+        self.editing_turn: str | None = None  # Edit last message: sending replaces it
+        self.stream = StreamBuffer(self._streamed, self)
+        self.session_tokens = 0
+        self.last_tokens = 0
+        self._told_text_calls = False
+        events = host.events
+        events.text.connect(lambda data: self.stream.add("text", data["delta"]))
+        events.reasoning.connect(lambda data: self.stream.add("reasoning", data["delta"]))
+        events.tool_started.connect(self._tool_started)
+        events.tool_finished.connect(self._flushed(trace.call_finished))
+        events.tool_rejected.connect(self._flushed(
+            lambda data: trace.call_rejected(data["name"], data["reason"])))
+        events.usage.connect(self._flushed(trace.set_usage))
+        events.approval_requested.connect(self._flushed(pane.approvals.add))
+        events.calls_in_text.connect(self._flushed(self._calls_in_text))
+        pane.send_requested.connect(self.send)
+        pane.input.stop_requested.connect(self.stop)
+        pane.stop_button.clicked.connect(self.stop)
+        pane.view.retry_requested.connect(self.retry)
+        pane.view.regenerate_requested.connect(self.regenerate)
+        pane.view.edit_requested.connect(self.edit_last)
+        pane.view.delete_turn_requested.connect(self.delete_turn)
+
+    def _flushed(self, show: Any) -> Any:
+        """What streamed before a tool call shows before it."""
+        def run(data: dict[str, Any]) -> None:
+            self.stream.flush()
+            show(data)
+        return run
+
+    def _tool_started(self, data: dict[str, Any]) -> None:
+        self.stream.flush()
+        self.trace.call_started(data["name"], data.get("arguments"))
+        self.state_changed.emit(tr("Using {tool}…", tool=data["name"]))
+
+    def _calls_in_text(self, data: dict[str, Any]) -> None:
+        if not self._told_text_calls:  # once a session: with some local models, every call
+            self._told_text_calls = True
+            self.said.emit(tr("The model wrote its tool call as text instead of as a call; "
+                              "TrulyMEM ran it ({tools}).", tools=", ".join(data["names"])),
+                           10000)
+
+    # -- a turn ---------------------------------------------------------------------------
+
+    def send(self, text: str, replaces_turn: str | None = None) -> None:
+        """Send `text`; with `replaces_turn`, in place of that (newest) turn, whose memory
+        changes the backend takes back first."""
+        if self.running:
+            self.said.emit(tr("A reply is still running: press Esc to stop it, "
+                              "or wait, then send."), 5000)
+            return
+        if replaces_turn is None and self.editing_turn is not None:
+            replaces_turn = self.editing_turn
+            self.chat.remove_rows(self.chat.rows_of(replaces_turn))
+        self.editing_turn = None
+        self.pane.input.accept_sent(text)
+        self.clear_retry()
+        self.pane.view.follow_latest()  # what is sent, and its reply, are always seen
+        self.chat.append(ChatMessage("user", text))
+        self.chat.append(ChatMessage("assistant", "", streaming=True))
+        self.trace.begin_turn(text)
+        self.running = True
+        self.pane.set_running(True)
+        self.running_changed.emit(True)
+        self.state_changed.emit(tr("Waiting for the model…"))
+        body = {"user_input": text}
+        if replaces_turn:
+            body["replaces_turn"] = replaces_turn
+        self.host.send(PacketType.PROCESS_MESSAGE, body,
+                       lambda answer: self._ended(text, answer))
+
+    def _streamed(self, kind: str, text: str) -> None:
+        row = self.chat.streaming_row()
+        if row is None:
+            return
+        self.chat.extend_text(row, text, reasoning=kind == "reasoning")
+        self.state_changed.emit(tr("Thinking…") if kind == "reasoning" else tr("Replying…"))
+
+    def _ended(self, text: str, answer: dict[str, Any]) -> None:
+        self.stream.flush()
+        self.running = False
+        self.pane.set_running(False)
+        self.trace.end_turn(answer)
+        row = self.chat.streaming_row()
+        stopped = answer["code"] == ErrorCode.CANCELLED  # the person's choice, no fault
+        if row is not None:
+            message = self.chat.messages[row]
+            content = answer.get("content") or message.content  # keep what streamed in
+            self.chat.change(row, streaming=False, content=content or "",
+                             error=None if answer["success"] or stopped else answer["error"],
+                             partial=not answer["success"],
+                             memory_note=memory_line(answer.get("tool_calls"),
+                                                     answer.get("rejected_tools")))
+        if answer.get("turn_id"):
+            for message in self.chat.messages[-2:]:
+                message.turn_id = answer["turn_id"]
+        if answer.get("touched"):
+            self.touched.emit(answer["touched"])
+        self.running_changed.emit(False)
+        for request in answer.get("approvals") or []:
+            self.pane.approvals.add(request)
+        self._count_tokens(answer.get("usage") or {})
+        if answer["success"]:
+            self.state_changed.emit(tr("Ready"))
+        elif stopped:
+            self.state_changed.emit(tr("Stopped"))
+        else:
+            self._failed(text, answer, row)
+        self.ended.emit()
+
+    def _count_tokens(self, usage: dict[str, Any]) -> None:
+        self.last_tokens = int(usage.get("total_tokens") or 0)
+        self.session_tokens += self.last_tokens
+        self.tokens_counted.emit(self.last_tokens, self.session_tokens)
+
+    def _failed(self, text: str, answer: dict[str, Any], row: int | None) -> None:
+        if answer["code"] == ErrorCode.NO_KEY and row is not None:
+            keys = self.registry.shortcut_text("app.settings")
+            self.chat.change(row, error=tr("{error}: add one in Settings ({keys})",
+                                           error=answer["error"], keys=keys))
+        self.failed_text = text
+        if answer["code"] == ErrorCode.MODEL_NOT_FOUND:
+            self.model_missing.emit()  # the message said so; here are the ones that exist
+        self.registry.actions["chat.retry"].setEnabled(True)
+        self.pane.view.set_retry_row(row)
+        self.state_changed.emit(tr("The last message failed: Retry (Ctrl+R) sends it again"))
+
+    def stop(self) -> None:
+        if self.running:
+            self.host.cancel()
+            self.state_changed.emit(tr("Stopping…"))
+
+    # -- again, differently ---------------------------------------------------------------
+
+    def _asked(self, turn: str) -> str | None:
+        """The person's message of `turn`."""
+        return next((self.chat.messages[r].content for r in self.chat.rows_of(turn)
+                     if self.chat.messages[r].role == "user"), None)
+
+    def regenerate(self) -> None:
+        """Ask again for the newest reply, in place of it; what it wrote to the memory is
+        taken back first."""
+        turn = self.chat.newest_turn()
+        asked = None if self.running or turn is None else self._asked(turn)
+        if asked is None:
+            return
+        self.clear_retry()
+        self.chat.remove_rows(self.chat.rows_of(turn))
+        self.send(asked, replaces_turn=turn)
+        self.said.emit(tr("Regenerating: what the old reply wrote to the "
+                          "memory was taken back."), 8000)
+
+    def edit_last(self) -> None:
+        """Put the newest message back in the box; sending it replaces that exchange."""
+        turn = self.chat.newest_turn()
+        asked = None if self.running or turn is None else self._asked(turn)
+        if asked is None:
+            return
+        self.editing_turn = turn
+        box = self.pane.input
+        box.setPlainText(asked)
+        box.setFocus()
+        box.moveCursor(box.textCursor().MoveOperation.End)
+        self.state_changed.emit(tr("Editing your last message: sending it replaces that "
+                                   "exchange and takes back what its reply wrote to the "
+                                   "memory"))
+
+    def delete_turn(self, turn_id: str) -> None:
+        if self.running:
+            return
+
+        def done(answer: dict[str, Any]) -> None:
+            if answer["success"]:
+                self.chat.remove_rows(self.chat.rows_of(turn_id))
+                self.said.emit(tr("Exchange deleted from the conversation; the memory keeps "
+                                  "what it learned (Ctrl+Alt+Z takes that back)."), 8000)
+            else:
+                self.said.emit(tr("Not deleted: {error}", error=answer["error"]), 8000)
+
+        self.host.send(PacketType.DELETE_TURN, {"turn_id": turn_id}, done)
+
+    def retry(self) -> None:
+        """Send the failed message again in place of the failed turn: one user message,
+        no stale error, and nothing the failed attempt wrote to the memory."""
+        if not self.failed_text or self.running:
+            return
+        text, row = self.failed_text, self.pane.view.delegate.retry_message
+        turn = row.turn_id if row is not None else None
+        first = next((i for i, m in enumerate(self.chat.messages)
+                      if turn and m.turn_id == turn), None)
+        if first is not None:
+            self.chat.remove_from(first)
+        self.send(text, replaces_turn=turn)
+
+    def clear_retry(self) -> None:
+        self.failed_text = None
+        self.registry.actions["chat.retry"].setEnabled(False)
+        self.pane.view.set_retry_row(None)
+
+    def show_history(self, history: list[dict[str, Any]]) -> None:
+        """Show a conversation's messages (at start, or another conversation chosen)."""
+        self.clear_retry()
+        self.editing_turn = None
+        self.chat.reset(history)
+        self.trace.load_history(history)
+        self.pane.input.sent = [m["content"] for m in history if m["role"] == "user"][-50:]
+        self.pane.view.scrollToBottom()

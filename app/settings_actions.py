@@ -1,0 +1,77 @@
+"""Settings, the tool limits and the quick model switcher: each opens with what the
+backend holds now and says `changed` once something was saved."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, QPoint, Signal
+from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
+
+from app.backend_host import BackendHost
+from app.dialogs.limits import LimitsDialog
+from app.dialogs.settings import SettingsDialog
+from core.i18n import tr
+from core.protocol.packets import PacketType
+
+
+class SettingsActions(QObject):
+    said = Signal(str, int)  # a confirmation to show for that many ms
+    changed = Signal()  # settings were saved: read the status and the config again
+    limits_changed = Signal()
+
+    def __init__(self, host: BackendHost, window: QWidget, anchor: QWidget) -> None:
+        """`anchor` is the status part the model menu opens over."""
+        super().__init__(window)
+        self.host, self.window, self.anchor = host, window, anchor
+        self.model_menu: QMenu | None = None
+
+    def open_settings(self) -> None:
+        self.host.send(PacketType.GET_CONFIG, None, self._show_settings)
+
+    def _show_settings(self, answer: dict[str, Any]) -> None:
+        if not answer["success"]:
+            QMessageBox.warning(self.window, tr("Settings"), answer["error"])
+            return
+        if SettingsDialog(self.host, answer["data"], self.window).exec():
+            self.changed.emit()
+
+    def open_limits(self) -> None:
+        self.host.send(PacketType.GET_TOOL_LIMITS, None, self._show_limits)
+
+    def _show_limits(self, answer: dict[str, Any]) -> None:
+        if not answer["success"]:
+            QMessageBox.warning(self.window, tr("Tool limits"), answer["error"])
+            return
+        if LimitsDialog(self.host, answer["data"], self.window).exec():
+            self.limits_changed.emit()
+
+    def switch_model(self) -> None:
+        """The quick model switcher: the endpoint's models in a menu over the status bar."""
+        self.host.send(PacketType.LIST_MODELS, {}, self._show_model_menu)
+
+    def _show_model_menu(self, answer: dict[str, Any]) -> None:
+        if not answer["success"]:
+            self.said.emit(tr("Models not listed: {error}", error=answer["error"]), 8000)
+            return
+        self.model_menu = menu = QMenu(self.window)
+        current = answer["data"]["current"]
+        for name in answer["data"]["models"]:
+            action = menu.addAction(name)
+            action.setCheckable(True)
+            action.setChecked(name == current)
+            action.triggered.connect(lambda _checked=False, chosen=name: self.use_model(chosen))
+        if menu.isEmpty():
+            menu.addAction(tr("The endpoint lists no models")).setEnabled(False)
+        corner = self.anchor.mapToGlobal(self.anchor.rect().topLeft())
+        menu.popup(corner - QPoint(0, menu.sizeHint().height()))
+
+    def use_model(self, name: str) -> None:
+        def done(answer: dict[str, Any]) -> None:
+            if not answer["success"]:
+                self.said.emit(tr("Model not changed: {error}", error=answer["error"]), 8000)
+                return
+            self.said.emit(tr("The next message goes to {model}", model=name), 6000)
+            self.changed.emit()
+
+        self.host.send(PacketType.SET_CONFIG, {"model": name}, done)

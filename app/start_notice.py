@@ -1,0 +1,39 @@
+"""What the notice above the chat says about the backend's status: a store that could not
+be opened, no API key yet, or another problem, each with the one button that helps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from core.i18n import tr
+
+PROBLEMS = ("store_error", "store_warning", "config_warning", "backup_warning")
+
+
+@dataclass(frozen=True)
+class Notice:
+    text: str
+    button: str
+    restore: bool  # the button opens Restore from backup (else Settings)
+    detail: str = ""
+
+
+def notice_for(status: dict[str, Any]) -> Notice | None:
+    """The notice the status calls for, or None when all is well."""
+    problems = [status[name] for name in PROBLEMS if status.get(name)]
+    if status.get("store_error") or status.get("store_warning"):
+        listed = "; ".join(problems)
+        text = tr("The memory store could not be opened: {problems}.", problems=listed) \
+            if status.get("store_error") \
+            else tr("The memory store has a problem: {problems}.", problems=listed)
+        return Notice(text, tr("Restore from backup…"), True, status.get("store_detail") or "")
+    if not status.get("client_initialized"):
+        return Notice(
+            tr("No API key yet. Add the key of DeepSeek, OpenAI or another OpenAI-compatible "
+               "service, or the address of a local server (llama.cpp, Ollama, LM Studio). "
+               "Your memory can be browsed without one.")
+            + (f"\n{problems[0]}" if problems else ""), tr("Open settings…"), False)
+    if problems:
+        return Notice(problems[0], tr("Open settings…"), False)
+    return None

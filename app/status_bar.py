@@ -1,0 +1,98 @@
+"""The status bar: what the turn is doing, the endpoint and model, the tokens, the memory's
+counts, the review inbox and (while it catches up) the meaning indexer. It follows the
+memory's own events; the window tells it the rest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QStatusBar
+
+from app.backend_host import BackendHost
+from app.status_parts import StatusPart, count_of, separator
+from core.i18n import tr
+
+
+class StatusBar(QObject):
+    def __init__(self, bar: QStatusBar, host: BackendHost) -> None:
+        super().__init__(bar)
+        self.state_label = StatusPart()
+        self.state_label.setObjectName("turnState")
+        self.endpoint_label = StatusPart()
+        self.endpoint_label.setObjectName("endpoint")
+        self.endpoint_label.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.tokens_label = StatusPart(tr("Tokens: none yet"))
+        self.tokens_label.setObjectName("tokens")
+        self.memory_label = StatusPart()
+        self.memory_label.setObjectName("memoryCounts")
+        self.review_label = StatusPart()
+        self.review_label.setObjectName("reviewCount")
+        self.review_label.setCursor(Qt.CursorShape.PointingHandCursor)
+        # Shown only while the background indexer catches up (or if it stopped).
+        self.meaning_label = StatusPart()
+        self.meaning_label.setObjectName("meaningIndex")
+        self.meaning_separator = separator()
+        bar.addWidget(self.state_label, 2)
+        for label in (self.endpoint_label, self.tokens_label, self.memory_label,
+                      self.review_label):
+            bar.addPermanentWidget(separator())
+            bar.addPermanentWidget(label, 1)
+        bar.addPermanentWidget(self.meaning_separator)
+        bar.addPermanentWidget(self.meaning_label, 1)
+        self.show_meaning({"state": "ready"})
+        host.events.meaning.connect(self.show_meaning)
+        host.events.memory_changed.connect(self.show_counts)
+
+    def set_state(self, text: str) -> None:
+        self.state_label.setText(text)
+
+    def show_endpoint(self, config: dict[str, Any]) -> None:
+        url = config.get("base_url", "")
+        host = url.split("://", 1)[-1].split("/", 1)[0] or url
+        self.endpoint_label.setText(f"{host} · {config.get('model', '')}")
+        self.endpoint_label.setToolTip(url)
+
+    def show_tokens(self, last: int, session: int) -> None:
+        self.tokens_label.setText(tr("Tokens: last {last} · session {session}",
+                                     last=f"{last:,}", session=f"{session:,}"))
+
+    def show_meaning(self, status: dict[str, Any]) -> None:
+        """The indexer's progress: a status part while it catches up, gone once ready."""
+        state = status.get("state")
+        text, tip = "", ""
+        if state == "indexing" and status.get("waiting"):
+            text = tr("Indexing: {count} left", count=f"{status['waiting']:,}")
+            tip = tr("Memories are being indexed for recall by meaning, on this computer "
+                     "({count} done). Recall works meanwhile; what is not indexed yet is found "
+                     "by its words.", count=f"{status.get('indexed', 0):,}")
+        elif state == "failed":
+            text, tip = tr("Recall by words only"), status.get("problem") or ""
+        self.meaning_label.setText(text)
+        self.meaning_label.setToolTip(tip)
+        self.meaning_label.setVisible(bool(text))
+        self.meaning_separator.setVisible(bool(text))
+
+    def show_counts(self, state: dict[str, Any]) -> None:
+        counts = state["counts"]
+        self.memory_label.setText(tr("Memory: {counts}", counts=state["counts_line"]))
+        self.memory_label.setToolTip(tr(
+            "{counts} (active memories), plus {others} and {history} kept as history. An "
+            "export holds all of them.", counts=state["counts_line"],
+            others=count_of(counts["other_facts"], tr("1 persona or task fact"),
+                            tr("{n} persona or task facts")),
+            history=count_of(counts["history"], tr("1 replaced, archived or deleted fact"),
+                             tr("{n} replaced, archived or deleted facts"))))
+
+    def counts_unavailable(self, error: str) -> None:
+        self.memory_label.setText(tr("Memory: unavailable"))
+        self.memory_label.setToolTip(error)
+
+    def show_review_count(self, count: int, keys: str) -> None:
+        self.review_label.setText(tr("Review: {count}", count=f"{count:,}") if count
+                                  else tr("Review: done"))
+        self.review_label.setToolTip(
+            tr("{changes} the assistant or other apps made to the memory wait for your "
+               "review: click, or press {keys}",
+               changes=count_of(count, tr("1 change"), tr("{n} changes")), keys=keys)
+            if count else tr("You have reviewed everything the assistant remembered."))
