@@ -50,6 +50,7 @@ from core.meaning.vectors import (
     vectors_of,
 )
 from core.paths import PRIVATE_FILE, make_private_file
+from core.store.graph import sqlite_code
 from core.store.outside import OutsideChanges
 
 log = logging.getLogger(__name__)
@@ -425,7 +426,7 @@ class Meaning:
                 try:
                     save_vectors(conn, self.model, texts, vectors)
                 except sqlite3.OperationalError as error:
-                    if "locked" not in str(error) and "busy" not in str(error):
+                    if sqlite_code(error) not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
                         raise
                     # another writer holds the file (a long import): the batch waits
                     log.info("the indexer waits for the database: %s", error)

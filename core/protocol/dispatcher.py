@@ -27,7 +27,7 @@ from core.paths import secure_home
 from core.protocol import handlers
 from core.protocol.announcer import Announcer
 from core.protocol.backup_keeper import BackupKeeper
-from core.protocol.handlers import Refusal
+from core.protocol.handlers.table import Refusal
 from core.protocol.packets import Packet, PacketResponse, PacketType
 from core.store import GraphStore, describe_sqlite_error
 from core.store.opening import open_checked

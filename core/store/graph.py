@@ -73,19 +73,26 @@ class Change:
                 "nodes": sorted(rows["nodes"]), "edges": sorted(rows["edges"])}
 
 
+def sqlite_code(error: sqlite3.Error) -> int | None:
+    """SQLite's primary result code of `error` (SQLITE_BUSY, SQLITE_FULL, …), or None for
+    an error SQLite did not raise: what to do is read from this, never from the words."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return None if code is None else code & 0xFF
+
+
 def describe_sqlite_error(error: sqlite3.Error) -> str:
     """A plain sentence for the database errors a person can meet."""
-    text = str(error)
-    if "locked" in text or "busy" in text:
+    code, text = sqlite_code(error), str(error)
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return tr("the memory database is busy (another program holds it); nothing was "
                   "written")
-    if "malformed" in text or "not a database" in text or "corrupt" in text:
+    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
         return tr("the memory database file is damaged ({error})", error=text)
-    if "readonly" in text or "read-only" in text:
+    if code == sqlite3.SQLITE_READONLY:
         return tr("the memory database is read-only; nothing was written")
-    if "full" in text:
+    if code == sqlite3.SQLITE_FULL:
         return tr("the disk is full; nothing was saved (the memory can still be read)")
-    if "disk" in text and "I/O" in text:
+    if code == sqlite3.SQLITE_IOERR:
         return tr("the memory database could not be written ({error}); nothing was saved",
                   error=text)
     return tr("database error: {error}", error=text)

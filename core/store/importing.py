@@ -37,7 +37,7 @@ from core.store.exchange_format import (
     ImportCancelled,
     row_problem,
 )
-from core.store.graph import GraphStore
+from core.store.graph import GraphStore, sqlite_code
 from core.store.json_members import NotAnObject, NotJSON, members
 from core.store.text import normalize_name
 
@@ -156,7 +156,7 @@ def _staging(store: GraphStore, cancelled: Callable[[], bool]) -> Iterator[sqlit
             conn.execute(statement)
         yield conn
     except sqlite3.OperationalError as error:
-        if cancelled() and "interrupt" in str(error):
+        if cancelled() and sqlite_code(error) == sqlite3.SQLITE_INTERRUPT:
             raise ImportCancelled(tr("the import was cancelled; nothing was changed")) \
                 from None
         raise

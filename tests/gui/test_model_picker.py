@@ -28,7 +28,8 @@ def test_the_quick_switcher_changes_the_model_for_the_next_message(qtbot, open_w
     llm.models = ["test-model", "other-model"]
     window = open_window(home)
     window.registry.actions["chat.switch_model"].trigger()
-    qtbot.waitUntil(lambda: window.setup.model_menu is not None and window.setup.model_menu.isVisible())
+    qtbot.waitUntil(lambda: window.setup.model_menu is not None
+                    and window.setup.model_menu.isVisible())
     chosen = next(a for a in window.setup.model_menu.actions() if a.text() == "other-model")
     assert not chosen.isChecked()
     chosen.trigger()
@@ -50,5 +51,6 @@ def test_a_model_the_endpoint_lacks_is_said_plainly_and_the_picker_opens(qtbot, 
     wait_turn(qtbot, window)
     reply = window.chat.messages[-1]
     assert "has no model named test-model" in reply.error
-    qtbot.waitUntil(lambda: window.setup.model_menu is not None and window.setup.model_menu.isVisible())
+    qtbot.waitUntil(lambda: window.setup.model_menu is not None
+                    and window.setup.model_menu.isVisible())
     assert sorted(a.text() for a in window.setup.model_menu.actions()) == sorted(llm.models)

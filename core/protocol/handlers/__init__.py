@@ -1,81 +1,11 @@
-"""The packet handlers, declared next to their code: `@handles(PacketType.X, schema)`.
-
-Each handler takes the backend (the dispatcher: the open store, the config, the model
-session) and the packet's body, checked first against the handler's JSON Schema, and
-answers the data of a successful answer. It refuses with `Refusal` (or any
-`core.errors.CodedError`), whose code and words become the failed answer. The modules
-group the handlers by what they serve; importing this package fills `HANDLERS`.
-"""
+"""The packet handlers, declared next to their code (see `table`), one module per thing
+they serve: turns, memory, browsing, conversations, settings, backups. `load()` imports
+them all, which fills the table."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-from jsonschema import Draft202012Validator
-
-from core.errors import CodedError, ErrorCode
-from core.i18n import N_
+from core.protocol.handlers.table import HANDLERS, Handler
 from core.protocol.packets import PacketType
-from core.tools.validation import describe_problem
-
-if TYPE_CHECKING:
-    from core.protocol.dispatcher import Dispatcher
-
-Run = Callable[["Dispatcher", dict[str, Any]], Any]
-
-
-class Refusal(CodedError):
-    """A packet that cannot be served: its code, words, and what is known (`data`)."""
-
-    def __init__(self, template: str, /, code: ErrorCode | None = None, data: Any = None,
-                 **params: Any) -> None:
-        super().__init__(template, code, **params)
-        self.data = data
-
-
-@dataclass(frozen=True)
-class Handler:
-    run: Run
-    validator: Draft202012Validator | None
-
-    def check(self, body: dict[str, Any]) -> None:
-        """Refuse a body that does not fit the schema, naming the first problem."""
-        if self.validator is None:
-            return
-        errors = sorted(self.validator.iter_errors(body), key=lambda e: list(e.path))
-        if errors:
-            raise Refusal(N_("the packet's body does not fit: {problem}"),
-                          ErrorCode.INVALID, problem=describe_problem(errors[0], "body"))
-
-
-HANDLERS: dict[PacketType, Handler] = {}
-
-
-def handles(packet_type: PacketType, schema: dict[str, Any] | None = None
-            ) -> Callable[[Run], Run]:
-    """Register the decorated function as the handler of `packet_type`. `schema` lists
-    the body's properties (an object schema is made around them when only properties
-    are given)."""
-    if schema is not None and "type" not in schema:
-        schema = {"type": "object", "properties": schema}
-
-    def register(run: Run) -> Run:
-        if packet_type in HANDLERS:
-            raise RuntimeError(f"{packet_type} has two handlers")
-        HANDLERS[packet_type] = Handler(run, Draft202012Validator(schema) if schema else None)
-        return run
-
-    return register
-
-
-# Schema parts the handlers share.
-WHOLE = {"type": "integer", "not": {"type": "boolean"}}
-TEXT = {"type": "string"}
-NAME = {"type": "string", "minLength": 1}
-ID_LIST = {"type": "array", "items": WHOLE}
-LIMIT = {"type": "integer", "minimum": 1, "maximum": 1000}
 
 
 def load() -> dict[PacketType, Handler]:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import ErrorCode
 from core.i18n import N_
-from core.protocol.handlers import Refusal, handles
+from core.protocol.handlers.table import Refusal, handles
 from core.protocol.packets import PacketType
 from core.store import backups
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.i18n import N_
-from core.protocol.handlers import LIMIT, TEXT, Refusal, handles
+from core.protocol.handlers.table import LIMIT, TEXT, Refusal, handles
 from core.protocol.packets import PacketType
 from core.store import browse
 

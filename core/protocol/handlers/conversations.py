@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import ErrorCode
 from core.i18n import N_
-from core.protocol.handlers import NAME, WHOLE, Refusal, handles
+from core.protocol.handlers.table import NAME, WHOLE, Refusal, handles
 from core.protocol.handlers.turns import SHOWN_CHARS
 from core.protocol.packets import PacketType
 from core.store import conversations, exchange

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from core.errors import ErrorCode
 from core.events import Event
 from core.i18n import N_
-from core.protocol.handlers import ID_LIST, NAME, WHOLE, Refusal, handles
+from core.protocol.handlers.table import ID_LIST, NAME, WHOLE, Refusal, handles
 from core.protocol.packets import PacketType
 from core.store import browse, describe, exchange, review, trash
 from core.tools import ToolExecutor, approvals, corrections

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from core.config import READABLE, SETTABLE, updated
 from core.errors import ErrorCode
 from core.i18n import tr
-from core.protocol.handlers import Refusal, handles
+from core.protocol.handlers.table import Refusal, handles
 from core.protocol.packets import PacketType
 from core.share.tokens import new_token
 from core.tools.limits import validate_limits

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import ErrorCode
 from core.i18n import N_
-from core.protocol.handlers import NAME, Refusal, handles
+from core.protocol.handlers.table import NAME, Refusal, handles
 from core.protocol.packets import PacketType
 from core.store import browse
 from core.tools import approvals
