@@ -389,6 +389,7 @@ class MainWindow(QMainWindow):
         """Stop the turn, close the store and wait for the backend thread, then close."""
         if self._sidebar_wanted:  # saved as the person left it, not as the tab hid it
             self.conversations.sidebar.show()
+        self.setup.close_menu()
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState(STATE_VERSION))
         self.browser.save_state(self.settings)

@@ -66,6 +66,11 @@ class SettingsActions(QObject):
         corner = self.anchor.mapToGlobal(self.anchor.rect().topLeft())
         menu.popup(corner - QPoint(0, menu.sizeHint().height()))
 
+    def close_menu(self) -> None:
+        """The window closes: its menu must not stay on screen."""
+        if self.model_menu is not None:
+            self.model_menu.close()
+
     def use_model(self, name: str) -> None:
         def done(answer: dict[str, Any]) -> None:
             if not answer["success"]:

@@ -4,8 +4,10 @@ and windows that are closed, with their backend thread stopped, after each test.
 from __future__ import annotations
 
 import os
+import weakref
 
 import pytest
+import shiboken6
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QApplication
@@ -38,6 +40,32 @@ def no_backend_thread_left_running():
     for host in running:
         host.shutdown()
     assert not running, "a test left a backend thread running"
+
+
+@pytest.fixture(autouse=True)
+def no_timer_or_window_left_behind(qapp, monkeypatch):
+    """Fail any test that leaves a running QTimer nothing owns, or a window on screen
+    (napari's leak checks): either would go on acting in the tests after it."""
+    timers: weakref.WeakSet[QTimer] = weakref.WeakSet()
+    made = QTimer.__init__
+
+    def tracked(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        timers.add(self)
+
+    monkeypatch.setattr(QTimer, "__init__", tracked)
+    yield
+    monkeypatch.undo()
+    QApplication.processEvents()
+    orphans = [t for t in list(timers) if shiboken6.isValid(t) and t.isActive()
+               and t.parent() is None]
+    for timer in orphans:
+        timer.stop()
+    shown = [w for w in QApplication.topLevelWidgets() if w.isVisible()]
+    for widget in shown:
+        widget.close()
+    assert not orphans, f"a test left {len(orphans)} QTimer(s) running"
+    assert not shown, f"a test left windows open: {[type(w).__name__ for w in shown]}"
 
 
 @pytest.fixture
@@ -74,13 +102,15 @@ def wait_turn(qtbot, window, timeout=20000):
     qtbot.waitUntil(lambda: not window.turns.running and not window.host.busy, timeout=timeout)
 
 
-def when_shown(kind, act) -> None:
-    """Once a top-level `kind` (a modal dialog the action opens) is visible, `act` on it."""
-    def poll():
+def when_shown(kind, act, tries: int = 500) -> None:
+    """Once a top-level `kind` (a modal dialog the action opens) is visible, `act` on it;
+    the look gives up after `tries` (10 s), so a dialog that never opens leaves no timer
+    behind (the test then fails on what `act` did not do)."""
+    def poll(left: int) -> None:
         widget = next((w for w in QApplication.topLevelWidgets()
                        if isinstance(w, kind) and w.isVisible()), None)
-        if widget is None:
-            QTimer.singleShot(20, poll)
-        else:
+        if widget is not None:
             act(widget)
-    QTimer.singleShot(0, poll)
+        elif left:
+            QTimer.singleShot(20, lambda: poll(left - 1))
+    QTimer.singleShot(0, lambda: poll(tries))

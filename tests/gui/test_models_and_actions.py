@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 
-from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
 from app.chat.model import ChatMessage, ChatModel, MessageRole
@@ -15,6 +15,7 @@ from app.dialogs.shortcuts import ShortcutList
 from app.trace.model import TraceModel
 from core.store import GraphStore
 from core.turn.history import History
+from tests.gui.conftest import when_shown
 
 
 def test_chat_model_passes_the_model_tester(qtmodeltester):
@@ -92,23 +93,22 @@ def test_ctrl_k_opens_the_palette_and_enter_runs_the_choice(qtbot, open_window, 
     window = open_window(home)
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    opened = []
 
-    def choose():
-        palette = QApplication.activeModalWidget()
-        assert isinstance(palette, CommandPalette)
+    def choose(palette):
         qtbot.keyClicks(palette.query, "shortcuts")
         qtbot.keyClick(palette.query, Qt.Key.Key_Return)
 
-    def close_list():
-        widget = QApplication.activeModalWidget()
-        if isinstance(widget, ShortcutList):
-            widget.close()
-        else:
-            QTimer.singleShot(20, close_list)
+    def close_list(listing):
+        opened.append(listing)
+        listing.close()
 
-    QTimer.singleShot(50, choose)
-    QTimer.singleShot(100, close_list)
+    when_shown(CommandPalette, choose)
+    when_shown(ShortcutList, close_list)
+    # Both dialogs are modal: the key press returns once the chosen action's list closed.
     qtbot.keyClick(window.pane.input, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: bool(opened))
+    assert isinstance(opened[0], ShortcutList)
 
 
 def test_the_shortcut_list_shows_every_action(qtbot, open_window, home):
