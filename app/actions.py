@@ -28,7 +28,8 @@ class ActionSpec:
     tip: str = ""
 
 
-# The window's actions, in menu order. Shortcuts of DESIGN section 6 plus a few more.
+# The window's actions, in menu order, with their default shortcuts (the README's
+# Keyboard section lists them; Settings may change any).
 SPECS: tuple[ActionSpec, ...] = (
     ActionSpec("app.settings", N_("Settings…"), "Ctrl+,", "File",
                N_("Endpoint, key, model and timeouts")),

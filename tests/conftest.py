@@ -127,7 +127,7 @@ def headless(tmp_path, llm):
     started = []
 
     def start(folder: str = "home", *, api_key: str | None = TEST_KEY,
-              model: str = "test-model", progress: Any = None, **options: Any):
+              model: str | None = "test-model", progress: Any = None, **options: Any):
         server = BackendServer(home=tmp_path / folder, progress=progress)
         server.start(api_key=api_key, base_url=llm.base_url, model=model, **options)
         started.append(server)

@@ -10,18 +10,8 @@ from core import BackendClient, BackendServer, Packet, PacketType
 
 
 @pytest.fixture
-def backend(tmp_path, llm):
-    servers = []
-
-    def start(api_key="sk-test-key-000000", **options):
-        server = BackendServer(home=tmp_path / "home")
-        server.start(api_key=api_key, base_url=llm.base_url, model="test-model", **options)
-        servers.append(server)
-        return server, BackendClient(server)
-
-    yield start
-    for server in servers:
-        server.shutdown()
+def backend(headless):
+    return headless
 
 
 def commit_call(subject, relation, obj):
@@ -253,6 +243,7 @@ def test_bad_packets_and_a_missing_embedded_store_are_refused(tmp_path):
         server.shutdown()
 
 
+@pytest.mark.slow
 def test_rate_limits_are_retried_then_reported(backend, llm):
     llm.play({"status": 429}, {"status": 429}, {"status": 429}, {"text": "later"})
     _, client = backend()

@@ -8,7 +8,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from core.store import GraphStore
+
+pytestmark = pytest.mark.slow  # `-m "not slow"` leaves these out of a quick loop
+
 
 ROOT = Path(__file__).resolve().parent.parent
 

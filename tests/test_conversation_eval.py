@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from app.main import main
 from core.eval.run import TARGETS, run_eval
 from core.eval.tokens import token_count
 from core.tools.schemas import openai_tools
 from core.turn.prompts import system_prompt
+
+pytestmark = pytest.mark.slow  # `-m "not slow"` leaves these out of a quick loop
 
 
 def overhead(tool_set: str) -> int:

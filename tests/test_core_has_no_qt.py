@@ -6,7 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import core
+
+pytestmark = pytest.mark.slow  # `-m "not slow"` leaves these out of a quick loop
+
 
 CORE = Path(core.__file__).parent
 QT = ("PySide6", "shiboken6")

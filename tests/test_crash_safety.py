@@ -6,7 +6,12 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from core.store import GraphStore
+
+pytestmark = pytest.mark.slow  # `-m "not slow"` leaves these out of a quick loop
+
 
 WRITER = """
 import sys

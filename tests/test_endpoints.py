@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from core import BackendClient, BackendServer
 from core.config import Config, ConfigError, updated
 
 
 @pytest.fixture
-def client(tmp_path, llm):
-    server = BackendServer(home=tmp_path / "home")
-    server.start(api_key="sk-test-key-000000", base_url=llm.base_url, model="test-model")
-    yield BackendClient(server)
-    server.shutdown()
+def client(headless):
+    return headless()[1]
 
 
 def test_the_servers_own_reason_is_shown(client, llm):
@@ -74,6 +70,7 @@ def test_validation_errors_give_the_reason_first(fail):
         "scope: must be one of all, persona, tasks (got 'everything')")
 
 
+@pytest.mark.slow
 def test_what_is_sent_again_fits_a_budget_and_history_keeps_everything(client, llm):
     huge = "log line\n" * 1_000_000  # about 9 MB pasted once
     llm.play({"text": "That is a long log."}, {"text": "Sure."})
@@ -85,6 +82,7 @@ def test_what_is_sent_again_fits_a_budget_and_history_keeps_everything(client, l
     assert len(shown) < 250_000 and "more characters not shown" in shown
 
 
+@pytest.mark.slow
 def test_arguments_are_kept_at_a_sane_size_in_history(client, llm):
     junk = "x" * 25_000
     llm.play({"tool_calls": [{"name": "memory_commit", "arguments": junk}]}, {"text": "ok"})

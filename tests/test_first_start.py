@@ -121,6 +121,7 @@ def test_sharing_is_switched_on_and_off_from_a_terminal(tmp_path, capsys):
     assert "--enable" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_quits_like_the_windows_quit(tmp_path, number):
     home = tmp_path / "home"

@@ -16,6 +16,9 @@ from core.store.exchange import ImportCancelled, export_json, import_json
 from core.testing.sample_export import write_export
 from core.tools import ToolExecutor
 
+pytestmark = pytest.mark.slow  # `-m "not slow"` leaves these out of a quick loop
+
+
 NODES = 12_000  # more than two batches of staged rows, so progress and cancel are seen
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from core import BackendClient, BackendServer, PacketType
+from core import PacketType
 from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet
 from core.store import GraphStore
@@ -158,14 +158,11 @@ def test_snapshot_quotes_stored_text_as_data_not_instructions(store, run):
 
 
 @pytest.fixture
-def headless(tmp_path, llm):
-    server = BackendServer(home=tmp_path / "home")
-    server.start(api_key="sk-test-key-000000", base_url=llm.base_url, model="test-model")
-    client = BackendClient(server)
+def all_tools(headless):
+    server, client = headless()
     # Every tool offered, the destructive ones included: the budget must hold regardless.
     assert client.update_config(None, tool_set="full")["success"]
-    yield server, client
-    server.shutdown()
+    return server, client
 
 
 @pytest.fixture
@@ -196,8 +193,8 @@ def obedient_turn(llm) -> None:
 
 
 def test_an_obedient_model_destroys_at_most_the_budget_and_one_undo_brings_it_back(
-        tmp_path, headless, llm):
-    _server, client = headless
+        tmp_path, all_tools, llm):
+    _server, client = all_tools
     store = GraphStore(tmp_path / "home" / "graph_memory.db")
     try:
         fill(store, 1000)

@@ -26,18 +26,11 @@ def mode(path) -> int:
 
 
 @pytest.fixture
-def started(tmp_path, llm):
-    servers = []
-
+def started(headless):
     def start(**options):
-        server = BackendServer(home=tmp_path / "home")
-        server.start(base_url=llm.base_url, **options)
-        servers.append(server)
-        return BackendClient(server)
+        return headless(**{"api_key": None, "model": None, **options})[1]
 
-    yield start
-    for server in servers:
-        server.shutdown()
+    return start
 
 
 def test_a_new_data_folder_and_its_files_are_private(tmp_path, started, llm):

@@ -1,5 +1,6 @@
 """10,000 random tool calls, mostly invalid: nothing escapes, nothing breaks the store."""
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -7,6 +8,9 @@ from core.store import GraphStore
 from core.tools import TOOL_NAMES, ToolExecutor
 from core.tools.limits import ToolLimiter
 from core.tools.schemas import PARAMETERS
+
+pytestmark = pytest.mark.slow  # `-m "not slow"` leaves these out of a quick loop
+
 
 BATCHES, CALLS_PER_BATCH = 500, 20
 

@@ -4,8 +4,6 @@ pressed in the terminal."""
 
 from __future__ import annotations
 
-from core import BackendClient, BackendServer
-
 
 def test_empty_optional_fields_mean_not_given(run, fail, store):
     data = run("memory_commit", triplets=[{"subject": "Ann", "relation": "likes",
@@ -20,12 +18,8 @@ def test_empty_optional_fields_mean_not_given(run, fail, store):
     assert "at least 1 entry" in fail("memory_purge", criteria={"subject": "", "target": ""})
 
 
-def test_tool_choice_auto_is_sent_with_the_tools(tmp_path, llm):
-    server = BackendServer(home=tmp_path / "home")
-    server.start(api_key="sk-test-key-000000", base_url=llm.base_url, model="test-model")
-    try:
-        llm.play({"text": "hi"})
-        assert BackendClient(server).process_message("hello")["success"]
-        assert llm.requests[0]["tool_choice"] == "auto" and llm.requests[0]["tools"]
-    finally:
-        server.shutdown()
+def test_tool_choice_auto_is_sent_with_the_tools(headless, llm):
+    client = headless()[1]
+    llm.play({"text": "hi"})
+    assert client.process_message("hello")["success"]
+    assert llm.requests[0]["tool_choice"] == "auto" and llm.requests[0]["tools"]

@@ -9,7 +9,6 @@ import json
 
 import pytest
 
-from core import BackendClient, BackendServer
 from core.config import Config
 from core.turn import grounding, offer
 from core.turn.llm import ChatSession, TurnOptions, make_client
@@ -110,6 +109,7 @@ def test_a_text_call_after_the_guard_does_not_run_either(llm):
     assert len(ran) == 2 and result.rescued == 1 and result.content == "OK."
 
 
+@pytest.mark.slow
 def test_silence_while_the_server_generates_is_not_a_dead_server(llm):
     llm.play({"text": "Here you are.", "silent": 2.0})
     result = session(llm).run([{"role": "user", "content": "hi"}], lambda *_: {},
@@ -157,11 +157,8 @@ def test_a_fact_must_be_made_of_what_the_person_wrote(name, said, ok):
 
 
 @pytest.fixture
-def backend(tmp_path, llm):
-    server = BackendServer(home=tmp_path / "home")
-    server.start(api_key="sk-test-key-000000", base_url=llm.base_url, model="local")
-    yield BackendClient(server)
-    server.shutdown()
+def backend(headless):
+    return headless(model="local")[1]
 
 
 def test_facts_nobody_said_are_refused_and_the_rest_stored(backend, llm):
@@ -208,12 +205,9 @@ def test_a_forget_with_every_field_filled_empty_still_forgets(backend, llm):
 
 
 @pytest.fixture
-def small_local(tmp_path, llm):
+def small_local(headless):
     """A local server with a small unnamed model: its memory is written by extraction."""
-    server = BackendServer(home=tmp_path / "small")
-    server.start(api_key="sk-test-key-000000", base_url=llm.base_url, model="local-model")
-    yield BackendClient(server)
-    server.shutdown()
+    return headless("small", model="local-model")[1]
 
 
 def update(**lists):

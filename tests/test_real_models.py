@@ -9,7 +9,6 @@ import itertools
 
 import pytest
 
-from core import BackendClient, BackendServer
 from core.testing.loopback_llm import rendered_prompt, shared_prefix
 from core.tools.schemas import CORE_TOOLS
 from core.turn import offer
@@ -21,21 +20,14 @@ def commit(*triplets):
 
 
 @pytest.fixture
-def backend(tmp_path, llm):
-    servers = []
-
+def backend(headless):
     def start(**config):
-        server = BackendServer(home=tmp_path / "home")
-        server.start(api_key="sk-test-key-000000", base_url=llm.base_url, model="test-model")
-        client = BackendClient(server)
+        client = headless()[1]
         if config:
             assert client.update_config(None, **config)["success"]
-        servers.append(server)
         return client
 
-    yield start
-    for server in servers:
-        server.shutdown()
+    return start
 
 
 def test_each_request_repeats_the_previous_one_from_its_start(backend, llm):
@@ -255,6 +247,7 @@ def test_a_tool_calling_message_carries_text_content_never_null(backend, llm):
     assert sent["role"] == "assistant" and sent["tool_calls"] and sent["content"] == ""
 
 
+@pytest.mark.slow
 def test_a_rate_limit_is_said_as_one_and_its_back_off_is_not_a_silent_model(backend, llm):
     client = backend(first_token_timeout=1.0)
     busy = {"status": 429, "message": "slow down", "headers": {"Retry-After": "1.5"}}

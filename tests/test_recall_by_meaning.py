@@ -154,6 +154,7 @@ def test_only_the_facts_added_while_it_was_away_are_embedded_on_restart(store, e
     assert second.status()["indexed"] == len(OTHERS)
 
 
+@pytest.mark.slow
 def test_the_indexer_resumes_after_being_killed(tmp_path):
     path = tmp_path / "graph_memory.db"
     store = GraphStore(path)
@@ -293,6 +294,7 @@ def test_a_saved_index_follows_what_changed_while_no_indexer_ran(store, executor
         again.stop()
 
 
+@pytest.mark.slow
 def test_two_programs_on_one_memory_one_keeps_the_index_the_other_follows(store, executor,
                                                                           meaning):
     """The window and an MCP server: one embeds and saves, the other adds what the keeper

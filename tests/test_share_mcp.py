@@ -23,6 +23,9 @@ from core.share.server import SharedMemory, build_server
 from core.store import GraphStore, review
 from core.tools import REGISTRY, ToolExecutor
 
+pytestmark = pytest.mark.slow  # `-m "not slow"` leaves these out of a quick loop
+
+
 ROOT = Path(__file__).resolve().parents[1]
 APP_TOOLS = {"memory_recall", "memory_commit", "memory_purge", "memory_introspect",
              "task_query", "task_create", "task_set_state"}

@@ -7,7 +7,9 @@ from __future__ import annotations
 import threading
 import time
 
-from core import BackendClient, BackendServer, Packet, PacketType
+import pytest
+
+from core import Packet, PacketType
 from tests.conftest import commit
 
 
@@ -40,47 +42,38 @@ def test_recall_of_tasks_finds_a_task_without_links_with_its_state_and_descripti
     assert "[in_progress] trip: plan the trip to Kyoto" in found
 
 
-def test_the_apps_stopped_note_is_never_sent_back_to_the_model(tmp_path, llm):
-    server = BackendServer(home=tmp_path / "home")
-    server.start(api_key="sk-test-key-000000", base_url=llm.base_url, model="test-model")
-    try:
-        client = BackendClient(server)
-        assert client.update_config(None, max_round_trips=1)["success"]
-        llm.play({"text": "Let me look.", "tool_calls": [
-            {"name": "memory_recall", "arguments": {"query_intent": "x"}}]},
-            {"text": "Fine."})
-        first = client.process_message("hello")
-        assert first["content"] == "Let me look." and first["rescued"] == 1
-        assert client.process_message("and now?")["content"] == "Fine."
-        sent = "\n".join(str(m.get("content")) for m in llm.requests[-1]["messages"][1:])
-        assert "Let me look." in sent and "[Stopped:" not in sent
-    finally:
-        server.shutdown()
+def test_the_apps_stopped_note_is_never_sent_back_to_the_model(headless, llm):
+    client = headless()[1]
+    assert client.update_config(None, max_round_trips=1)["success"]
+    llm.play({"text": "Let me look.", "tool_calls": [
+        {"name": "memory_recall", "arguments": {"query_intent": "x"}}]},
+        {"text": "Fine."})
+    first = client.process_message("hello")
+    assert first["content"] == "Let me look." and first["rescued"] == 1
+    assert client.process_message("and now?")["content"] == "Fine."
+    sent = "\n".join(str(m.get("content")) for m in llm.requests[-1]["messages"][1:])
+    assert "Let me look." in sent and "[Stopped:" not in sent
 
 
-def test_a_timed_out_packet_never_runs_later_and_stops_only_its_own_turn(tmp_path, llm):
-    server = BackendServer(home=tmp_path / "home")
-    server.start(api_key="sk-test-key-000000", base_url=llm.base_url, model="test-model")
-    try:
-        client = BackendClient(server)
-        llm.play({"text": "A slow but whole answer.", "delay": 1.5})
-        answers = {}
-        slow = threading.Thread(target=lambda: answers.update(
-            turn=client.process_message("take your time")))
-        slow.start()
-        # Wait until the worker is on the turn (the loopback server has its request).
-        pause, give_up = threading.Event(), time.monotonic() + 30
-        while not llm.requests and time.monotonic() < give_up:
-            pause.wait(0.01)
-        assert llm.requests
-        queued = server.send(Packet.make(PacketType.EXECUTE_TOOL, {
-            "tool_name": "memory_commit", "arguments": {"triplets": [
-                {"subject": "late", "relation": "was", "object": "written"}]}}), timeout=0.3)
-        assert not queued.success and queued.error == "timeout"
-        slow.join()
-        assert answers["turn"]["success"], answers["turn"]  # the other caller's turn went on
-        assert answers["turn"]["content"] == "A slow but whole answer."
-        recall = client.execute_tool("memory_recall", {"query_intent": "late written"})
-        assert "No memories match" in recall["result"]  # the abandoned commit never ran
-    finally:
-        server.shutdown()
+@pytest.mark.slow
+def test_a_timed_out_packet_never_runs_later_and_stops_only_its_own_turn(headless, llm):
+    server, client = headless()
+    llm.play({"text": "A slow but whole answer.", "delay": 1.5})
+    answers = {}
+    slow = threading.Thread(target=lambda: answers.update(
+        turn=client.process_message("take your time")))
+    slow.start()
+    # Wait until the worker is on the turn (the loopback server has its request).
+    pause, give_up = threading.Event(), time.monotonic() + 30
+    while not llm.requests and time.monotonic() < give_up:
+        pause.wait(0.01)
+    assert llm.requests
+    queued = server.send(Packet.make(PacketType.EXECUTE_TOOL, {
+        "tool_name": "memory_commit", "arguments": {"triplets": [
+            {"subject": "late", "relation": "was", "object": "written"}]}}), timeout=0.3)
+    assert not queued.success and queued.code == "timeout"
+    slow.join()
+    assert answers["turn"]["success"], answers["turn"]  # the other caller's turn went on
+    assert answers["turn"]["content"] == "A slow but whole answer."
+    recall = client.execute_tool("memory_recall", {"query_intent": "late written"})
+    assert "No memories match" in recall["result"]  # the abandoned commit never ran

@@ -5,6 +5,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # `-m "not slow"` leaves these out of a quick loop
+
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -13,9 +13,6 @@ from PySide6.QtGui import QAction, QFont, QFontMetrics, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QDialog,
-    QDialogButtonBox,
-    QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
@@ -33,9 +30,10 @@ from PySide6.QtWidgets import (
 
 from app.backend_host import BackendHost
 from app.graph.details import DetailsPanel
+from app.graph.fact_form import FactDialog
 from app.graph.node_model import NodeIdRole, NodeListModel
 from app.graph.node_picker import NodePicker
-from app.graph.review import EditFactDialog, ReviewView
+from app.graph.review import ReviewView
 from app.graph.view import NeighbourhoodView
 from app.sizes import chars
 from app.status_parts import first_upper
@@ -49,33 +47,6 @@ KIND_FILTERS = ((N_("All kinds"), []), (N_("General memories"), ["memory"]),
 STATUS_FILTERS = ((N_("Any status"), "any"), (N_("Active"), "active"),
                   (N_("Has archived facts"), "archived"),
                   (N_("Deleted or superseded"), "deleted"))
-
-
-class AddFactDialog(QDialog):
-    def __init__(self, subject: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(tr("Add a fact"))
-        self.subject = QLineEdit(subject)
-        self.relation = QLineEdit()
-        self.relation.setPlaceholderText(tr("e.g. likes, lives in, 喜欢"))
-        self.object = QLineEdit()
-        self.object.setPlaceholderText(tr("e.g. green tea, Berlin, 上海"))
-        for field in (self.subject, self.relation, self.object):
-            field.setMinimumWidth(chars(self, 40))
-        form = QFormLayout(self)
-        form.addRow(tr("&Subject"), self.subject)
-        form.addRow(tr("&Relation"), self.relation)
-        form.addRow(tr("&Object"), self.object)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
-        self.relation.setFocus()
-
-    def triplet(self) -> dict[str, str]:
-        return {"subject": self.subject.text().strip(), "relation": self.relation.text().strip(),
-                "object": self.object.text().strip()}
 
 
 # The node and fact commands, by action name: the window registers them (menus, palette,
@@ -560,13 +531,6 @@ class GraphBrowser(QWidget):
         }
         handlers[name]()
 
-    def _act(self, action: str, row: dict[str, Any]) -> None:
-        """A command on a given row (the older entry point, kept for scripts and tests)."""
-        commands = {"delete_edge": "fact.delete", "restore_edge": "fact.delete",
-                    "open_message": "fact.open_message", "open_other": "fact.open_other"}
-        self.details.select_edge(row["id"])
-        self.run(commands[action])
-
     def _rename(self, node: dict[str, Any]) -> None:
         name, ok = QInputDialog.getText(self, tr("Rename"), tr("New name:"), text=node["name"])
         if ok and name.strip() and name.strip() != node["name"]:
@@ -591,16 +555,15 @@ class GraphBrowser(QWidget):
             "merge_id": merge_id, "keep_id": keep_id}}, merged)
 
     def _edit_fact(self, edge: dict[str, Any]) -> None:
-        line = {"subject": edge["source_name"], "relation": edge["relation"],
-                "object": edge["target_name"]}
-        dialog = EditFactDialog(line, self)
+        dialog = FactDialog.to_edit(edge["source_name"], edge["relation"],
+                                    edge["target_name"], self)
         if dialog.exec():
             self._correct("edit_fact", {"edge_id": edge["id"], **dialog.parts()})
 
     def _add_fact(self, node: dict[str, Any]) -> None:
-        dialog = AddFactDialog(node["name"], self)
+        dialog = FactDialog.to_add(node["name"], self)
         if dialog.exec():
-            self.add_fact(dialog.triplet())
+            self.add_fact(dialog.parts())
 
     def add_fact(self, triplet: dict[str, str]) -> None:
         self.host.send(PacketType.EXECUTE_TOOL, {"tool_name": "memory_commit",

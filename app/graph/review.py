@@ -12,12 +12,8 @@ from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QDialog,
-    QDialogButtonBox,
-    QFormLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QMenu,
     QMessageBox,
     QPushButton,
@@ -28,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
+from app.graph.fact_form import FactDialog
 from app.sizes import chars
 from app.status_parts import first_upper
 from core import i18n
@@ -85,35 +82,6 @@ class Spaced(QStyledItemDelegate):
         line = option.fontMetrics.height()
         return QSize(hint.width(), hint.height() + (line if not index.parent().isValid()
                                                     else line // 3))
-
-
-class EditFactDialog(QDialog):
-    """The correction for one fact, filled in: change any part of it."""
-
-    def __init__(self, line: dict[str, Any], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(tr("Edit fact"))
-        self.subject = QLineEdit(line.get("subject", ""))
-        self.relation = QLineEdit(line.get("relation", ""))
-        self.object = QLineEdit(line.get("object", ""))
-        width = chars(self, 40)
-        form = QFormLayout(self)
-        for label, field in ((tr("&Subject"), self.subject), (tr("&Relation"), self.relation),
-                             (tr("&Object"), self.object)):
-            field.setMinimumWidth(width)
-            form.addRow(label, field)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
-        self.object.setFocus()
-        self.object.selectAll()
-
-    def parts(self) -> dict[str, str]:
-        return {"subject": self.subject.text().strip(),
-                "relation": self.relation.text().strip(),
-                "object": self.object.text().strip()}
 
 
 class ReviewList(QTreeView):
@@ -482,7 +450,8 @@ class ReviewView(QWidget):
         menu.popup(self.tree.viewport().mapToGlobal(rect.bottomLeft()))
 
     def _edit_fact(self, change: dict[str, Any], line: dict[str, Any]) -> None:
-        dialog = EditFactDialog(line, self)
+        dialog = FactDialog.to_edit(line.get("subject", ""), line.get("relation", ""),
+                                    line.get("object", ""), self)
         if not dialog.exec():
             return
         arguments = {"edge_id": line["id"], **dialog.parts()}

@@ -43,9 +43,13 @@ class PacketType(Enum):
     EMPTY_TRASH = "empty_trash"
     # beyond the seed: backups
     LIST_BACKUPS = "list_backups"
+    RESTORE_BACKUP = "restore_backup"
+    # beyond the seed: what a turn touched, and deleting an exchange
     TURN_TOUCHED = "turn_touched"
     DELETE_TURN = "delete_turn"
+    # beyond the seed: the endpoint's models (the model picker)
     LIST_MODELS = "list_models"
+    # beyond the seed: conversations
     LIST_CONVERSATIONS = "list_conversations"
     NEW_CONVERSATION = "new_conversation"
     OPEN_CONVERSATION = "open_conversation"
@@ -54,7 +58,6 @@ class PacketType(Enum):
     RESTORE_CONVERSATION = "restore_conversation"
     SEARCH_CONVERSATIONS = "search_conversations"
     EXPORT_CONVERSATION = "export_conversation"
-    RESTORE_BACKUP = "restore_backup"
     # beyond the seed: the review inbox, redo, and the counts the status bar shows
     REVIEW_LIST = "review_list"
     REVIEW_KEEP = "review_keep"

@@ -33,7 +33,6 @@ DAY_SECONDS = 86400.0
 # Columns written outside the change log (the person's review mark): undo neither checks
 # nor restores them, so keeping a change never blocks undoing it.
 UNLOGGED_COLUMNS = frozenset({"reviewed_at"})
-UNDO_TOOLS = ("undo", "undo_turn", "redo")
 
 Row = dict[str, Any]
 

@@ -1,4 +1,4 @@
-"""The 17 memory tools: declared once each in the registry, at their handlers (in
+"""The memory tools: declared once each in the registry, at their handlers (in
 `memory`, `persona` and `tasks`); schemas, validation, limits and the executor read it."""
 
 from core.tools import memory, persona, tasks  # declares the tools first

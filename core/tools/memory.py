@@ -19,7 +19,7 @@ from core.tools.base import (
     fact_line,
     the_person,
 )
-from core.tools.registry import EXTRA, tool
+from core.tools.registry import FULL, tool
 from core.tools.schema_parts import DAYS, MAX_NAMES, NAME, NAMES, POSITIVE_DAYS, STR, obj
 from core.tools.tasks import task_line
 
@@ -302,7 +302,7 @@ def memory_purge(store: GraphStore, args: dict[str, Any]) -> Outcome:
 
 
 @tool("memory_introspect", "Counts, size and most-mentioned entities of the memory.",
-      obj({}), category="memory_query", writes=False, kit=EXTRA,
+      obj({}), category="memory_query", writes=False, tool_set=FULL,
       for_apps=("How much the person's memory holds (facts, entities, tasks) and the "
                 "entities mentioned most: a cheap look before recalling."))
 def memory_introspect(store: GraphStore, _args: dict[str, Any]) -> Outcome:
@@ -335,7 +335,7 @@ def memory_introspect(store: GraphStore, _args: dict[str, Any]) -> Outcome:
 
 
 @tool("memory_archive", "Archive general memories untouched for `days` (default 30).",
-      obj({"days": DAYS}), category="memory_update", destroys="archive", kit=EXTRA)
+      obj({"days": DAYS}), category="memory_update", destroys="archive", tool_set=FULL)
 def memory_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
     days = args.get("days", 30)
     now = store.clock()
@@ -352,7 +352,7 @@ def memory_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
       "Permanently remove deleted memories older than `older_than_days` (default 90). "
       "dry_run (default true) only counts.",
       obj({"dry_run": {"type": "boolean"}, "older_than_days": DAYS}),
-      category="memory_update", destroys="remove for good", kit=EXTRA)
+      category="memory_update", destroys="remove for good", tool_set=FULL)
 def memory_cleanup(store: GraphStore, args: dict[str, Any]) -> Outcome:
     """Deleted memories sit in the trash for at least `store.trash_days`: a smaller
     `older_than_days` is raised to it, so no turn can make a fresh deletion permanent."""
@@ -377,7 +377,7 @@ def memory_cleanup(store: GraphStore, args: dict[str, Any]) -> Outcome:
       "Search archived memories by keyword; `days` limits to those archived recently.",
       obj({"keyword": STR, "days": POSITIVE_DAYS,
            "limit": {"type": "integer", "minimum": 1, "maximum": 100}}),
-      category="memory_query", writes=False, kit=EXTRA)
+      category="memory_query", writes=False, tool_set=FULL)
 def memory_query_archived(store: GraphStore, args: dict[str, Any]) -> Outcome:
     limit = args.get("limit", 20)
     keyword = args.get("keyword", "").strip()
@@ -398,7 +398,7 @@ def memory_query_archived(store: GraphStore, args: dict[str, Any]) -> Outcome:
 @tool("context_rewrite",
       "Replace this turn's earlier tool exchanges with your summary to save context.",
       obj({"summary": NAME}, ("summary",)), category="memory_query", writes=False,
-      kit=EXTRA)
+      tool_set=FULL)
 def context_rewrite(_store: GraphStore, args: dict[str, Any]) -> Outcome:
     """The chat loop does the rewrite; the tool only accepts and hands over the summary."""
     return Outcome("Context rewrite accepted: this turn's earlier tool exchanges will be "

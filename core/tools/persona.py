@@ -8,7 +8,7 @@ from core.store import GraphStore, Row
 from core.store.search import EDGE_SELECT
 from core.store.text import normalize_name
 from core.tools.base import Outcome, ToolError, edge_line
-from core.tools.registry import EXTRA, tool
+from core.tools.registry import FULL, tool
 from core.tools.schema_parts import NAME, obj
 
 
@@ -61,7 +61,7 @@ def persona_update(store: GraphStore, args: dict[str, Any]) -> Outcome:
 
 
 @tool("persona_remove", "Remove one persona attribute.", obj({"attribute": NAME}, ("attribute",)),
-      category="persona_update", destroys="delete", kit=EXTRA)
+      category="persona_update", destroys="delete", tool_set=FULL)
 def persona_remove(store: GraphStore, args: dict[str, Any]) -> Outcome:
     key = normalize_name(args["attribute"])
     edges = [e for e in persona_edges(store) if e["norm_relation"] == key]
@@ -77,7 +77,7 @@ def persona_remove(store: GraphStore, args: dict[str, Any]) -> Outcome:
 
 @tool("persona_clear", "Clear the whole persona; needs confirm=true.",
       obj({"confirm": {"type": "boolean"}}, ("confirm",)),
-      category="persona_update", destroys="delete", kit=EXTRA)
+      category="persona_update", destroys="delete", tool_set=FULL)
 def persona_clear(store: GraphStore, args: dict[str, Any]) -> Outcome:
     if not args["confirm"]:
         raise ToolError("persona_clear needs confirm=true; nothing was changed")

@@ -10,9 +10,10 @@ Audiences: the model (in a turn), the person (the window, `--tool`), and other a
 MCP server, `core.share`). A tool offered to other apps carries a second description,
 `for_apps`, written for an outside agent that has never heard of this program.
 
-Tool sets: every turn offers the CORE tools, which an ordinary conversation needs; the
-EXTRA ones (archive, cleanup, deleting tasks, clearing the persona…) only when the
-person's message asks for that kind of work, since models ran them unprompted. A tool with
+Tool sets (the `tool_set` setting names the same axis): every turn offers the CORE tools,
+which an ordinary conversation needs; the FULL set adds the rest (archive, cleanup,
+deleting tasks, clearing the persona…) only when the person's message asks for that kind
+of work, since models ran them unprompted. A tool with
 a `compact` form (a shorter description over a subset of its fields) is offered in that
 form to local models, for which every prompt token is seconds of waiting.
 """
@@ -30,7 +31,7 @@ Handler = Callable[[GraphStore, dict[str, Any]], Outcome]
 Category = str | Callable[[dict[str, Any]], str]
 
 MODEL, PERSON, APPS = "model", "person", "apps"
-CORE, EXTRA = "core", "extra"
+CORE, FULL = "core", "full"  # the tool sets of the `tool_set` setting
 Prepare = Callable[[dict[str, Any]], dict[str, Any]]
 
 
@@ -44,7 +45,7 @@ class ToolSpec:
     writes: bool  # False: runs without taking the write lock
     destroys: str | None  # what it does to rows it takes away ("delete or supersede"), or None
     audience: frozenset[str]
-    kit: str = CORE  # CORE: offered every turn; EXTRA: when the person asks for such work
+    tool_set: str = CORE  # CORE: offered every turn; FULL: when the person asks for such work
     compact: tuple[str, dict[str, Any]] | None = None  # (description, parameters)
     prepare: Prepare | None = None  # maps old field names onto the schema's, before checks
     for_apps: str | None = None  # the description other apps' agents read (MCP)
@@ -60,7 +61,7 @@ REGISTRY: dict[str, ToolSpec] = {}
 
 def tool(name: str, description: str, parameters: dict[str, Any], *, category: Category,
          writes: bool = True, destroys: str | None = None,
-         audience: tuple[str, ...] = (MODEL, PERSON), kit: str = CORE,
+         audience: tuple[str, ...] = (MODEL, PERSON), tool_set: str = CORE,
          compact: tuple[str, dict[str, Any]] | None = None,
          prepare: Prepare | None = None,
          for_apps: str | None = None) -> Callable[[Handler], Handler]:
@@ -72,7 +73,7 @@ def tool(name: str, description: str, parameters: dict[str, Any], *, category: C
             raise ValueError(f"tool {name} is declared twice")
         audiences = frozenset(audience) | ({APPS} if for_apps else set())
         REGISTRY[name] = ToolSpec(name, description, parameters, handler, category, writes,
-                                  destroys, audiences, kit, compact, prepare, for_apps)
+                                  destroys, audiences, tool_set, compact, prepare, for_apps)
         return handler
 
     return register

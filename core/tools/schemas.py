@@ -23,7 +23,7 @@ PARAMETERS: dict[str, dict[str, Any]] = {
     name: cap_strings(spec.parameters) for name, spec in REGISTRY.items()}
 DESCRIPTIONS: dict[str, str] = {name: spec.description for name, spec in REGISTRY.items()}
 MODEL_TOOLS: tuple[str, ...] = tuple(n for n, s in REGISTRY.items() if MODEL in s.audience)
-CORE_TOOLS: tuple[str, ...] = tuple(n for n in MODEL_TOOLS if REGISTRY[n].kit == CORE)
+CORE_TOOLS: tuple[str, ...] = tuple(n for n in MODEL_TOOLS if REGISTRY[n].tool_set == CORE)
 TOOL_SETS = ("core", "full", "compact")
 _VALIDATOR_ONLY = ("minLength", "maxLength", "maxItems", "minItems", "maxProperties")
 

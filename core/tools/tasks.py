@@ -7,7 +7,7 @@ from typing import Any
 from core.store import GraphStore, Row
 from core.store.text import normalize_name
 from core.tools.base import Outcome, ToolError, bounded
-from core.tools.registry import EXTRA, tool
+from core.tools.registry import FULL, tool
 from core.tools.schema_parts import NAME, NAMES, STR, TASK_STATES, obj
 
 NEXT = "NEXT_TASK"
@@ -114,7 +114,7 @@ def task_set_state(store: GraphStore, args: dict[str, Any]) -> Outcome:
 
 @tool("task_delete", "Delete a task; its info nodes too unless something else uses them.",
       obj({"task_id": NAME, "delete_info_nodes": {"type": "boolean"}}, ("task_id",)),
-      category="task_update", destroys="delete", kit=EXTRA)
+      category="task_update", destroys="delete", tool_set=FULL)
 def task_delete(store: GraphStore, args: dict[str, Any]) -> Outcome:
     """Move the task to the trash: the node is marked deleted and its links with it, so the
     person can restore it (Memory tab or undo) until the trash is emptied."""
@@ -154,7 +154,7 @@ def task_delete(store: GraphStore, args: dict[str, Any]) -> Outcome:
 @tool("task_link_info", "Link memories (node names) to a task.",
       obj({"task_id": NAME, "info_node_names": {**NAMES, "minItems": 1}},
           ("task_id", "info_node_names")),
-      category="task_update", kit=EXTRA)
+      category="task_update", tool_set=FULL)
 def task_link_info(store: GraphStore, args: dict[str, Any]) -> Outcome:
     task = _task(store, args["task_id"])
     count = _link(store, task, args["info_node_names"])
@@ -165,7 +165,7 @@ def task_link_info(store: GraphStore, args: dict[str, Any]) -> Outcome:
 
 @tool("task_archive", "Archive a finished task with a summary.",
       obj({"task_id": NAME, "summary": STR}, ("task_id",)),
-      category="task_update", destroys="archive", kit=EXTRA)
+      category="task_update", destroys="archive", tool_set=FULL)
 def task_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
     task = _task(store, args["task_id"])
     now = store.clock()
@@ -185,7 +185,7 @@ def task_archive(store: GraphStore, args: dict[str, Any]) -> Outcome:
 @tool("task_query", "List tasks, newest first.",
       obj({"limit": {"type": "integer", "minimum": 1, "maximum": 100},
            "state_filter": {"type": "string", "enum": [*TASK_STATES, "archived"]}}),
-      category="task_query", writes=False, kit=EXTRA,
+      category="task_query", writes=False, tool_set=FULL,
       for_apps=("List the person's tasks (what they are working on), newest first, with "
                 "state and description; state_filter narrows to in_progress, completed, "
                 "paused, cancelled or archived."))

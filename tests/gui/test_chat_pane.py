@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QStyleOptionViewItem
@@ -187,6 +188,7 @@ def test_a_message_can_be_selected_with_the_keyboard(qtbot, open_window, home):
     assert view.indexWidget(window.chat.index(0)) is None and view.hasFocus()
 
 
+@pytest.mark.slow
 def test_retry_replaces_the_failed_turn_and_takes_back_what_it_wrote(qtbot, open_window,
                                                                       home, llm):
     window = open_window(home)

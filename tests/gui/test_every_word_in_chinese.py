@@ -33,9 +33,8 @@ from app.dialogs.limits import LimitsDialog
 from app.dialogs.palette import CommandPalette
 from app.dialogs.settings import SettingsDialog
 from app.dialogs.shortcuts import ShortcutList
-from app.graph.browser import AddFactDialog
+from app.graph.fact_form import FactDialog
 from app.graph.node_picker import NodePicker
-from app.graph.review import EditFactDialog
 from core import i18n
 from core.config import Config, load_config, save_config
 from core.protocol.packets import PacketType
@@ -178,8 +177,8 @@ def open_surfaces(qtbot, window, check) -> list[str]:
     for dialog in (LimitsDialog(window.host, dict(DEFAULT_LIMITS), window),
                    ShortcutList(window.registry, window), CommandPalette(window.registry, window),
                    BackupsDialog(window.host, {"backups": [], "folder": "/tmp/backups"}, window),
-                   AddFactDialog("杭州", window),
-                   EditFactDialog({"subject": "我", "relation": "住在", "object": "杭州"}, window),
+                   FactDialog.to_add("杭州", window),
+                   FactDialog.to_edit("我", "住在", "杭州", window),
                    NodePicker(window.host, i18n.tr(
                        "Merge {name} into which node? Its facts move there and this node "
                        "goes away; Undo brings it back.", name="杭州"), None, window),

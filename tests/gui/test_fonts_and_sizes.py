@@ -22,9 +22,8 @@ from app.dialogs.limits import LimitsDialog
 from app.dialogs.palette import CommandPalette
 from app.dialogs.settings import SettingsDialog
 from app.dialogs.shortcuts import ShortcutList
-from app.graph.browser import AddFactDialog
+from app.graph.fact_form import FactDialog
 from app.graph.node_picker import NodePicker
-from app.graph.review import EditFactDialog
 from app.sizes import char_width, interface_font
 from core.protocol.packets import PacketType
 from core.tools.limits import DEFAULT_LIMITS
@@ -64,8 +63,8 @@ def every_dialog(qtbot, window) -> list[QWidget]:
     line = {"subject": "User", "relation": "lives in", "object": "上海"}
     dialogs = [SettingsDialog(host, config, window), LimitsDialog(host, DEFAULT_LIMITS, window),
                BackupsDialog(host, backups, window), ShortcutList(window.registry, window),
-               CommandPalette(window.registry, window), AddFactDialog("User", window),
-               EditFactDialog(line, window),
+               CommandPalette(window.registry, window), FactDialog.to_add("User", window),
+               FactDialog.to_edit(line["subject"], line["relation"], line["object"], window),
                NodePicker(host, "Merge User into which node?", parent=window),
                ImportProgress("memory.json", window)]
     for dialog in dialogs:

@@ -143,11 +143,13 @@ def test_rename_merge_delete_restore_and_undo(qtbot, open_window, seeded):
 
     choose(qtbot, window, browser, "Anna")
     edge = next(e for e in browser.details.edges.rows if e["relation"] == "plays")
-    browser._act("delete_edge", edge)
+    browser.details.select_edge(edge["id"])
+    browser.run("fact.delete")
     qtbot.waitUntil(lambda: not window.host.busy and any(
         e["status"] == "deleted" for e in browser.details.edges.rows))
     deleted = next(e for e in browser.details.edges.rows if e["status"] == "deleted")
-    browser._act("restore_edge", deleted)
+    browser.details.select_edge(deleted["id"])
+    browser.run("fact.delete")
     qtbot.waitUntil(lambda: not window.host.busy and all(
         e["status"] == "active" for e in browser.details.edges.rows))
     browser.add_fact({"subject": "Anna", "relation": "likes", "object": "tea"})
@@ -219,6 +221,7 @@ def test_go_to_message_jumps_to_the_chat(qtbot, open_window, seeded, llm):
     choose(qtbot, window, browser, "Eve")
     edge = browser.details.edges.rows[0]
     assert edge["message"]["content"] == "Eve likes chess"
-    browser._act("open_message", edge)
+    browser.details.select_edge(edge["id"])
+    browser.run("fact.open_message")
     assert window.tabs.currentWidget() is window.pane
     assert window.pane.view.currentIndex().row() == 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
@@ -135,6 +136,7 @@ def test_shortcut_overrides_come_from_the_config_and_bad_ones_are_reported(
     assert any("no.such" in p for p in window.registry.problems)
 
 
+@pytest.mark.slow
 def test_two_thousand_messages_load_and_scroll(qtbot, open_window, home):
     store = GraphStore(home / "graph_memory.db")
     history = History(store)

@@ -9,8 +9,9 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialog, QLineEdit
 
+from app.graph.fact_form import FactDialog
 from app.graph.node_picker import NodePicker
-from app.graph.review import ChangeRole, EditFactDialog
+from app.graph.review import ChangeRole
 from core.protocol.packets import PacketType
 from core.store import GraphStore
 from core.tools import ToolExecutor
@@ -73,7 +74,7 @@ def test_the_inbox_by_keyboard_keep_undo_and_edit(qtbot, two_turns):
     # E edits the fact the model guessed (a menu asks which of the change's two facts)
     def fill_in_the_dialog():
         dialog = QApplication.activeModalWidget()
-        if not isinstance(dialog, EditFactDialog):
+        if not isinstance(dialog, FactDialog):
             QTimer.singleShot(10, fill_in_the_dialog)  # polls until it is open
             return
         dialog.object.setText("Hamburg")
@@ -276,9 +277,7 @@ def test_a_fresh_memory_says_how_it_fills_and_columns_fit_the_names(qtbot, home,
 
 
 def test_add_fact_dialog_is_wide_enough_for_its_hints(qtbot):
-    from app.graph.browser import AddFactDialog
-
-    dialog = AddFactDialog("Anna")
+    dialog = FactDialog.to_add("Anna")
     qtbot.addWidget(dialog)
     dialog.show()
     for field in dialog.findChildren(QLineEdit):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import anyio
 import mcp_types as types
+import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -20,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EACH = 15  # changes made by each side
 
 
+@pytest.mark.slow
 def test_the_window_and_an_app_write_one_memory_at_once(qtbot, tmp_path, llm, open_window):
     home = tmp_path / "home"
     home.mkdir()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QLineEdit
 
@@ -322,6 +323,7 @@ def test_closing_the_window_during_a_turn_stops_the_thread(qtbot, open_window, h
     assert timer.elapsed() < 5000
 
 
+@pytest.mark.slow
 def test_the_event_loop_keeps_running_during_a_slow_turn(qtbot, open_window, home, llm):
     """Behaviour, not speed: the GUI thread never waits on the backend. A 5 ms probe
     records the longest gap; bench/gui_bench.py reports the figure itself."""
