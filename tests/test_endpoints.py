@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.config import Config, ConfigError, updated
+from core.protocol.packets import PacketType
 
 
 @pytest.fixture
@@ -96,3 +97,31 @@ def test_arguments_are_kept_at_a_sane_size_in_the_change_log(store, run):
     run("memory_commit", triplets=triplets)
     stored = store.query_one("SELECT arguments FROM change_log")["arguments"]
     assert len(stored) < 25_000 and "characters, the first" in stored
+
+
+SECRET = "sk-live-Zq81kD0mPp3xYw7RtVb2Nc5H"
+
+
+@pytest.mark.parametrize("answer", [
+    {"status": 401, "message": f"Incorrect API key provided: {SECRET}. You can find yours…"},
+    {"status": 400, "message": f"bad header Authorization: Bearer {SECRET}"}])
+def test_a_key_the_endpoint_echoes_is_never_shown_or_stored(headless, llm, answer):
+    server, client = headless(api_key=SECRET)
+    llm.play(answer)
+    reply = client.process_message("hello")
+    assert not reply["success"] and reply["code"] == "endpoint"
+    assert SECRET not in reply["error"] and SECRET[8:20] not in reply["error"]
+    assert "…" in reply["error"]  # the server's words stay, with the key cut out
+    stored = server.dispatcher.store.query("SELECT error FROM messages")
+    assert stored and all(SECRET not in (row["error"] or "") for row in stored)
+    exported = client.request(PacketType.EXPORT_CONVERSATION)["data"]["markdown"]
+    assert SECRET not in exported
+
+
+def test_key_shaped_words_are_scrubbed_and_ordinary_words_kept():
+    from core.turn.secrets import scrub
+
+    assert scrub("key sk-proj-abcdef123456 was wrong") == "key sk-… was wrong"
+    assert scrub("Authorization: Bearer tok.en-123") == "Authorization: Bearer …"
+    assert scrub("given 4f1c2a9b8e7d6c5b4a3f2e1d0c9b8a7f6e5d") == "given …"
+    assert scrub("model 'llama3.1' not found", "other-key") == "model 'llama3.1' not found"

@@ -26,6 +26,7 @@ from core.store.text import has_cjk
 from core.tools.registry import REGISTRY
 from core.turn.guards import LoopGuard
 from core.turn.repetition import repetition_start
+from core.turn.secrets import scrub, sent_key
 from core.turn.text_calls import read_reply, visible_prefix
 
 Progress = Callable[[str, dict[str, Any]], None]
@@ -154,7 +155,7 @@ def _server_words(error: Exception) -> str:
             words = inner.get("message") or inner.get("code")
         elif isinstance(inner, str):
             words = inner
-    words = str(words or "").strip()
+    words = scrub(str(words or "").strip(), sent_key(error))
     return f": {words[:300]}" if words else ""
 
 
@@ -227,7 +228,8 @@ def _rate_limited(error: Exception, words: str) -> str:
 
 
 def _stream_words(error: openai.APIError) -> str:
-    return _server_words(error) or (f": {error.message[:300]}" if error.message else "")
+    return _server_words(error) or (
+        f": {scrub(error.message, sent_key(error))[:300]}" if error.message else "")
 
 
 def describe_broken_stream(error: Exception) -> str:

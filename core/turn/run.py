@@ -33,6 +33,7 @@ from core.turn.guards import LoopGuard
 from core.turn.history import History
 from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, model_words
 from core.turn.prompts import system_prompt, turn_message
+from core.turn.secrets import scrub, sent_key
 from core.turn.snapshot import active_tasks, memory_snapshot, person_profile, related_facts
 
 log = logging.getLogger(__name__)
@@ -174,7 +175,7 @@ class Turn:
         except TurnCancelled:
             return
         except (openai.OpenAIError, ValueError, OSError) as error:
-            log.warning("memory extraction failed: %s", error)
+            log.warning("memory extraction failed: %s", scrub(str(error), sent_key(error)))
             return
         guard = LoopGuard()
         planned = extract.calls(extract.parse(answer), text, facts, tasks)
