@@ -40,15 +40,17 @@ class BackendWorker(QObject):
         self.dispatcher = dispatcher
         # The indexer reports from its own thread; a signal carries it to the window.
         dispatcher.events = self._report
-        self._outside_timer: QTimer | None = None
+        # Made on the GUI thread with the worker as parent, it moves to the backend thread
+        # with the worker and fires there, between packets. (Making Qt objects on a thread
+        # that is just starting, while the GUI thread makes its own, is what PySide's lazy
+        # type set-up handles worst.)
+        self._outside_timer = QTimer(self)
+        self._outside_timer.setInterval(OUTSIDE_CHANGES_MS)
+        self._outside_timer.timeout.connect(self.dispatcher.notice_outside_changes)
 
     @Slot()
     def open(self) -> None:
         self.dispatcher.open()
-        # made here, so it lives on the backend thread and fires between packets
-        self._outside_timer = QTimer(self)
-        self._outside_timer.setInterval(OUTSIDE_CHANGES_MS)
-        self._outside_timer.timeout.connect(self.dispatcher.notice_outside_changes)
         self._outside_timer.start()
         self.ready.emit(self.dispatcher.handle(Packet.make(PacketType.GET_STATUS)).data)
 
@@ -64,8 +66,7 @@ class BackendWorker(QObject):
     @Slot()
     def stop(self) -> None:
         """Queued after every packet sent before it, so nothing is cut off half-done."""
-        if self._outside_timer is not None:
-            self._outside_timer.stop()
+        self._outside_timer.stop()
         self.dispatcher.close()
         self.thread().quit()
 
