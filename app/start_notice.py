@@ -29,11 +29,14 @@ def notice_for(status: dict[str, Any]) -> Notice | None:
             else tr("The memory store has a problem: {problems}.", problems=listed)
         return Notice(text, tr("Restore from backup…"), True, status.get("store_detail") or "")
     if not status.get("client_initialized"):
+        also = problems[0] if problems else status.get("store_notice")
         return Notice(
             tr("No API key yet. Add the key of DeepSeek, OpenAI or another OpenAI-compatible "
                "service, or the address of a local server (llama.cpp, Ollama, LM Studio). "
                "Your memory can be browsed without one.")
-            + (f"\n{problems[0]}" if problems else ""), tr("Open settings…"), False)
+            + (f"\n{also}" if also else ""), tr("Open settings…"), False)
     if problems:
         return Notice(problems[0], tr("Open settings…"), False)
+    if status.get("store_notice"):
+        return Notice(status["store_notice"], "", False)
     return None

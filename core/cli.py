@@ -76,7 +76,8 @@ class TerminalChat:
         self.server.start(api_key=os.environ.get("TRULYMEM_API_KEY") or None,
                           base_url=base_url, model=model)
         status = self.client.get_status()
-        problems = [status.get("config_warning"), status.get("store_error")]
+        problems = [status.get("config_warning"), status.get("store_error"),
+                    status.get("store_notice")]
         if not status.get("client_initialized"):
             problems.append(tr("no API key: set it with TRULYMEM_API_KEY or in the config "
                                "file ({file}); /tool works without one",

@@ -327,3 +327,23 @@ def test_files_a_killed_import_or_backup_left_are_removed_at_start(tmp_path):
     opened.store.close()
     assert not any(p.exists() for p in stale)
     assert fresh.exists()
+
+
+def test_an_empty_memory_file_without_backups_is_told_and_kept_aside(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "graph_memory.db").write_bytes(b"")
+    dispatcher = Dispatcher(home / "graph_memory.db", home / "config.json", home=home)
+    dispatcher.open()
+    try:
+        status = ask(dispatcher, PacketType.GET_STATUS).data
+        assert status["graph_initialized"] and not status["store_error"]
+        assert "was empty (0 bytes)" in status["store_notice"]
+        kept = list(home.glob("graph_memory.db.empty-*"))
+        assert len(kept) == 1 and kept[0].stat().st_size == 0
+        assert kept[0].name in status["store_notice"]
+        assert ask(dispatcher, PacketType.EXECUTE_TOOL, {"tool_name": "memory_commit",
+               "arguments": {"triplets": [{"subject": "User", "relation": "likes",
+                                           "object": "tea"}]}}).success
+    finally:
+        dispatcher.close()

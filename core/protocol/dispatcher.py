@@ -65,6 +65,7 @@ class Dispatcher:
         self.store_error: str | None = None
         self.store_warning: str | None = None  # opened, but read-only: why
         self.store_detail: str | None = None
+        self.store_notice: str | None = None  # opened well, but worth telling once
         self.limiter = ToolLimiter()
         self.session: ChatSession | None = None
         self.running = False
@@ -140,6 +141,7 @@ class Dispatcher:
                 "client_initialized": self.session is not None,
                 "config_warning": self.config_warning, "store_error": self.store_error,
                 "store_warning": self.store_warning, "store_detail": self.store_detail,
+                "store_notice": self.store_notice,
                 "backup_warning": self.backups.warning, "meaning": self.meaning_status()}
 
     def save_config(self, changes: dict[str, Any]) -> None:
@@ -202,6 +204,7 @@ class Dispatcher:
             self.announcer = Announcer(self.store, lambda: self.events, self._indexed_changed)
             self._start_meaning()
         self.store_warning, self.store_detail = opened.warning, opened.detail
+        self.store_notice = opened.notice
         self.conversation_id = None
         self.backups.opened(self.store)
 

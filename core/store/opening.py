@@ -26,6 +26,7 @@ class Opened:
     warning: str | None = None  # opened, but read-only: why, and the way out
     detail: str | None = None  # what SQLite found, for those who ask
     error: str | None = None  # not opened at all: why, and the way out
+    notice: str | None = None  # opened, and all is well, but the person should know this
 
 
 # A leftover untouched this long belongs to no running import or backup (an import of
@@ -61,6 +62,18 @@ def open_checked(db_path: Path, trash_days: int) -> Opened:
         return Opened(None, error=tr("the memory file {name} is empty (0 bytes), but "
                                      "{count}: restore one (File > Restore from backup…)",
                                      name=db_path.name, count=count))
+    notice = None
+    if db_path.exists() and db_path.stat().st_size == 0:
+        # An empty file is an empty memory to SQLite, so it would silently start afresh.
+        aside = _aside_name(db_path, "empty")
+        try:
+            db_path.replace(aside)
+        except OSError:
+            aside = None
+        notice = tr("The memory file {name} was empty (0 bytes) and there is no backup, so "
+                    "a new, empty memory was started. {kept}", name=db_path.name,
+                    kept=tr("The empty file is kept as {aside}.", aside=aside.name)
+                    if aside else "")
     if db_path.exists() and not os.access(db_path.parent, os.W_OK):
         return _read_only(db_path, trash_days,
                           tr("the data folder {folder} cannot be written",
@@ -81,7 +94,16 @@ def open_checked(db_path: Path, trash_days: int) -> Opened:
                             tr(RESTORE))
         opened.detail = "; ".join(problems)
         return opened
-    return Opened(store)
+    return Opened(store, notice=notice)
+
+
+def _aside_name(path: Path, tag: str) -> Path:
+    """A free name beside `path` for a file kept aside (never one already there)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    candidate, n = path.with_name(f"{path.name}.{tag}-{stamp}"), 1
+    while candidate.exists():
+        candidate, n = path.with_name(f"{path.name}.{tag}-{stamp}-{n}"), n + 1
+    return candidate
 
 
 def _read_only(db_path: Path, trash_days: int, problem: str, way_out: str) -> Opened:
