@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any
 
 from core.errors import CodedError
 from core.i18n import tr
+from core.paths import aside_path
 from core.tools.limits import DEFAULT_LIMITS, validate_limits
 
 CONFIG_VERSION = 3
@@ -348,15 +348,6 @@ def to_file(config: Config) -> dict[str, Any]:
                             asdict(Config()))}
 
 
-def _aside(path: Path, tag: str) -> Path:
-    """A free name beside `path` for a copy kept aside: two in one second never collide."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    candidate, n = path.with_name(f"{path.name}.{tag}-{stamp}"), 1
-    while candidate.exists():
-        candidate, n = path.with_name(f"{path.name}.{tag}-{stamp}-{n}"), n + 1
-    return candidate
-
-
 def load_config(path: Path, look_only: bool = False) -> tuple[Config, str | None]:
     """The config at `path` and a warning, if any. Never raises.
 
@@ -381,7 +372,7 @@ def load_config(path: Path, look_only: bool = False) -> tuple[Config, str | None
     except (ValueError, TypeError) as error:
         if look_only:
             return Config(), None
-        aside = _aside(path, "invalid")
+        aside = aside_path(path, "invalid")
         try:
             path.replace(aside)
             where = tr("it was kept as {name}", name=aside.name)
@@ -398,7 +389,7 @@ def load_config(path: Path, look_only: bool = False) -> tuple[Config, str | None
     kept = _same_copy(path, text)
     try:
         if kept is None:
-            kept = _aside(path, "invalid")
+            kept = aside_path(path, "invalid")
             shutil.copy2(path, kept)
             os.chmod(kept, 0o600)
         where = tr("a copy of the file was kept as {name}", name=kept.name)

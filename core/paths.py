@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 HOME_ENV = "TRULYMEM_HOME"
@@ -63,3 +64,13 @@ def secure_home(home: Path) -> list[Path]:
     except OSError:
         pass
     return list(dict.fromkeys(tightened))
+
+
+def aside_path(path: Path, tag: str) -> Path:
+    """A free name beside `path` for a copy kept aside (`name.tag-<time>`): two in one
+    second never collide, and no file already there is ever overwritten."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    candidate, n = path.with_name(f"{path.name}.{tag}-{stamp}"), 1
+    while candidate.exists():
+        candidate, n = path.with_name(f"{path.name}.{tag}-{stamp}-{n}"), n + 1
+    return candidate

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.i18n import N_, tr
+from core.paths import aside_path
 from core.store import backups
 from core.store.graph import GraphStore, StoreError, describe_sqlite_error
 
@@ -65,7 +66,7 @@ def open_checked(db_path: Path, trash_days: int) -> Opened:
     notice = None
     if db_path.exists() and db_path.stat().st_size == 0:
         # An empty file is an empty memory to SQLite, so it would silently start afresh.
-        aside = _aside_name(db_path, "empty")
+        aside = aside_path(db_path, "empty")
         try:
             db_path.replace(aside)
         except OSError:
@@ -96,14 +97,6 @@ def open_checked(db_path: Path, trash_days: int) -> Opened:
         return opened
     return Opened(store, notice=notice)
 
-
-def _aside_name(path: Path, tag: str) -> Path:
-    """A free name beside `path` for a file kept aside (never one already there)."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    candidate, n = path.with_name(f"{path.name}.{tag}-{stamp}"), 1
-    while candidate.exists():
-        candidate, n = path.with_name(f"{path.name}.{tag}-{stamp}-{n}"), n + 1
-    return candidate
 
 
 def _read_only(db_path: Path, trash_days: int, problem: str, way_out: str) -> Opened:
