@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from core.errors import ErrorCode
 from core.events import Event
@@ -26,6 +27,17 @@ Answer = Callable[[dict[str, Any]], None]
 # How often the backend looks for changes other programs (MCP servers) made to the memory:
 # the window shows them within a second, at the cost of one PRAGMA per look.
 OUTSIDE_CHANGES_MS = 250
+
+
+def shown_or_warned(parent: QWidget, title: str, show: Callable[[Any], None]) -> Answer:
+    """An answer callback for a command that opens something: `show(data)` when the
+    backend served it, else a warning titled `title` with the backend's words."""
+    def answered(answer: dict[str, Any]) -> None:
+        if answer["success"]:
+            show(answer["data"])
+        else:
+            QMessageBox.warning(parent, title, answer["error"])
+    return answered
 
 
 class BackendWorker(QObject):

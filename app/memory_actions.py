@@ -11,7 +11,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from app.backend_host import BackendHost
+from app.backend_host import BackendHost, shown_or_warned
 from app.chat.approval import ApprovalCard
 from app.dialogs.backups import BackupsDialog
 from app.dialogs.import_progress import ImportProgress
@@ -82,13 +82,11 @@ class MemoryActions(QObject):
     # -- backups and the trash -------------------------------------------------------------
 
     def open_backups(self) -> None:
-        self.host.send(PacketType.LIST_BACKUPS, None, self._show_backups)
+        self.host.send(PacketType.LIST_BACKUPS, None, shown_or_warned(
+            self.window, tr("Restore from backup"), self._show_backups))
 
-    def _show_backups(self, answer: dict[str, Any]) -> None:
-        if not answer["success"]:
-            QMessageBox.warning(self.window, tr("Restore from backup"), answer["error"])
-            return
-        dialog = BackupsDialog(self.host, answer["data"], self.window)
+    def _show_backups(self, listed: dict[str, Any]) -> None:
+        dialog = BackupsDialog(self.host, listed, self.window)
         dialog.restored.connect(self._backup_restored)
         dialog.exec()
 
@@ -101,13 +99,11 @@ class MemoryActions(QObject):
         self.restored.emit()
 
     def empty_trash(self) -> None:
-        self.host.send(PacketType.TRASH_STATUS, None, self._confirm_empty_trash)
+        self.host.send(PacketType.TRASH_STATUS, None, shown_or_warned(
+            self.window, tr("Empty trash"), self._confirm_empty_trash))
 
-    def _confirm_empty_trash(self, answer: dict[str, Any]) -> None:
-        if not answer["success"]:
-            QMessageBox.warning(self.window, tr("Empty trash"), answer["error"])
-            return
-        facts, nodes = answer["data"]["edges"], answer["data"]["nodes"]
+    def _confirm_empty_trash(self, trash: dict[str, Any]) -> None:
+        facts, nodes = trash["edges"], trash["nodes"]
         if not facts and not nodes:
             self.said.emit(tr("The trash is empty."), 5000)
             return
@@ -123,13 +119,9 @@ class MemoryActions(QObject):
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel)
         if sure == QMessageBox.StandardButton.Yes:
-            self.host.send(PacketType.EMPTY_TRASH, {}, self._trash_emptied)
-
-    def _trash_emptied(self, answer: dict[str, Any]) -> None:
-        if not answer["success"]:
-            QMessageBox.warning(self.window, tr("Empty trash"), answer["error"])
-            return
-        self.said.emit(first_upper(answer["data"]["summary"]) + ".", 8000)
+            self.host.send(PacketType.EMPTY_TRASH, {}, shown_or_warned(
+                self.window, tr("Empty trash"),
+                lambda emptied: self.said.emit(first_upper(emptied["summary"]) + ".", 8000)))
 
     # -- export and import ----------------------------------------------------------------
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QObject, QPoint, Signal
-from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
+from PySide6.QtWidgets import QMenu, QWidget
 
-from app.backend_host import BackendHost
+from app.backend_host import BackendHost, shown_or_warned
 from app.dialogs.limits import LimitsDialog
 from app.dialogs.settings import SettingsDialog
 from core.i18n import tr
@@ -27,24 +27,14 @@ class SettingsActions(QObject):
         self.model_menu: QMenu | None = None
 
     def open_settings(self) -> None:
-        self.host.send(PacketType.GET_CONFIG, None, self._show_settings)
-
-    def _show_settings(self, answer: dict[str, Any]) -> None:
-        if not answer["success"]:
-            QMessageBox.warning(self.window, tr("Settings"), answer["error"])
-            return
-        if SettingsDialog(self.host, answer["data"], self.window).exec():
-            self.changed.emit()
+        self.host.send(PacketType.GET_CONFIG, None, shown_or_warned(
+            self.window, tr("Settings"), lambda config: self.changed.emit()
+            if SettingsDialog(self.host, config, self.window).exec() else None))
 
     def open_limits(self) -> None:
-        self.host.send(PacketType.GET_TOOL_LIMITS, None, self._show_limits)
-
-    def _show_limits(self, answer: dict[str, Any]) -> None:
-        if not answer["success"]:
-            QMessageBox.warning(self.window, tr("Tool limits"), answer["error"])
-            return
-        if LimitsDialog(self.host, answer["data"], self.window).exec():
-            self.limits_changed.emit()
+        self.host.send(PacketType.GET_TOOL_LIMITS, None, shown_or_warned(
+            self.window, tr("Tool limits"), lambda limits: self.limits_changed.emit()
+            if LimitsDialog(self.host, limits, self.window).exec() else None))
 
     def switch_model(self) -> None:
         """The quick model switcher: the endpoint's models in a menu over the status bar."""
