@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import app  # noqa: F401  (first: it has PySide make its types at import, see app/__init__)
 from core import BackendClient, BackendServer, Packet, PacketResponse, PacketType
 from core.protocol.dispatcher import Dispatcher
 from core.store import GraphStore

@@ -5,8 +5,13 @@ stays an assembler, and the app's modules import each other without a circle."""
 from __future__ import annotations
 
 import ast
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import PySide6.QtWidgets
 
 from core.config import READABLE, SETTABLE, SETTINGS, Config
 from core.errors import ErrorCode
@@ -148,3 +153,15 @@ def test_no_module_imports_itself_back_through_others():
         if name not in state:
             visit(name, [name])
     assert circles == []
+
+
+def test_pyside_makes_its_types_at_import_in_the_app_and_in_the_tests():
+    """A lazily made Qt type raced the backend thread's start and crashed the process;
+    `app` turns lazy loading off, so whoever imports it first gets every type at once."""
+    assert len(vars(PySide6.QtWidgets)) > 150, "the tests imported PySide6 before app"
+    probe = ("import app.main, PySide6.QtWidgets as w, PySide6.QtCore as c; "
+             "print(len(vars(w)), len(vars(c)))")
+    env = {k: v for k, v in os.environ.items() if k != "PYSIDE6_OPTION_LAZY"}
+    counts = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            env=env, cwd=ROOT, check=True).stdout.split()
+    assert int(counts[0]) > 150 and int(counts[1]) > 150, counts
