@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from core.errors import ErrorCode
@@ -22,6 +22,7 @@ from core.i18n import tr
 from core.paths import config_path, database_path
 from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketResponse, PacketType
+from core.protocol.read_lane import ReadLane, overtakes
 
 Answer = Callable[[dict[str, Any]], None]
 # How often the backend looks for changes other programs (MCP servers) made to the memory:
@@ -96,6 +97,7 @@ class BackendHost(QObject):
     `progress`, as name and payload)."""
 
     request = Signal(object)  # Packet, to the worker
+    lane_answered = Signal(object)  # PacketResponse, from the read lane's thread
     progress = Signal(str, object)
     ready = Signal(object)
     _stop = Signal()
@@ -119,6 +121,11 @@ class BackendHost(QObject):
         self.progress.connect(self._tell)
         self.worker.ready.connect(self.ready)
         self._waiting: dict[str, Answer | None] = {}
+        self._ahead: dict[str, Packet] = {}  # sent to the worker, not yet answered
+        # Reads asked while the worker is on long work (an import, an undo, a turn) are
+        # answered on their own connection and thread (core.protocol.read_lane).
+        self.reads = ReadLane(self.dispatcher)
+        self.lane_answered.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
         self._stopping = False
         BackendHost.live.add(self)
 
@@ -146,11 +153,16 @@ class BackendHost(QObject):
                                               ErrorCode.NOT_RUNNING).body)
             return packet.id
         self._waiting[packet.id] = on_answer
-        self.request.emit(packet)
+        if overtakes(self.dispatcher, packet, list(self._ahead.values())):
+            self.reads.submit(packet, self.lane_answered.emit)
+        else:
+            self._ahead[packet.id] = packet
+            self.request.emit(packet)
         return packet.id
 
     @Slot(object)
     def _deliver(self, response: PacketResponse) -> None:
+        self._ahead.pop(response.id, None)
         callback = self._waiting.pop(response.id, None)
         if callback is not None:
             callback(response.body)
@@ -163,8 +175,12 @@ class BackendHost(QObject):
         """Cancel the turn, close the store and wait for the thread; True when it ended."""
         self._stopping = True
         if not self.thread.isRunning():
+            self.reads.stop()
             return True
         self.cancel()
         self._waiting.clear()
+        self._ahead.clear()
         self._stop.emit()
-        return self.thread.wait(wait_ms)
+        ended = self.thread.wait(wait_ms)
+        self.reads.stop()
+        return ended

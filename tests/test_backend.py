@@ -283,7 +283,9 @@ def test_a_turn_past_its_timeout_is_stopped_not_left_running(backend, llm):
     _, client = backend()
     started = time.perf_counter()
     result = client.process_message("slow", timeout=0.5)
-    assert result["error"] == "timeout"
+    # the answer comes once the turn has stopped, and says so
+    assert result["code"] == "timeout" and result["params"] == {"stopped": True}, result
+    assert result["error"] == "timeout: stopped after 0.5 s"
     # the turn was cancelled: the next packet is answered at once, not after the stream
     assert client.get_status()["success"]
     assert time.perf_counter() - started < 3

@@ -55,6 +55,12 @@ class Announcer:
         return {"counts": counts, "counts_line": shown_counts_line(counts),
                 "review_count": review.count(self.store)}
 
+    def known_counts(self) -> dict[str, int] | None:
+        """The counts as of the last committed change, when they are known (another thread
+        may read them: they are replaced whole, never changed in place)."""
+        counts = self._counts
+        return dict(counts) if counts is not None else None
+
     def forget_counts(self) -> None:
         self._counts = None
 

@@ -58,6 +58,8 @@ class Dispatcher:
         self.home = home
         self.can_ask_person = can_ask_person
         self.store: GraphStore | None = None
+        self.store_generation = 0  # counts openings: the read lane reopens when it moves
+        self.backing_up = False  # a backup runs between packets (the read lane answers)
         self.config = Config()
         self.saved_config = Config()  # what config.json holds: never the one-run overrides
         self.overrides: dict[str, Any] = {}
@@ -82,8 +84,10 @@ class Dispatcher:
 
     # -- routing -------------------------------------------------------------------------
 
-    def handle(self, packet: Packet, progress: Progress = _no_progress) -> PacketResponse:
-        """Answer one packet; never raises."""
+    def handle(self, packet: Packet, progress: Progress = _no_progress,
+               backend: Any = None) -> PacketResponse:
+        """Answer one packet; never raises. The read lane passes its `Reader` as `backend`
+        (and leaves the running packet's progress channel alone)."""
         if not isinstance(packet, Packet) or not isinstance(packet.type, PacketType):
             return PacketResponse.fail(getattr(packet, "id", "?"), tr("unknown packet type"))
         handler = HANDLERS.get(packet.type)
@@ -92,10 +96,11 @@ class Dispatcher:
                                                      type=packet.type.value))
         if not isinstance(packet.body, dict):
             return PacketResponse.fail(packet.id, tr("the packet body must be an object"))
-        self.progress = progress
+        if backend is None:
+            self.progress = progress
         try:
             handler.check(packet.body)
-            return PacketResponse.ok(packet.id, handler.run(self, packet.body))
+            return PacketResponse.ok(packet.id, handler.run(backend or self, packet.body))
         except Refusal as refusal:
             return PacketResponse.refused(packet.id, refusal, refusal.data)
         except CodedError as error:
@@ -109,12 +114,17 @@ class Dispatcher:
                                                      name=type(error).__name__),
                                        ErrorCode.INTERNAL)
         finally:
-            self.progress = _no_progress
+            if backend is None:
+                self.progress = _no_progress
 
     def between_packets(self, answered: Packet | None = None) -> None:
         """After an answer went out: a backup when one is due."""
         if answered is None or answered.type not in NO_BACKUP_AFTER:
-            self.backups.maybe_backup(self.store, self.config)
+            self.backing_up = True
+            try:
+                self.backups.maybe_backup(self.store, self.config)
+            finally:
+                self.backing_up = False
 
     # -- what the handlers share -----------------------------------------------------------
 
@@ -198,6 +208,7 @@ class Dispatcher:
     def open_store(self) -> None:
         """Open the memory, checking it first (see `core.store.opening`)."""
         opened = open_checked(self.db_path, self.config.trash_days)
+        self.store_generation += 1
         self.store, self.store_error = opened.store, opened.error
         self.announcer = None
         if self.store is not None:

@@ -1,4 +1,12 @@
-"""BackendServer: hosts the dispatcher on one worker thread fed by a queue (headless use)."""
+"""BackendServer: hosts the dispatcher on one worker thread fed by a queue (headless use).
+
+A caller told "failed" can trust it. A packet's timeout (30 s by default; a turn's time
+limit plus a grace for a turn; none for the other long work, an import or an undo, which
+the caller can CANCEL) either finds it still queued, and then it never runs, or finds it
+running, and then it is stopped and its own answer awaited: "stopped, nothing changed",
+or its result if it finished first. Reads are answered on the read lane while long work
+runs (see `core.protocol.read_lane`).
+"""
 
 from __future__ import annotations
 
@@ -11,10 +19,15 @@ from core.errors import ErrorCode
 from core.i18n import tr
 from core.paths import config_path, data_home, database_path
 from core.protocol.dispatcher import Dispatcher, Progress
+from core.protocol.handlers.table import runs_long
 from core.protocol.packets import Packet, PacketResponse, PacketType
+from core.protocol.read_lane import ReadLane, overtakes
 
 DEFAULT_TIMEOUT = 30.0
 TURN_GRACE = 10.0  # seconds beyond the turn time limit before the caller stops waiting
+# How long a stopped packet may take to stop: an import stops within a SQLite progress
+# step, a turn at its next chunk; an undo cannot stop and is waited for this long.
+STOP_GRACE = 120.0
 
 
 class BackendServer:
@@ -40,6 +53,14 @@ class BackendServer:
         self._packets_lock = threading.Lock()
         self._current: str | None = None
         self._abandoned: set[str] = set()
+        self._ahead: dict[str, Packet] = {}  # sent to the worker, not answered, in order
+        self.reads = ReadLane(self.dispatcher)
+
+    @property
+    def unanswered(self) -> int:
+        """Packets sent to the worker and not yet answered (the read lane's not counted)."""
+        with self._packets_lock:
+            return len(self._ahead)
 
     @property
     def running(self) -> bool:
@@ -73,16 +94,26 @@ class BackendServer:
             response = self.dispatcher.handle(packet, self.progress or _quiet)
             with self._packets_lock:
                 self._current = None
+                self._ahead.pop(packet.id, None)
             if packet.response_queue is not None:
                 packet.response_queue.put(response)
             if packet.type is PacketType.SHUTDOWN:
                 break
             self.dispatcher.between_packets(packet)
+        self.reads.stop()
         self.dispatcher.close()
 
+    def default_timeout(self, packet_type: PacketType) -> float | None:
+        """How long `send` waits when the caller names no timeout (see the docstring)."""
+        if packet_type is PacketType.PROCESS_MESSAGE:
+            # The dispatcher stops a turn at its time limit and answers with what arrived;
+            # waiting a little longer lets that answer, not a bare "timeout", come back.
+            return self.dispatcher.config.turn_timeout + TURN_GRACE
+        return None if runs_long(packet_type) else DEFAULT_TIMEOUT
+
     def send(self, packet: Packet, timeout: float | None = None) -> PacketResponse:
-        """Queue `packet` and wait for its answer; a timeout answers `timeout` and stops
-        the turn it was waiting for."""
+        """Queue `packet` (or hand a read to the read lane) and wait for its answer; see
+        the module docstring for what a timeout does."""
         if packet.type is PacketType.CANCEL:  # must not wait behind the turn it cancels
             self.dispatcher.cancel()
             return PacketResponse.ok(packet.id, {"status": "cancelled"})
@@ -92,21 +123,45 @@ class BackendServer:
         if packet.response_queue is None:
             packet.response_queue = queue.Queue()
         if timeout is None:
-            # The dispatcher stops a turn at its time limit and answers with what arrived;
-            # waiting a little longer lets that answer, not a bare "timeout", come back.
-            timeout = (self.dispatcher.config.turn_timeout + TURN_GRACE
-                       if packet.type is PacketType.PROCESS_MESSAGE else DEFAULT_TIMEOUT)
-        self._queue.put(packet)
+            timeout = self.default_timeout(packet.type)
+        with self._packets_lock:
+            to_lane = overtakes(self.dispatcher, packet, list(self._ahead.values()))
+            if not to_lane:
+                self._ahead[packet.id] = packet
+                self._queue.put(packet)
+        if to_lane:
+            self.reads.submit(packet, packet.response_queue.put)
         try:
             return packet.response_queue.get(timeout=timeout)
         except queue.Empty:
-            with self._packets_lock:
-                if self._current == packet.id:
-                    if packet.type is PacketType.PROCESS_MESSAGE:
-                        self.dispatcher.cancel()
-                else:
-                    self._abandoned.add(packet.id)
-            return PacketResponse.fail(packet.id, tr("timeout"), ErrorCode.TIMEOUT)
+            return self._timed_out(packet, timeout, to_lane)
+
+    def _timed_out(self, packet: Packet, waited: float, on_lane: bool) -> PacketResponse:
+        """A queued packet is given up (it never runs); a running one is stopped and
+        its own answer awaited, so the answer says what happened."""
+        with self._packets_lock:
+            queued = not on_lane and self._current != packet.id and packet.id in self._ahead
+            if queued:
+                self._abandoned.add(packet.id)
+                self._ahead.pop(packet.id, None)
+                return PacketResponse.fail(
+                    packet.id, tr("timeout: it waited {seconds} s behind other work and was"
+                                  " not run", seconds=round(waited, 1)), ErrorCode.TIMEOUT)
+            if not on_lane and self._current == packet.id:
+                self.dispatcher.cancel()
+        try:
+            answer = packet.response_queue.get(timeout=STOP_GRACE)
+        except queue.Empty:
+            return PacketResponse.fail(
+                packet.id, tr("timeout: still running after {seconds} s and it could not be"
+                              " stopped yet; it may still finish",
+                              seconds=round(waited + STOP_GRACE)),
+                ErrorCode.TIMEOUT, data={"still_running": True})
+        if answer.success or answer.code != ErrorCode.CANCELLED:
+            return answer  # it finished, or failed on its own, before it could stop
+        return PacketResponse.fail(packet.id, tr("timeout: stopped after {seconds} s",
+                                                 seconds=round(waited, 1)),
+                                   ErrorCode.TIMEOUT, {"stopped": True}, answer.data)
 
     def shutdown(self, timeout: float = 10.0) -> dict[str, Any]:
         """Stop a running turn, then the worker; waits for the thread to end."""

@@ -10,6 +10,8 @@ Each request takes the next step of the script. A step is a dict:
   status: an HTTP error status to answer with instead (message, code, headers: its body's
     error message and code, and extra headers such as Retry-After)
   delay: seconds to wait before answering; chunk_delay: seconds between chunks
+  hold: a threading.Event to wait for before answering (a test's handshake: the request
+    has arrived and stays unanswered until the test sets it; 60 s at most)
   keepalive: seconds of SSE keep-alive comments after the headers, before the first chunk
     (what llama-server and proxies send while a model reads a long prompt)
   cut: end the stream in the middle, without finish_reason or [DONE]
@@ -152,6 +154,8 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length", 0))
         body = json.loads(self.rfile.read(length) or b"{}")
         step = self.fake.next_step(body)
+        if "hold" in step:
+            step["hold"].wait(60)
         time.sleep(step.get("delay", 0))
         if "redirect" in step:
             self.send_response(307)

@@ -15,14 +15,14 @@ if TYPE_CHECKING:
     from core.protocol.dispatcher import Dispatcher
 
 
-@handles(PacketType.LIST_BACKUPS, {})
+@handles(PacketType.LIST_BACKUPS, {}, reads=True)
 def list_backups(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     folder = backups.backup_folder(backend.db_path)
     return {"folder": str(folder),
             "backups": [backups.describe(p) for p in backups.backup_files(folder)]}
 
 
-@handles(PacketType.RESTORE_BACKUP, {"name": {"type": "string"}})
+@handles(PacketType.RESTORE_BACKUP, {"name": {"type": "string"}}, long_running=True)
 def restore_backup(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     """Put a backup in place of the memory; the current file is kept aside first."""
     name = body.get("name")

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 @handles(PacketType.LIST_NODES, {"query": TEXT, "kinds": {"type": ["array", "null"]},
-                                 "status": {}, "sort": {}, "descending": {}})
+                                 "status": {}, "sort": {}, "descending": {}}, reads=True)
 def list_nodes(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     ids = browse.list_node_ids(backend.need_store(), query=body.get("query", ""),
                                kinds=body.get("kinds") or [],
@@ -24,25 +24,25 @@ def list_nodes(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     return {"ids": ids, "total": len(ids)}
 
 
-@handles(PacketType.NODE_ROWS, {"ids": {"type": "array"}})
+@handles(PacketType.NODE_ROWS, {"ids": {"type": "array"}}, reads=True)
 def node_rows(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     if "ids" not in body:
         raise Refusal(N_("ids must be a list"))
     return {"rows": browse.node_rows(backend.need_store(), body["ids"])}
 
 
-@handles(PacketType.GET_SUBGRAPH, {"node_id": {}, "depth": {}, "limit": LIMIT})
+@handles(PacketType.GET_SUBGRAPH, {"node_id": {}, "depth": {}, "limit": LIMIT}, reads=True)
 def get_subgraph(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     return browse.subgraph(backend.need_store(), body.get("node_id"),
                            depth=body.get("depth", 1),
                            limit=body.get("limit", browse.SUBGRAPH_LIMIT))
 
 
-@handles(PacketType.GET_NODE, {"node_id": {}})
+@handles(PacketType.GET_NODE, {"node_id": {}}, reads=True)
 def get_node(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     return browse.node_details(backend.need_store(), body.get("node_id"))
 
 
-@handles(PacketType.LIST_CHANGES, {"limit": LIMIT})
+@handles(PacketType.LIST_CHANGES, {"limit": LIMIT}, reads=True)
 def list_changes(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     return {"changes": browse.recent_changes(backend.need_store(), body.get("limit", 50))}

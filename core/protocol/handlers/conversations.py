@@ -25,7 +25,7 @@ def _conversation(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     return conversations.get(backend.need_store(), body.get("conversation_id"))
 
 
-@handles(PacketType.LIST_CONVERSATIONS, {"deleted": {}})
+@handles(PacketType.LIST_CONVERSATIONS, {"deleted": {}}, reads=True)
 def list_conversations(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     history = backend.history()
     return {"conversations": conversations.listing(history.store, bool(body.get("deleted"))),
@@ -87,14 +87,16 @@ def restore_conversation(backend: Dispatcher, body: dict[str, Any]) -> dict[str,
     return {"conversation": conversations.get(backend.need_store(), conversation["id"])}
 
 
-@handles(PacketType.SEARCH_CONVERSATIONS, {"query": {"type": "string", "pattern": r"\S"}})
+@handles(PacketType.SEARCH_CONVERSATIONS, {"query": {"type": "string", "pattern": r"\S"}},
+         reads=True)
 def search_conversations(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     if "query" not in body:
         raise Refusal(N_("query must be text to look for"))
     return {"results": conversations.search(backend.need_store(), body["query"])}
 
 
-@handles(PacketType.EXPORT_CONVERSATION, {"conversation_id": WHOLE, "path": NAME})
+@handles(PacketType.EXPORT_CONVERSATION, {"conversation_id": WHOLE, "path": NAME},
+         long_running=True)
 def export_conversation(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     """The conversation as Markdown; with `path`, written there too."""
     store = backend.need_store()

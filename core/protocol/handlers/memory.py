@@ -35,7 +35,8 @@ def execute_tool(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
         body["tool_name"], body.get("arguments"), actor="user"))
 
 
-@handles(PacketType.UNDO, {"change_id": WHOLE, "change_ids": {**ID_LIST, "minItems": 1}})
+@handles(PacketType.UNDO, {"change_id": WHOLE, "change_ids": {**ID_LIST, "minItems": 1}},
+         long_running=True)
 def undo(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     """Undo `change_id`, or `change_ids` together as one change (a turn's waiting
     changes in the review inbox), or without either the newest change not yet undone
@@ -54,7 +55,7 @@ def undo(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     return {"change_id": undo_id, "undone": change_id, **_described(store, undo_id)}
 
 
-@handles(PacketType.REDO, {})
+@handles(PacketType.REDO, {}, long_running=True)
 def redo(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     """Take back the newest undo, when nothing but redos came after it."""
     store = backend.need_store()
@@ -70,12 +71,12 @@ def _described(store: Any, change_id: int) -> dict[str, Any]:
     return {"lines": lines, "message": describe.sentence(lines)}
 
 
-@handles(PacketType.MEMORY_STATE, {})
+@handles(PacketType.MEMORY_STATE, {}, reads=True)
 def memory_state(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     return backend.memory_state()
 
 
-@handles(PacketType.REVIEW_LIST, {"limit": {}, "before": {}})
+@handles(PacketType.REVIEW_LIST, {"limit": {}, "before": {}}, reads=True)
 def review_list(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     return review.waiting(backend.need_store(), body.get("limit", 200), body.get("before"))
 
@@ -85,7 +86,7 @@ def review_keep(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     return review.keep(backend.need_store(), body.get("change_ids"), body.get("through"))
 
 
-@handles(PacketType.LIST_APPROVALS, {})
+@handles(PacketType.LIST_APPROVALS, {}, reads=True)
 def list_approvals(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     return {"approvals": approvals.pending(backend.need_store())}
 
@@ -96,23 +97,26 @@ def decide_approval(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]
                                          body.get("allow"))}
 
 
-@handles(PacketType.TRASH_STATUS, {})
+@handles(PacketType.TRASH_STATUS, {}, reads=True)
 def trash_status(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     return trash.trash_status(backend.need_store())
 
 
-@handles(PacketType.EMPTY_TRASH, {"older_than_days": {"type": "number", "minimum": 0}})
+@handles(PacketType.EMPTY_TRASH, {"older_than_days": {"type": "number", "minimum": 0}},
+         long_running=True)
 def empty_trash(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     return trash.empty_trash(backend.need_store(), body.get("older_than_days", 0))
 
 
-@handles(PacketType.CORRECT_MEMORY, {"action": {}, "arguments": {"type": ["object", "null"]}})
+@handles(PacketType.CORRECT_MEMORY, {"action": {}, "arguments": {"type": ["object", "null"]}},
+         long_running=True)
 def correct_memory(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     return corrections.correct(backend.need_store(), body.get("action"),
                                body.get("arguments") or {})
 
 
-@handles(PacketType.EXPORT_MEMORY, {"path": NAME, "format": {"enum": ["json", "graphml"]}})
+@handles(PacketType.EXPORT_MEMORY, {"path": NAME, "format": {"enum": ["json", "graphml"]}},
+         long_running=True)
 def export_memory(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     if "path" not in body:
         raise Refusal(N_("path must name a file"))
@@ -125,7 +129,7 @@ def export_memory(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
                       error=error.strerror) from None
 
 
-@handles(PacketType.IMPORT_MEMORY, {"path": NAME})
+@handles(PacketType.IMPORT_MEMORY, {"path": NAME}, long_running=True)
 def import_memory(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     """Progress arrives as "import" events with `phase` and `done` (0 to 1); CANCEL
     stops it with nothing changed."""

@@ -22,12 +22,12 @@ UNSAVED = {"api_key": {"type": "string"}, "base_url": {"type": "string"},
            "model": {"type": "string"}}
 
 
-@handles(PacketType.GET_STATUS, {})
+@handles(PacketType.GET_STATUS, {}, reads=True)
 def get_status(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     return backend.status()
 
 
-@handles(PacketType.GET_CONFIG, {})
+@handles(PacketType.GET_CONFIG, {}, reads=True)
 def get_config(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     config = backend.config
     return {**{name: getattr(config, name) for name in READABLE},
@@ -45,7 +45,7 @@ def set_config(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     return {"status": "config_updated"}
 
 
-@handles(PacketType.GET_TOOL_LIMITS, {})
+@handles(PacketType.GET_TOOL_LIMITS, {}, reads=True)
 def get_tool_limits(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     return dict(backend.limiter.limits)
 
@@ -70,7 +70,7 @@ def _unsaved(backend: Dispatcher, body: dict[str, Any], names: tuple[str, ...]) 
     return config
 
 
-@handles(PacketType.TEST_CONNECTION, UNSAVED)
+@handles(PacketType.TEST_CONNECTION, UNSAVED, long_running=True)
 def test_connection(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     """List the endpoint's models with the given (unsaved) settings: this checks the
     address and the key without spending tokens, then whether the model exists."""
@@ -94,7 +94,7 @@ def test_connection(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]
             "elapsed_ms": elapsed_ms}
 
 
-@handles(PacketType.LIST_MODELS, {**UNSAVED, "refresh": {}})
+@handles(PacketType.LIST_MODELS, {**UNSAVED, "refresh": {}}, long_running=True)
 def list_models(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     """The endpoint's models, for the model picker: kept for the session per address,
     fetched again with `refresh`. `base_url` and `api_key` may name unsaved settings."""

@@ -4,6 +4,12 @@ Each handler takes the backend (the dispatcher: the open store, the config, the 
 session) and the packet's body, checked first against the handler's JSON Schema, and
 answers the data of a successful answer. It refuses with `Refusal` (or any
 `core.errors.CodedError`), whose code and words become the failed answer.
+
+Two marks say how a packet may be scheduled: `reads` (it only reads the memory, through
+`need_store()`, `history()` and `memory_state()`, so the read lane may answer it on its
+own connection) and `long_running` (it can take minutes: an import, an undo, a turn; the
+read lane answers reads while one runs, and a caller's timeout stops it rather than
+leaving it to finish unseen).
 """
 
 from __future__ import annotations
@@ -38,6 +44,8 @@ class Refusal(CodedError):
 class Handler:
     run: Run
     validator: Draft202012Validator | None
+    reads: bool = False
+    long_running: bool = False
 
     def check(self, body: dict[str, Any]) -> None:
         """Refuse a body that does not fit the schema, naming the first problem."""
@@ -52,24 +60,35 @@ class Handler:
 HANDLERS: dict[PacketType, Handler] = {}
 
 
-def handles(packet_type: PacketType, schema: dict[str, Any] | None = None
-            ) -> Callable[[Run], Run]:
+def handles(packet_type: PacketType, schema: dict[str, Any] | None = None, *,
+            reads: bool = False, long_running: bool = False) -> Callable[[Run], Run]:
     """Register the decorated function as the handler of `packet_type`. `schema` lists
     the body's properties (an object schema is made around them when only properties
-    are given)."""
+    are given); `reads` and `long_running` are the marks the module docstring explains."""
     if schema is not None and "type" not in schema:
         schema = {"type": "object", "properties": schema}
 
     def register(run: Run) -> Run:
         if packet_type in HANDLERS:
             raise RuntimeError(f"{packet_type} has two handlers")
-        HANDLERS[packet_type] = Handler(run, Draft202012Validator(schema) if schema else None)
+        HANDLERS[packet_type] = Handler(run, Draft202012Validator(schema) if schema else None,
+                                        reads, long_running)
         return run
 
     return register
 
 
 # Schema parts the handlers share.
+def reads_memory(packet_type: PacketType) -> bool:
+    handler = HANDLERS.get(packet_type)
+    return handler is not None and handler.reads
+
+
+def runs_long(packet_type: PacketType) -> bool:
+    handler = HANDLERS.get(packet_type)
+    return handler is not None and handler.long_running
+
+
 WHOLE = {"type": "integer", "not": {"type": "boolean"}}
 TEXT = {"type": "string"}
 NAME = {"type": "string", "minLength": 1}

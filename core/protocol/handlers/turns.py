@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 SHOWN_CHARS = 200_000  # of one message, as the window loads the history
 
 
-@handles(PacketType.PROCESS_MESSAGE, {"user_input": {}, "replaces_turn": {}})
+@handles(PacketType.PROCESS_MESSAGE, {"user_input": {}, "replaces_turn": {}}, long_running=True)
 def process_message(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     """One turn of the shown conversation (see `core.turn.run`); its events arrive on
     the packet's progress channel."""
@@ -33,7 +33,7 @@ def process_message(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]
                       **refusal.params) from None
 
 
-@handles(PacketType.UNDO_TURN, {"turn_id": NAME})
+@handles(PacketType.UNDO_TURN, {"turn_id": NAME}, long_running=True)
 def undo_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     """Take back every memory change one turn made (its approved calls included); without
     a turn_id, the newest turn that still has changes to take back."""
@@ -47,7 +47,7 @@ def undo_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
             "expired_approvals": expired}
 
 
-@handles(PacketType.DELETE_TURN, {"turn_id": NAME})
+@handles(PacketType.DELETE_TURN, {"turn_id": NAME}, long_running=True)
 def delete_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     """Remove one exchange from the conversation; the memory keeps what it learned
     (Undo this turn takes that back)."""
@@ -59,7 +59,7 @@ def delete_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     return {"removed": removed}
 
 
-@handles(PacketType.TURN_TOUCHED, {"turn_id": NAME})
+@handles(PacketType.TURN_TOUCHED, {"turn_id": NAME}, reads=True)
 def turn_touched(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     """The nodes and edges one turn changed (the chat's memory line opens them)."""
     if "turn_id" not in body:
@@ -67,7 +67,7 @@ def turn_touched(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     return browse.turn_touched(backend.need_store(), body["turn_id"])
 
 
-@handles(PacketType.GET_HISTORY, {})
+@handles(PacketType.GET_HISTORY, {}, reads=True)
 def get_history(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     history = backend.history()
     messages = history.messages(cap=SHOWN_CHARS)
