@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from core.store import describe
 from core.tools.validation import parse_arguments
 from tests.conftest import commit
 
@@ -72,15 +73,32 @@ def test_undo_of_an_undo_redoes_the_change(executor, run, store, world):
     assert redo["success"] and store.dump() == after
 
 
-def test_undo_is_refused_when_a_later_change_touched_the_same_rows(executor, run, store, world):
-    first = run("memory_purge", criteria={"subject": "Bob"})
-    commit(run, ("Bob", "likes", "tea"))  # a new active edge; Bob node mentioned again
-    before = store.dump()
+def test_undo_keeps_a_fact_said_again_since_and_brings_back_the_rest(executor, run, store,
+                                                                    world, clock):
+    """Turn A forgets Ann's facts, turn B says one of them again: undoing A brings the
+    other back and keeps the restated one once, with the older one's mentions folded in
+    (it was all or nothing, refused in SQLite's words)."""
+    first = run("memory_purge", criteria={"subject": "Ann"})
+    clock.advance(10)
+    commit(run, ("Ann", "likes", "tea"))  # a new active copy of a forgotten fact
+    before_undo = store.dump()
     result = executor.undo(first["change_id"])
-    assert not result["success"] and "cannot be undone" in result["error"]
-    assert "is there again from a later change" in result["error"]
-    assert result["code"] == "conflict"
-    assert store.dump() == before
+    assert result["success"], result
+    active = store.query(
+        "SELECT e.relation, t.name AS object, e.mention_count, e.created_at FROM edges e"
+        " JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id"
+        " WHERE s.name = 'Ann' AND e.status = 'active' ORDER BY e.relation")
+    assert [(r["relation"], r["object"]) for r in active] == [("likes", "tea"),
+                                                             ("lives in", "Paris")]
+    tea = active[0]
+    assert tea["mention_count"] == 2  # said once before the purge, once after
+    assert tea["created_at"] < clock.now  # the older copy's first date
+    lines = describe.describe_change(store, result["data"]["change_id"])
+    assert {(line["verb"], line["text"]) for line in lines} >= {
+        ("kept, said again since", "Ann likes tea"), ("restored", "Ann lives in Paris")}
+    # and the undo itself can be taken back, to the memory just before it
+    assert executor.undo(result["data"]["change_id"])["success"]
+    assert store.dump() == before_undo
 
 
 def test_undo_is_refused_when_a_later_change_rewrote_a_row(executor, run, store, world):

@@ -37,14 +37,16 @@ PAGE = 200
 MORE = 100  # changes per page while scrolling: small enough not to stall the window
 GUESS_TINT = QColor(255, 170, 0, 46)  # amber over the base colour: light and dark alike
 VERB_MARKS = {"added": "+", "removed": "−", "deleted": "−", "replaced": "↻",
-              "reinforced": "↑", "restored": "↺", "archived": "▣", "brought back": "↺"}
+              "reinforced": "↑", "restored": "↺", "archived": "▣", "brought back": "↺",
+              "kept, said again since": "="}
 # The verbs the backend's change lines use, as the person reads them (others as they are).
 VERB_WORDS = {"added": N_("added"), "removed": N_("removed"), "deleted": N_("deleted"),
               "replaced": N_("replaced"), "reinforced": N_("reinforced"),
               "restored": N_("restored"), "archived": N_("archived"),
               "brought back": N_("brought back"), "updated": N_("updated"),
               "renamed": N_("renamed"), "set": N_("set"), "imported": N_("imported"),
-              "took back": N_("took back"), "changed": N_("changed")}
+              "took back": N_("took back"), "changed": N_("changed"),
+              "kept, said again since": N_("kept, said again since")}
 
 
 def _when(timestamp: float) -> str:

@@ -64,7 +64,9 @@ def fact_text(image: Row, names: dict[int, str]) -> str:
 def _edge_line(op: dict[str, Any], names: dict[int, str]) -> dict[str, Any] | None:
     before, after = op["before"], op["after"]
     image = after or before
-    if before is None:
+    if op.get("merged"):
+        verb = "kept, said again since"  # an undo found the fact restated (GraphStore)
+    elif before is None:
         verb = "added"
     elif after is None:
         verb = "removed"

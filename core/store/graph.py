@@ -55,6 +55,9 @@ class Change:
     summary: str = ""
     undo_of: int | None = None
     undoes: list[int] = field(default_factory=list)
+    # An undo's facts that had been stated again since: the restated one was kept, with
+    # the older one's mentions folded in (see `GraphStore._restore`).
+    merged: list[int] = field(default_factory=list)
     id: int | None = None
 
     def touched(self) -> dict[str, Any]:
@@ -610,6 +613,14 @@ class GraphStore:
                 else "a fact")
 
     def _restore(self, table: str, row_id: int, image: Row | None) -> None:
+        if table == "edges" and image is not None and image["status"] == "active":
+            twin = self.query_one(
+                "SELECT * FROM edges WHERE source_id = ? AND norm_relation = ? AND"
+                " target_id = ? AND status = 'active' AND id != ?",
+                (image["source_id"], image["norm_relation"], image["target_id"], row_id))
+            if twin is not None:
+                self._fold_into(twin, image)
+                return
         if image is None:
             self.delete(table, row_id)
         elif self.row(table, row_id) is None:
@@ -617,6 +628,18 @@ class GraphStore:
         else:
             self.update(table, row_id, {k: v for k, v in image.items()
                                         if k != "id" and k not in UNLOGGED_COLUMNS})
+
+    def _fold_into(self, twin: Row, image: Row) -> None:
+        """Undo would bring back a fact that has been stated again since: one active copy
+        is allowed, so the restated one stays, and it takes over the older one's mentions
+        and its first date (the older row keeps its own history, as it is)."""
+        earliest = [t for t in (twin["created_at"], image["created_at"]) if t is not None]
+        self.update("edges", twin["id"], {
+            "mention_count": (twin["mention_count"] or 0) + (image["mention_count"] or 0),
+            "created_at": min(earliest) if earliest else None})
+        change = self._require_change()
+        change.ops[-1]["merged"] = True  # its line reads "kept, said again since"
+        change.merged.append(twin["id"])
 
     def integrity_problems(self) -> list[str]:
         """What `integrity_check` and `foreign_key_check` report; empty when the file is sound."""
