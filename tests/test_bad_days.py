@@ -347,3 +347,42 @@ def test_an_empty_memory_file_without_backups_is_told_and_kept_aside(tmp_path):
                                            "object": "tea"}]}}).success
     finally:
         dispatcher.close()
+
+
+@pytest.fixture
+def small_disk():
+    """A real 2 MB disk (tmpfs), where this machine lets the tests mount one (as root)."""
+    folder = Path(tempfile.mkdtemp(prefix="trulymem-full-"))
+    mounted = os.name == "posix" and os.geteuid() == 0 and shutil.which("mount") and \
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(folder)],
+                       capture_output=True, check=False).returncode == 0
+    if not mounted:
+        folder.rmdir()
+        pytest.skip("mounting a small disk needs root and mount")
+    yield folder
+    subprocess.run(["umount", str(folder)], check=False)
+    folder.rmdir()
+
+
+def test_starting_on_a_full_disk_says_the_disk_is_full(small_disk):
+    """SQLite says "disk I/O error" when it cannot make its WAL index on a full disk; the
+    advice was to restore a backup, which fails the same way."""
+    from core.store.opening import open_checked
+
+    home = small_disk / "home"
+    home.mkdir()
+    store = GraphStore(home / "graph_memory.db")
+    ToolExecutor(store).execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "likes", "object": "tea"}]})
+    store.close()
+    with open(small_disk / "filler", "wb", buffering=0) as filler:
+        with pytest.raises(OSError):
+            while True:
+                filler.write(b"x" * 4096)
+    opened = open_checked(home / "graph_memory.db", 30)
+    said = opened.warning or opened.error
+    assert "is full" in said and "Free some space" in said, said
+    assert "Restore a backup" not in said
+    if opened.store is not None:  # readable still: what it knew is there
+        assert opened.store.query_one("SELECT count(*) AS n FROM edges")["n"] == 1
+        opened.store.close()

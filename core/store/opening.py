@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -19,6 +20,10 @@ from core.store import backups
 from core.store.graph import GraphStore, StoreError, describe_sqlite_error
 
 RESTORE = N_("Restore a backup to go on (File > Restore from backup…)")
+# Below this much free space, a memory that fails to open failed for want of room: SQLite
+# then says "disk I/O error" (it cannot make its WAL index), and restoring a backup, the
+# usual way out, would fail too.
+FULL_BELOW = 16 * 1024 * 1024
 
 
 @dataclass
@@ -83,12 +88,12 @@ def open_checked(db_path: Path, trash_days: int) -> Opened:
     try:
         store = GraphStore(db_path, trash_days=trash_days)
     except StoreError as error:
-        return _read_only(db_path, trash_days, str(error), tr(RESTORE))
+        return _read_only(db_path, trash_days, *_why_not(db_path, str(error)))
     try:
         problems = store.quick_check()
     except sqlite3.Error as error:
         store.close()
-        return _read_only(db_path, trash_days, describe_sqlite_error(error), tr(RESTORE))
+        return _read_only(db_path, trash_days, *_why_not(db_path, describe_sqlite_error(error)))
     if problems:
         store.close()
         opened = _read_only(db_path, trash_days, tr("the memory database is damaged"),
@@ -97,6 +102,20 @@ def open_checked(db_path: Path, trash_days: int) -> Opened:
         return opened
     return Opened(store, notice=notice)
 
+
+
+def _why_not(db_path: Path, problem: str) -> tuple[str, str]:
+    """The problem and the way out when the memory would not open: a full disk is said as
+    such (with what is left), anything else is the store's own words and a restore."""
+    try:
+        free = shutil.disk_usage(db_path.parent).free
+    except OSError:
+        free = None
+    if free is not None and free < FULL_BELOW:
+        return (tr("the disk that holds {folder} is full ({free} KB free)",
+                   folder=db_path.parent, free=f"{free // 1024:,}"),
+                tr("Free some space on it and start TrulyMEM again; nothing is lost"))
+    return problem, tr(RESTORE)
 
 
 def _read_only(db_path: Path, trash_days: int, problem: str, way_out: str) -> Opened:
