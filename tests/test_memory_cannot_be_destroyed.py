@@ -356,3 +356,29 @@ def test_the_trash_period_is_a_setting_of_at_least_one_day(dispatcher):
     assert dispatcher.handle(Packet.make(PacketType.SET_CONFIG, {"trash_days": 7})).success
     assert dispatcher.store.trash_days == 7
     assert dispatcher.handle(Packet.make(PacketType.GET_CONFIG, {})).data["trash_days"] == 7
+
+
+def test_a_slow_wipe_across_turns_needs_the_persons_allow(dispatcher, llm):
+    """A stored instruction that forgets just under the per-turn budget every turn (20,
+    18, 18, 18… rows, 92 in 5 turns, none asked) meets the hour's budget: three turns'
+    worth, past which the person decides, as for a single call over the budget."""
+    executor = ToolExecutor(dispatcher.store)
+    for group in "abcd":
+        assert executor.execute("memory_commit", {"triplets": [
+            {"subject": f"group {group}", "relation": "keeps", "object": f"thing {group}{i}"}
+            for i in range(18)]})["success"]
+    answers = []
+    for group in "abcd":
+        llm.play({"tool_calls": [{"name": "memory_purge", "arguments": {
+            "criteria": {"subject": f"group {group}"}, "confirm": True}}]}, {"text": "ok"})
+        answers.append(dispatcher.handle(Packet.make(PacketType.PROCESS_MESSAGE, {
+            "user_input": f"tidy up group {group}"})))
+    assert all(answer.success for answer in answers)
+    assert [len(answer.data["approvals"]) for answer in answers] == [0, 0, 0, 1]
+    reason = answers[3].data["rejected_tools"][0][1]
+    assert "6 of 60 rows left this hour, across turns" in reason, reason
+    deleted = "SELECT count(*) AS n FROM edges WHERE status = 'deleted'"
+    assert dispatcher.store.query_one(deleted)["n"] == 54  # the fourth waits
+    allowed = dispatcher.handle(Packet.make(PacketType.DECIDE_APPROVAL, {
+        "approval_id": answers[3].data["approvals"][0]["id"], "allow": True}))
+    assert allowed.success and dispatcher.store.query_one(deleted)["n"] == 72

@@ -31,6 +31,7 @@ from core.protocol.handlers.table import Refusal
 from core.protocol.packets import Packet, PacketResponse, PacketType
 from core.store import GraphStore, describe_sqlite_error
 from core.store.opening import open_checked
+from core.tools.budget import taken_this_hour
 from core.tools.limits import ToolLimiter
 from core.turn.history import History
 from core.turn.llm import ChatSession, make_client
@@ -134,6 +135,10 @@ class Dispatcher:
                           ErrorCode.STORE)
         return self.store
 
+    def _model_took_this_hour(self) -> int:
+        """What the model forgot in the last hour, across turns (the rolling budget)."""
+        return 0 if self.store is None else taken_this_hour(self.store, "model")
+
     def history(self) -> History:
         """The shown conversation's messages (the recent ones go to the model)."""
         history = History(self.need_store(), self.conversation_id)
@@ -197,6 +202,7 @@ class Dispatcher:
             self.config_warning = tr("start options ignored: {error}", error=error.said())
         self.config = updated(self.saved_config, **self.overrides)
         self.limiter = ToolLimiter(self.config.tool_limits)
+        self.limiter.taken_this_hour = self._model_took_this_hour
         if not self.use_embedded_db:
             self.store_error = tr("only the embedded SQLite store exists "
                                   "(use_embedded_db=True)")

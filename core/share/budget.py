@@ -12,22 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from core.store import GraphStore
-from core.store.graph import decode_ops
-from core.tools.budget import destroyed_rows
+from core.tools.budget import HOURLY_FACTOR, taken_this_hour
 from core.tools.limits import BUDGET_KEY
 
-HOUR = 3600.0
 APPS_ACTOR = "mcp:"  # the change log's actor for an app is "mcp:" and its name
-HOURLY_FACTOR = 3  # all apps together, per hour: this many sessions' worth
-
-
-def taken_this_hour(store: GraphStore) -> int:
-    """Rows apps took away in the last hour (undone changes still count: an app that
-    undoes and forgets again is still forgetting)."""
-    rows = store.conn.execute(
-        "SELECT ops FROM change_log WHERE actor LIKE 'mcp:%' AND created_at > ?"
-        " AND undo_of IS NULL", (store.clock() - HOUR,))
-    return sum(len(destroyed_rows(decode_ops(blob))) for (blob,) in rows)
 
 
 class AppBudget:
@@ -49,8 +37,10 @@ class AppBudget:
     def session_left(self) -> int:
         return max(0, self.limits[BUDGET_KEY] - self.destroyed)
 
+    turn_left = session_left  # the executor's name: an app's session is its "turn"
+
     def hour_left(self) -> int:
-        return max(0, self.hour_rows - taken_this_hour(self.store))
+        return max(0, self.hour_rows - taken_this_hour(self.store, APPS_ACTOR + "%"))
 
     def budget_left(self) -> int:
         return min(self.session_left(), self.hour_left())

@@ -15,9 +15,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.store import GraphStore
+from core.store.graph import decode_ops
 from core.store.search import marks
 
 PREVIEW_ROWS = 500  # lines kept for the approval card; the count is always exact
+HOUR = 3600.0
+# Across turns (or an app's sessions), per hour: this many turns' (sessions') worth. A
+# stored instruction that forgets just under the per-turn budget every turn is stopped
+# after three turns instead of emptying the memory over fifty.
+HOURLY_FACTOR = 3
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,16 @@ def destroyed_rows(ops: list[dict[str, Any]]) -> list[Destroyed]:
         elif key in found and after is not None and _alive(op["table"], after):
             del found[key]  # taken away and put back within the same call
     return list(found.values())
+
+
+def taken_this_hour(store: GraphStore, actor_like: str) -> int:
+    """Rows the actors matching `actor_like` (a LIKE pattern: "model", "mcp:%") took away
+    in the last hour. Undone changes still count: forgetting again after an undo is still
+    forgetting."""
+    rows = store.conn.execute(
+        "SELECT ops FROM change_log WHERE actor LIKE ? AND created_at > ? AND undo_of IS NULL",
+        (actor_like, store.clock() - HOUR))
+    return sum(len(destroyed_rows(decode_ops(blob))) for (blob,) in rows)
 
 
 def _alive(table: str, row: dict[str, Any]) -> bool:

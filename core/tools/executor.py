@@ -108,9 +108,14 @@ class ToolExecutor:
     def _over_budget(tool: str, args: dict[str, Any], over: OverBudget,
                      limiter: ToolLimiter) -> dict[str, Any]:
         limit = limiter.limits["destroyed_rows_max"]
+        if limiter.hour_left() < limiter.turn_left():
+            left = (f"{over.left} of {limiter.hour_rows} rows left this hour, across turns:"
+                    " that much was forgotten recently")
+        else:
+            left = f"{over.left} of {limit} rows left"
         reason = (f"Tool call rejected: {tool} would {summarize(over.rows)}, more than this "
-                  f"turn may take away ({over.left} of {limit} rows left). Nothing was "
-                  "changed; only the person can allow this")
+                  f"turn may take away ({left}). Nothing was changed; only the person can"
+                  " allow this")
         request = {"tool": tool, "arguments": args, "count": len(over.rows),
                    "summary": summarize(over.rows), "preview": over.preview,
                    "rows": [list(r.key()) for r in over.rows]}

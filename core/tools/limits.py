@@ -9,8 +9,10 @@ archive or remove in one turn, however few calls that takes.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
+from core.tools.budget import HOURLY_FACTOR
 from core.tools.registry import REGISTRY
 
 # Sized on real conversations: a three-step plan is three task_create calls plus a
@@ -56,6 +58,9 @@ class ToolLimiter:
         self.limits = validate_limits(limits or {})
         self.used: Counter[str] = Counter()
         self.destroyed = 0
+        # Rows the model took away in the last hour, across turns (the dispatcher reads
+        # them from the change log); None: only the per-turn budget holds.
+        self.taken_this_hour: Callable[[], int] | None = None
 
     def set_limits(self, values: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -70,8 +75,21 @@ class ToolLimiter:
         self.destroyed = 0
 
     def budget_left(self) -> int:
-        """Rows the model may still delete, supersede, archive or remove in this turn."""
+        """Rows the model may still delete, supersede, archive or remove in this turn,
+        within what is left of the hour's (HOURLY_FACTOR turns' worth)."""
+        return min(self.turn_left(), self.hour_left())
+
+    def turn_left(self) -> int:
         return max(0, self.limits[BUDGET_KEY] - self.destroyed)
+
+    def hour_left(self) -> int:
+        if self.taken_this_hour is None:
+            return self.hour_rows
+        return max(0, self.hour_rows - self.taken_this_hour())
+
+    @property
+    def hour_rows(self) -> int:
+        return self.limits[BUDGET_KEY] * HOURLY_FACTOR
 
     def spend(self, rows: int) -> None:
         self.destroyed += rows
