@@ -375,10 +375,9 @@ def test_starting_on_a_full_disk_says_the_disk_is_full(small_disk):
     ToolExecutor(store).execute("memory_commit", {"triplets": [
         {"subject": "User", "relation": "likes", "object": "tea"}]})
     store.close()
-    with open(small_disk / "filler", "wb", buffering=0) as filler:
-        with pytest.raises(OSError):
-            while True:
-                filler.write(b"x" * 4096)
+    with open(small_disk / "filler", "wb", buffering=0) as filler, pytest.raises(OSError):
+        while True:
+            filler.write(b"x" * 4096)
     opened = open_checked(home / "graph_memory.db", 30)
     said = opened.warning or opened.error
     assert "is full" in said and "Free some space" in said, said
