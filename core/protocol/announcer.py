@@ -23,6 +23,13 @@ log = logging.getLogger(__name__)
 Sink = Callable[[str, dict[str, Any]], None]
 
 
+def memory_state(store: GraphStore, counts: dict[str, int]) -> dict[str, Any]:
+    """MEMORY_STATE's answer, and what each change event carries: the counts, the line
+    the status bar shows, and the review inbox's count."""
+    return {"counts": counts, "counts_line": shown_counts_line(counts),
+            "review_count": review.count(store)}
+
+
 class Announcer:
     def __init__(self, store: GraphStore, sink: Callable[[], Sink],
                  touched: Callable[[dict[str, Any]], None]) -> None:
@@ -51,9 +58,7 @@ class Announcer:
         """The counts, the line the status bar shows, and the review inbox's count."""
         if self._counts is None:
             self._counts = memory_counts(self.store.conn)
-        counts = dict(self._counts)
-        return {"counts": counts, "counts_line": shown_counts_line(counts),
-                "review_count": review.count(self.store)}
+        return memory_state(self.store, dict(self._counts))
 
     def known_counts(self) -> dict[str, int] | None:
         """The counts as of the last committed change, when they are known (another thread

@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import ErrorCode
 from core.i18n import N_
+from core.protocol.announcer import memory_state
 from core.protocol.handlers.table import Refusal, reads_memory, runs_long
 from core.protocol.packets import Packet, PacketResponse
-from core.store import GraphStore, review
-from core.store.counts import memory_counts, shown_counts_line
+from core.store import GraphStore, conversations
+from core.store.counts import memory_counts
 from core.turn.history import History
 
 if TYPE_CHECKING:
@@ -54,9 +55,7 @@ class Reader:
 
     def need_store(self) -> GraphStore:
         dispatcher = self._dispatcher
-        if dispatcher.store is None:
-            raise Refusal(dispatcher.store_error or N_("the memory store is not open"),
-                          ErrorCode.STORE)
+        dispatcher.need_store()  # the worker's refusal when no memory is open
         if self._store is None or self._generation != dispatcher.store_generation:
             self.close()  # a restore or a reopening put another file in its place
             self._store = GraphStore(dispatcher.db_path, read_only=READER)
@@ -69,12 +68,10 @@ class Reader:
         store = self.need_store()
         chosen = self._dispatcher.conversation_id
         if chosen is None:
-            row = store.query_one("SELECT id FROM conversations WHERE deleted_at IS NULL"
-                                  " ORDER BY updated_at DESC, id DESC LIMIT 1")
-            if row is None:
-                raise Refusal(N_("no conversation yet: ask again when the running work"
-                                 " ends"), ErrorCode.STORE)
-            chosen = row["id"]
+            chosen = conversations.latest(store)
+        if chosen is None:
+            raise Refusal(N_("no conversation yet: ask again when the running work ends"),
+                          ErrorCode.STORE)
         return History(store, chosen)
 
     def memory_state(self) -> dict[str, Any]:
@@ -84,8 +81,7 @@ class Reader:
         announcer = self._dispatcher.announcer
         counts = (announcer.known_counts() if announcer is not None else None) \
             or memory_counts(store.conn)
-        return {"counts": counts, "counts_line": shown_counts_line(counts),
-                "review_count": review.count(store)}
+        return memory_state(store, counts)
 
     def close(self) -> None:
         if self._store is not None:

@@ -32,11 +32,17 @@ def create(store: GraphStore, title: str = NEW_TITLE) -> int:
             (title, now, now)).lastrowid
 
 
-def current(store: GraphStore) -> int:
-    """The conversation to show at start: the one used last, or a new one."""
+def latest(store: GraphStore) -> int | None:
+    """The conversation used last, if there is one."""
     row = store.query_one("SELECT id FROM conversations WHERE deleted_at IS NULL ORDER BY"
                           " updated_at DESC, id DESC LIMIT 1")
-    return row["id"] if row else create(store)
+    return row["id"] if row else None
+
+
+def current(store: GraphStore) -> int:
+    """The conversation to show at start: the one used last, or a new one."""
+    chosen = latest(store)
+    return chosen if chosen is not None else create(store)
 
 
 def get(store: GraphStore, conversation_id: Any) -> Row:

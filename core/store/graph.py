@@ -55,9 +55,6 @@ class Change:
     summary: str = ""
     undo_of: int | None = None
     undoes: list[int] = field(default_factory=list)
-    # An undo's facts that had been stated again since: the restated one was kept, with
-    # the older one's mentions folded in (see `GraphStore._restore`).
-    merged: list[int] = field(default_factory=list)
     id: int | None = None
 
     def touched(self) -> dict[str, Any]:
@@ -637,9 +634,7 @@ class GraphStore:
         self.update("edges", twin["id"], {
             "mention_count": (twin["mention_count"] or 0) + (image["mention_count"] or 0),
             "created_at": min(earliest) if earliest else None})
-        change = self._require_change()
-        change.ops[-1]["merged"] = True  # its line reads "kept, said again since"
-        change.merged.append(twin["id"])
+        self._require_change().ops[-1]["merged"] = True  # its line: "kept, said again since"
 
     def integrity_problems(self) -> list[str]:
         """What `integrity_check` and `foreign_key_check` report; empty when the file is sound."""

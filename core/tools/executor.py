@@ -93,7 +93,7 @@ class ToolExecutor:
                     raise ApprovalMismatch(
                         "the memory changed since the person was asked: the call would now "
                         f"{summarize(rows)}, not what was approved. Nothing was changed.")
-                if limiter is not None and spent > limiter.budget_left():
+                if limiter is not None and spent and spent > limiter.budget_left():
                     raise OverBudget(rows, preview_lines(self.store, rows),
                                      limiter.budget_left())
             change.summary = outcome.summary or outcome.text.splitlines()[0][:200]

@@ -78,7 +78,6 @@ def handles(packet_type: PacketType, schema: dict[str, Any] | None = None, *,
     return register
 
 
-# Schema parts the handlers share.
 def reads_memory(packet_type: PacketType) -> bool:
     handler = HANDLERS.get(packet_type)
     return handler is not None and handler.reads
@@ -89,6 +88,7 @@ def runs_long(packet_type: PacketType) -> bool:
     return handler is not None and handler.long_running
 
 
+# Schema parts the handlers share.
 WHOLE = {"type": "integer", "not": {"type": "boolean"}}
 TEXT = {"type": "string"}
 NAME = {"type": "string", "minLength": 1}
