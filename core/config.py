@@ -187,6 +187,9 @@ class Config:
     share_read_only: bool = setting(False, _flag, "…to read it only")
     share_token: str = setting("", _token, "what an app sends to `trulymem mcp --http`; "
                                "made when first shared")
+    share_write_rows: int = setting(300, _count, "rows one app session may add or change "
+                                    "(all apps together three times that an hour); past "
+                                    "it a call waits for the person", most=100_000)
     share_port: int = setting(8765, _port, "where `trulymem mcp --http` listens, on "
                               "127.0.0.1 only", packets="r")
     backup_every_hours: float = setting(1.0, _hours, "at most one backup per this much "

@@ -6,6 +6,7 @@ import pytest
 
 from core.store import LATEST_VERSION, GraphStore, StoreError
 from core.store.schema import migrate
+from core.store.text import search_text
 from tests.conftest import commit
 
 
@@ -75,10 +76,11 @@ def test_a_file_from_schema_version_1_is_migrated_and_searchable(tmp_path, run):
 
 def test_a_reply_stopped_before_version_12_reads_as_stopped_not_failed(tmp_path):
     path = tmp_path / "stopped.db"
-    old = GraphStore(path)  # search_text, which the message index calls, comes with it
-    old.conn.execute("INSERT INTO messages (role, content, partial, error, created_at) VALUES"
-                     " ('assistant', 'Once upon', 1, 'cancelled', 0)")
-    old.conn.execute("PRAGMA user_version = 11")
+    old = sqlite3.connect(path, isolation_level=None)
+    old.create_function("search_text", 1, search_text, deterministic=True)
+    migrate(old, target=11)  # a file as version 11 left it
+    old.execute("INSERT INTO messages (role, content, partial, error, created_at) VALUES"
+                " ('assistant', 'Once upon', 1, 'cancelled', 0)")
     old.close()
     store = GraphStore(path)
     try:

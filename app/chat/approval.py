@@ -34,6 +34,7 @@ _ACTIONS = {
     "archive": (N_("archive 1 memory"), N_("archive {count} memories")),
     "remove for good": (N_("remove for good 1 memory"),
                         N_("remove for good {count} memories")),
+    "add or change": (N_("add or change 1 memory"), N_("add or change {count} memories")),
 }
 _PART = re.compile(r"^(.+) (\d+) memor(?:y|ies)$")
 
@@ -54,6 +55,28 @@ def shown_summary(summary: str) -> str:
     for part in said[1:]:
         shown = tr("{first} and {second}", first=shown, second=part)
     return shown
+
+
+def asker_wants(request: dict[str, Any]) -> str:
+    """"The assistant wants to …", or another app by its name and how it came."""
+    action = shown_summary(request["summary"])
+    actor = request.get("actor") or "model"
+    if not actor.startswith("mcp:"):
+        return tr("The assistant wants to {action}.", action=action)
+    return tr("The app “{app}” wants to {action}.", app=actor[4:], action=action)
+
+
+def why_it_waits(request: dict[str, Any]) -> str:
+    if (request.get("actor") or "model").startswith("mcp:"):
+        came = request.get("via")
+        limit = (tr("That is more than other apps may write in one session or an hour")
+                 if request.get("reason") == "writes" else
+                 tr("That is more than other apps may remove in one session or an hour"))
+        text = tr("{limit}, so nothing has been changed yet. Allow runs its {tool} call "
+                  "once; Deny drops it.", limit=limit, tool=request["tool"])
+        return text + ("\n" + tr("It came over {via}.", via=came) if came else "")
+    return tr("That is more than one turn may remove on its own, so nothing has been removed "
+              "yet. Allow runs its {tool} call once; Deny drops it.", tool=request["tool"])
 
 
 class ApprovalCard(QFrame):
@@ -79,7 +102,7 @@ class ApprovalCard(QFrame):
         self.note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.rows = QPlainTextEdit()
         self.rows.setObjectName("approvalRows")
-        self.rows.setAccessibleName(tr("Memories the assistant wants to remove"))
+        self.rows.setAccessibleName(tr("Memories the request would change"))
         self.rows.setReadOnly(True)
         self.rows.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.rows.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -87,10 +110,10 @@ class ApprovalCard(QFrame):
         self.rows.setFixedHeight(LIST_LINES * line + 2 * self.rows.frameWidth() + line // 2)
         self.allow = QPushButton(tr("&Allow"))
         self.allow.setObjectName("approvalAllow")
-        self.allow.setAccessibleName(tr("Allow the removal"))
+        self.allow.setAccessibleName(tr("Allow the request"))
         self.deny = QPushButton(tr("&Deny"))
         self.deny.setObjectName("approvalDeny")
-        self.deny.setAccessibleName(tr("Deny the removal"))
+        self.deny.setAccessibleName(tr("Deny the request"))
         self.deny.setDefault(True)
         self.position = QLabel()
         self.allow.clicked.connect(lambda: self._decide(True))
@@ -128,11 +151,8 @@ class ApprovalCard(QFrame):
         if request is None:
             self.hide()
             return
-        self.title.setText(tr("The assistant wants to {action}.",
-                              action=shown_summary(request["summary"])))
-        self.note.setText(tr(
-            "That is more than one turn may remove on its own, so nothing has been removed "
-            "yet. Allow runs its {tool} call once; Deny drops it.", tool=request["tool"]))
+        self.title.setText(asker_wants(request))
+        self.note.setText(why_it_waits(request))
         shown = request["preview"]
         more = request["count"] - len(shown)
         self.rows.setPlainText("\n".join(shown) + (

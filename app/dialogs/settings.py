@@ -116,6 +116,10 @@ class SettingsDialog(QDialog):
         self.preset.currentIndexChanged.connect(self._apply_preset)
         self.base_url.textEdited.connect(lambda _text: self._match_preset())
 
+    def _apps_activity(self, answer: dict[str, Any]) -> None:
+        if answer["success"]:
+            self.sharing.show_activity(answer["data"])
+
     def _make_fields(self, config: dict[str, Any]) -> None:
         self.preset = QComboBox()
         self.preset.setAccessibleName(tr("Provider"))
@@ -163,6 +167,7 @@ class SettingsDialog(QDialog):
         self.language.setCurrentIndex(max(0, self.language.findData(
             config.get("language") or i18n.SYSTEM)))
         self.sharing = SharingPage(config)
+        self.host.send(PacketType.APPS_ACTIVITY, None, self._apps_activity)
         self.test_button = QPushButton(tr("&Test connection"))
         self.test_button.clicked.connect(self.test_connection)
         self.result = QLabel()

@@ -95,6 +95,11 @@ class SharingPage(QWidget):
         self.copy.setAccessibleName(tr("Copy what to paste"))
         self.copy.clicked.connect(self._copy)
         self.copied = QLabel()
+        self.activity = QLabel()
+        self.activity.setObjectName("appsActivity")
+        self.activity.setWordWrap(True)
+        self.activity.setAccessibleName(tr("What other apps did in the last hour"))
+        quiet(self.activity)
         self._lay_out(intro)
         self.share.toggled.connect(self._update)
         self.app.currentIndexChanged.connect(self._update)
@@ -119,6 +124,7 @@ class SharingPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.share)
         layout.addWidget(intro)
+        layout.addWidget(self.activity)
         layout.addWidget(self.details, 1)
 
     def _update(self, *_args: object) -> None:
@@ -130,6 +136,20 @@ class SharingPage(QWidget):
         self.text.setPlainText(snippets.snippet(app, self.program.currentData(), self.home,
                                                 self.token, self.port) if on else "")
         self.copied.clear()
+
+    def show_activity(self, hour: dict[str, Any]) -> None:
+        """What other apps wrote and took away in the last hour, against the hour's
+        budget (APPS_ACTIVITY's answer); past it their calls wait for you."""
+        said = tr("Last hour: other apps wrote {written} of {write_limit} rows and removed "
+                  "{taken} of {take_limit}; past that their calls wait for your Allow.",
+                  written=f"{hour['written']:,}", write_limit=f"{hour['write_limit']:,}",
+                  taken=f"{hour['taken']:,}", take_limit=f"{hour['take_limit']:,}")
+        apps = [tr("{app}: {written} written, {taken} removed", app=a["name"],
+                   written=f"{a['written']:,}", taken=f"{a['taken']:,}")
+                for a in hour["apps"][:5]]
+        self.activity.setText(said + ("\n" + "; ".join(apps) if apps else ""))
+        self.activity.setToolTip("\n".join(f"{a['name']}: {a['via'] or '?'}"
+                                           for a in hour["apps"]))
 
     def _copy(self) -> None:
         QGuiApplication.clipboard().setText(self.text.toPlainText())

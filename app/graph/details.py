@@ -42,9 +42,9 @@ def when(timestamp: float | None) -> str:
 class RowsModel(QAbstractTableModel):
     """A small read-only table of dict rows (a node's edges, its history)."""
 
-    def __init__(self, columns: list[tuple[str, Any]], parent: Any = None) -> None:
+    def __init__(self, columns: list[tuple[Any, ...]], parent: Any = None) -> None:
         super().__init__(parent)
-        self.columns = columns  # (header, function of the row giving the cell text)
+        self.columns = columns  # (header, the cell text from the row[, its tooltip])
         self.rows: list[dict[str, Any]] = []
 
     def set_rows(self, rows: list[dict[str, Any]]) -> None:
@@ -70,8 +70,11 @@ class RowsModel(QAbstractTableModel):
         row = self.rows[index.row()]
         if role == RowRole:
             return row
+        column = self.columns[index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole and len(column) > 2:
+            return column[2](row)  # a column that tells more on hover
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            return self.columns[index.column()][1](row)
+            return column[1](row)
         if role == Qt.ItemDataRole.FontRole and row.get("status", "active") != "active":
             font = QFont()
             font.setStrikeOut(row.get("status") in ("deleted", "superseded"))
@@ -89,6 +92,16 @@ def by_whom(actor: str) -> str:
     if actor == "user":
         return tr("you")
     return actor[4:] if actor.startswith("mcp:") else tr("assistant")
+
+
+def came_how(change: dict[str, Any]) -> str:
+    """Who made a change, and for another app how it came, which it cannot choose (its
+    name is its own word)."""
+    who = by_whom(change["actor"])
+    if not change["actor"].startswith("mcp:"):
+        return who
+    return tr("the app “{app}”, over {via}", app=who,
+              via=change.get("via") or tr("an unknown connection"))
 
 
 # A fact's status as the person reads it (an unknown one is shown as it is).
@@ -112,7 +125,7 @@ EDGE_COLUMNS = [
 ]
 HISTORY_COLUMNS = [
     (N_("When"), lambda c: when(c["created_at"])),
-    (N_("By"), lambda c: by_whom(c["actor"])),
+    (N_("By"), lambda c: by_whom(c["actor"]), came_how),
     (N_("Change"), lambda c: c["summary"]),
     ("", lambda c: tr("undone") if c.get("undone_by") else ""),
 ]

@@ -17,6 +17,7 @@ from core.store.counts import delta as counts_delta
 from core.store.counts import memory_counts, shown_counts_line
 from core.store.graph import Change
 from core.store.outside import OutsideChanges
+from core.tools import approvals
 
 log = logging.getLogger(__name__)
 
@@ -79,4 +80,14 @@ class Announcer:
             return 0
         for change in changes:
             self.announce(change, elsewhere=True)
+        self._tell_requests()
         return len(changes)
+
+    def _tell_requests(self) -> None:
+        """Another app's call over its budget waits for the person, as the model's do."""
+        try:
+            for approval_id in self._outside.requests():
+                self._sink()(Event.APPROVAL_REQUESTED,
+                             approvals.approval(self.store, approval_id))
+        except (sqlite3.Error, approvals.ApprovalError) as error:
+            log.warning("could not read the requests made elsewhere: %s", error)

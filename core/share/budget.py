@@ -1,32 +1,60 @@
-"""What other apps may take away from the memory: rows per session and per hour.
+"""What other apps may do to the memory: rows per session and per hour.
 
-A model in the window gets a budget per turn and the person can allow a call over it; an
-outside app has no person at hand to ask, so its budget is counted per session (one
+A model in the window gets a budget per turn; an outside app gets one per session (one
 connection) and, across every app and every server process together, per hour from the
-change log. A call over either is rolled back whole and refused; nothing the client
-sends lifts it (`confirm: true` only passes the tool's own check).
+change log: rows it may take away (the person's `destroyed_rows_max`) and rows it may
+add or change (`share_write_rows`: new facts, retyped nodes and re-tagged facts alike).
+A call over either is rolled back whole and waits in the window for the person's Allow,
+as the model's removals do; nothing the client sends lifts it (`confirm: true` only
+passes the tool's own check).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from core.share.identity import APPS_ACTOR
 from core.store import GraphStore
-from core.tools.budget import HOURLY_FACTOR, taken_this_hour
+from core.tools.budget import HOURLY_FACTOR, taken_this_hour, written_this_hour
 from core.tools.limits import BUDGET_KEY
 
-APPS_ACTOR = "mcp:"  # the change log's actor for an app is "mcp:" and its name
+APPS_LIKE = APPS_ACTOR + "%"
+
+
+def apps_hour(store: GraphStore, take_rows: int, write_rows: int) -> dict[str, Any]:
+    """What all apps took away and wrote in the last hour, against the hour's budgets, and
+    each app's share: what the window shows beside the sharing switch."""
+    since = store.clock() - 3600
+    apps = []
+    for row in store.query(
+            "SELECT actor, coalesce(via, '') AS via, count(*) AS changes, max(created_at)"
+            " AS last_at FROM change_log WHERE created_at > ? AND actor LIKE ? AND undo_of"
+            " IS NULL GROUP BY actor, via ORDER BY last_at DESC", (since, APPS_LIKE)):
+        actor = row["actor"]
+        apps.append({"name": actor[len(APPS_ACTOR):], "via": row["via"] or None,
+                     "changes": row["changes"], "last_at": row["last_at"],
+                     "written": written_this_hour(store, actor),
+                     "taken": taken_this_hour(store, actor)})
+    return {"written": written_this_hour(store, APPS_LIKE),
+            "write_limit": write_rows * HOURLY_FACTOR,
+            "taken": taken_this_hour(store, APPS_LIKE),
+            "take_limit": take_rows * HOURLY_FACTOR,
+            "session_write_limit": write_rows, "session_take_limit": take_rows,
+            "apps": apps}
 
 
 class AppBudget:
     """One app session's budget, shaped like the executor's `ToolLimiter`: apps have no
-    per-turn call caps, only what they may take away."""
+    per-turn call caps, only what they may take away and write."""
 
-    def __init__(self, store: GraphStore, session_rows: int) -> None:
+    def __init__(self, store: GraphStore, session_rows: int, write_rows: int) -> None:
         self.store = store
         self.limits = {BUDGET_KEY: session_rows}
         self.hour_rows = session_rows * HOURLY_FACTOR
         self.destroyed = 0
+        self.write_rows = write_rows
+        self.write_hour_rows = write_rows * HOURLY_FACTOR
+        self.written = 0
 
     def refusal(self, _tool: str, _arguments: dict[str, Any] | None = None) -> str | None:
         return None
@@ -40,7 +68,7 @@ class AppBudget:
     turn_left = session_left  # the executor's name: an app's session is its "turn"
 
     def hour_left(self) -> int:
-        return max(0, self.hour_rows - taken_this_hour(self.store, APPS_ACTOR + "%"))
+        return max(0, self.hour_rows - taken_this_hour(self.store, APPS_LIKE))
 
     def budget_left(self) -> int:
         return min(self.session_left(), self.hour_left())
@@ -48,9 +76,37 @@ class AppBudget:
     def spend(self, rows: int) -> None:
         self.destroyed += rows
 
-    def refusal_text(self, tool: str, summary: str) -> str:
-        return (f"Refused: {tool} would {summary}, more than other apps may take away "
-                f"({self.session_left()} of {self.limits[BUDGET_KEY]} rows left in this "
-                f"session, {self.hour_left()} of {self.hour_rows} this hour for all apps). "
-                "Nothing was changed. Tell the person: they can do it themselves in "
-                "TrulyMEM's Memory tab.")
+    def session_writes_left(self) -> int:
+        return max(0, self.write_rows - self.written)
+
+    def hour_writes_left(self) -> int:
+        return max(0, self.write_hour_rows - written_this_hour(self.store, APPS_LIKE))
+
+    def writes_left(self) -> int:
+        return min(self.session_writes_left(), self.hour_writes_left())
+
+    def spend_writes(self, rows: int) -> None:
+        self.written += rows
+
+    def refusal_text(self, tool: str, request: dict[str, Any], approval_id: int | None,
+                     waiting: int) -> str:
+        """What the app reads when its call is over a budget: nothing changed, and where
+        the request waits (or why it does not)."""
+        if request.get("reason") == "writes":
+            over = (f"{tool} would add or change {request['count']} rows, more than other "
+                    f"apps may write ({self.session_writes_left()} of {self.write_rows} "
+                    f"rows left in this session, {self.hour_writes_left()} of "
+                    f"{self.write_hour_rows} this hour for all apps)")
+        else:
+            over = (f"{tool} would {request['summary']}, more than other apps may take away"
+                    f" ({self.session_left()} of {self.limits[BUDGET_KEY]} rows left in "
+                    f"this session, {self.hour_left()} of {self.hour_rows} this hour for "
+                    "all apps)")
+        if approval_id is not None:
+            then = (f"The call waits in TrulyMEM's window for the person (request "
+                    f"{approval_id}): they may allow it there. Do not send it again.")
+        else:
+            then = (f"{waiting} of your requests already wait for the person, so this one "
+                    "was not kept. Tell the person: they can do it themselves in "
+                    "TrulyMEM's Memory tab.")
+        return f"Refused for now: {over}. Nothing was changed. {then}"

@@ -20,10 +20,11 @@ from mcp.shared.exceptions import MCPError
 
 from core.config import Config, load_config
 from core.paths import config_path, database_path, secure_home
-from core.share.budget import APPS_ACTOR, AppBudget
+from core.share.budget import AppBudget
+from core.share.identity import client_actor, http_via, stdio_via
 from core.store import GraphStore
 from core.store.opening import open_checked
-from core.tools import REGISTRY, ToolExecutor
+from core.tools import REGISTRY, ToolExecutor, approvals
 from core.tools.persona import persona_text
 from core.tools.registry import APPS
 from core.tools.schemas import PARAMETERS
@@ -37,7 +38,6 @@ INSTRUCTIONS = (
     "computer and shared with you. Recall before answering anything personal; save what "
     "the person tells you about themselves as short facts (\"User\" is the person); "
     "forget or correct only when they ask. The person sees and can undo every change.")
-NAME_LIMIT = 60  # characters of a client's name kept in the change log
 RESOURCES = {
     "memory://snapshot": ("Snapshot", "Who the person is (their most-mentioned facts), the "
                           "assistant's persona and the tasks under way, in a few lines."),
@@ -45,13 +45,6 @@ RESOURCES = {
                          "role, speaking style."),
     "memory://tasks": ("Active tasks", "The person's tasks in progress, newest first."),
 }
-
-
-def client_actor(name: str | None) -> str:
-    """The change log's actor for an app: "mcp:" and its name, as the app gave it, made
-    safe to show (no control characters, bounded)."""
-    clean = "".join(c for c in (name or "") if c.isprintable()).strip()[:NAME_LIMIT]
-    return APPS_ACTOR + (clean or "unknown app")
 
 
 class SharedMemory:
@@ -75,6 +68,7 @@ class SharedMemory:
         self.meaning: Any = None
         self._lock = threading.Lock()  # one call at a time on the one connection
         self._budgets: dict[str, AppBudget] = {}
+        self._vias: dict[str, str] = {}
         self._config_file = config_path(home)
         self._config_stamp = self._stamp()
 
@@ -125,16 +119,26 @@ class SharedMemory:
         return [name for name, spec in REGISTRY.items()
                 if APPS in spec.audience and not (self.read_only and spec.writes)]
 
+    def via_of(self, session: str, find: Any) -> str:
+        """How the session's app reached the memory, found once per session (over HTTP
+        that reads the system's socket tables)."""
+        via = self._vias.get(session)
+        if via is None:
+            via = self._vias[session] = find()
+        return via
+
     def budget(self, session: str) -> AppBudget:
         budget = self._budgets.get(session)
         if budget is None:
-            budget = AppBudget(self.store, self.config.tool_limits["destroyed_rows_max"])
+            budget = AppBudget(self.store, self.config.tool_limits["destroyed_rows_max"],
+                               self.config.share_write_rows)
             self._budgets[session] = budget
         return budget
 
     def call(self, tool: str, arguments: Any, client: str | None,
-             session: str) -> dict[str, Any]:
-        """Run one tool for an app; `{"success": False, "error": ...}` on any refusal."""
+             session: str, via: str | None = None) -> dict[str, Any]:
+        """Run one tool for an app; `{"success": False, "error": ...}` on any refusal.
+        `via` is how the app reached the memory (`core.share.identity`)."""
         stopped = self.follow_settings()
         if stopped:
             return {"success": False, "error": stopped}
@@ -147,13 +151,17 @@ class SharedMemory:
             why = self.store.read_only or "the person shares this memory read-only"
             return {"success": False, "error": f"{tool}: {why}; nothing was written"}
         with self._lock:
-            budget = self.budget(session)
-            result = self.executor.execute(tool, arguments, actor=client_actor(client),
-                                           limiter=budget)
-            if not result["success"] and result.get("over_budget"):
-                summary = result["over_budget"]["summary"]
-                return {"success": False, "error": budget.refusal_text(tool, summary)}
-            return result
+            budget, actor = self.budget(session), client_actor(client)
+            result = self.executor.execute(tool, arguments, actor=actor, limiter=budget,
+                                           via=via)
+            over = result.get("over_budget")
+            if result["success"] or not over:
+                return result
+            waiting = approvals.waiting_from(self.store, actor)
+            asked = (approvals.request(self.store, None, over, actor, via)["id"]
+                     if waiting < approvals.PENDING_PER_APP else None)
+            return {"success": False, "error": budget.refusal_text(tool, over, asked, waiting),
+                    "approval_id": asked}
 
     def read(self, uri: str) -> str:
         stopped = self.follow_settings()
@@ -174,6 +182,17 @@ class SharedMemory:
 def _client_name(ctx: ServerRequestContext[Any]) -> str | None:
     params = ctx.session.client_params
     return params.client_info.name if params is not None else None
+
+
+def _via(ctx: ServerRequestContext[Any]) -> str:
+    """How this app reached the memory: the HTTP connection's other end, else the
+    program that started this stdio server."""
+    request = ctx.request
+    scope = getattr(request, "scope", None)
+    if not isinstance(scope, dict) or scope.get("type") != "http":
+        return stdio_via()
+    server = scope.get("server") or (None, None)
+    return http_via(scope.get("client"), server[1])
 
 
 def _session_key(ctx: ServerRequestContext[Any]) -> str:
@@ -202,8 +221,9 @@ def build_server(memory: SharedMemory) -> Server[Any]:
     async def call_tool(ctx: ServerRequestContext[Any],
                         params: types.CallToolRequestParams) -> types.CallToolResult:
         client, session = _client_name(ctx), _session_key(ctx)
+        via = await anyio.to_thread.run_sync(memory.via_of, session, lambda: _via(ctx))
         result = await anyio.to_thread.run_sync(
-            memory.call, params.name, params.arguments or {}, client, session)
+            memory.call, params.name, params.arguments or {}, client, session, via)
         if not result["success"]:
             return types.CallToolResult(
                 content=[types.TextContent(text=result["error"])], is_error=True)

@@ -180,7 +180,7 @@ def node_details(store: GraphStore, node_id: Any, history_limit: int = 100) -> d
         edge["message"] = messages.get(edge["source_message"])
     edge_ids = [e["id"] for e in edges]
     history = store.query(
-        "SELECT c.id, c.created_at, c.tool, c.actor, c.turn_id, c.summary, c.undo_of,"
+        "SELECT c.id, c.created_at, c.tool, c.actor, c.via, c.turn_id, c.summary, c.undo_of,"
         " c.undone_by FROM change_log c WHERE c.id IN ("
         " SELECT change_id FROM change_rows WHERE tbl = 'nodes' AND row_id = ?"
         f" UNION SELECT change_id FROM change_rows WHERE tbl = 'edges' AND row_id IN"
@@ -190,7 +190,7 @@ def node_details(store: GraphStore, node_id: Any, history_limit: int = 100) -> d
 
 
 def recent_changes(store: GraphStore, limit: int = 50) -> list[Row]:
-    return store.query("SELECT id, created_at, tool, actor, turn_id, summary, undo_of,"
+    return store.query("SELECT id, created_at, tool, actor, via, turn_id, summary, undo_of,"
                        " undone_by FROM change_log ORDER BY id DESC LIMIT ?", (limit,))
 
 

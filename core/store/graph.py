@@ -56,6 +56,7 @@ class Change:
     undo_of: int | None = None
     undoes: list[int] = field(default_factory=list)
     id: int | None = None
+    via: str | None = None  # how an app reached the memory (not its own word), or None
 
     def touched(self) -> dict[str, Any]:
         """What the change wrote, as the one event a front end updates from: ids of the
@@ -67,7 +68,7 @@ class Change:
                 rows[op["table"]].add(op["id"])
             else:
                 bulk = True
-        return {"change_id": self.id, "actor": self.actor, "tool": self.tool,
+        return {"change_id": self.id, "actor": self.actor, "via": self.via, "tool": self.tool,
                 "turn_id": self.turn_id, "summary": self.summary, "bulk": bulk,
                 "nodes": sorted(rows["nodes"]), "edges": sorted(rows["edges"])}
 
@@ -259,13 +260,13 @@ class GraphStore:
 
     @contextmanager
     def write(self, tool: str, arguments: Any = None, turn_id: str | None = None,
-              actor: str = "model") -> Iterator[Change]:
+              actor: str = "model", via: str | None = None) -> Iterator[Change]:
         """One transaction: everything inside happens, with its change-log entry, or nothing."""
         if self.read_only:
             raise StoreError(self.read_only, ErrorCode.READ_ONLY)
         if self._change is not None:
             raise StoreError("a write is already in progress", ErrorCode.INTERNAL)
-        change = Change(tool, arguments, turn_id, actor)
+        change = Change(tool, arguments, turn_id, actor, via=via)
         self._change = change
         try:
             self.conn.execute("BEGIN IMMEDIATE")
@@ -304,10 +305,10 @@ class GraphStore:
     def _log(self, change: Change) -> int:
         cursor = self.conn.execute(
             "INSERT INTO change_log(created_at, tool, arguments, turn_id, actor, summary, ops,"
-            " undo_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            " undo_of, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (self.clock(), change.tool, stored_arguments(change.arguments),
              change.turn_id, change.actor, change.summary, encode_ops(change.ops),
-             change.undo_of),
+             change.undo_of, change.via),
         )
         change_id = cursor.lastrowid
         self.conn.executemany("INSERT OR IGNORE INTO change_rows VALUES (?, ?, ?)",

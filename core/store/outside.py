@@ -28,12 +28,29 @@ class OutsideChanges:
         self._last = self._newest()
         self._own: set[int] = set()
         self._backlog = False  # the last poll left changes for the next
+        self._last_request = self._newest_request()
+        self._requests_due = False  # another connection committed: it may have asked
 
     def _data_version(self) -> int:
         return self.conn.execute("PRAGMA data_version").fetchone()[0]
 
     def _newest(self) -> int:
         return self.conn.execute("SELECT coalesce(max(id), 0) FROM change_log").fetchone()[0]
+
+    def _newest_request(self) -> int:
+        return self.conn.execute("SELECT coalesce(max(id), 0) FROM approvals").fetchone()[0]
+
+    def requests(self) -> list[int]:
+        """Approval requests (an app's call over its budget) filed since the last look
+        and still pending, oldest first; asked only after another connection committed."""
+        if not self._requests_due:
+            return []
+        self._requests_due = False
+        rows = self.conn.execute("SELECT id, state FROM approvals WHERE id > ? ORDER BY id",
+                                 (self._last_request,)).fetchall()
+        if rows:
+            self._last_request = rows[-1][0]
+        return [row[0] for row in rows if row[1] == "pending"]
 
     def own(self, change_id: int | None) -> None:
         """A change this program made and announced itself: not to be told again."""
@@ -46,8 +63,10 @@ class OutsideChanges:
         if version == self._version and not self._backlog:
             return []
         self._version = version
+        self._requests_due = True
         rows = self.conn.execute(
-            "SELECT id, tool, arguments, turn_id, actor, summary, ops, undo_of FROM change_log"
+            "SELECT id, tool, arguments, turn_id, actor, summary, ops, undo_of, via"
+            " FROM change_log"
             " WHERE id > ? ORDER BY id LIMIT ?", (self._last, MAX_PER_POLL + 1)).fetchall()
         self._backlog = len(rows) > MAX_PER_POLL
         changes = []
@@ -62,6 +81,6 @@ class OutsideChanges:
             except (ValueError, TypeError, zlib.error):  # damaged: told as a bulk change
                 arguments, ops = None, [{"table": "edges", "inserted": []}]
             changes.append(Change(row[1], arguments, row[3], row[4], ops, row[5] or "",
-                                  row[7], id=change_id))
+                                  row[7], id=change_id, via=row[8]))
         self._own = {i for i in self._own if i > self._last}
         return changes

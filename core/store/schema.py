@@ -278,8 +278,21 @@ V12 = """
 UPDATE messages SET error = NULL WHERE error = 'cancelled' AND partial = 1;
 """
 
+# Other apps, within bounds: the change log keeps, beside the name an app gives itself,
+# how it reached the memory (`via`: the program that started it, or its HTTP
+# connection), which it cannot choose. An app's call over its write budget waits for the
+# person like the model's removals: an approval names whose call it is and why it waits.
+# The hour's budgets read the last hour of the change log by time.
+V13 = """
+ALTER TABLE change_log ADD COLUMN via TEXT;
+ALTER TABLE approvals ADD COLUMN actor TEXT NOT NULL DEFAULT 'model';
+ALTER TABLE approvals ADD COLUMN via TEXT;
+ALTER TABLE approvals ADD COLUMN reason TEXT NOT NULL DEFAULT 'removes';
+CREATE INDEX change_log_time ON change_log(created_at);
+"""
+
 Migration = str | Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9, V10, V11, V12]
+MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9, V10, V11, V12, V13]
 LATEST_VERSION = len(MIGRATIONS)
 
 

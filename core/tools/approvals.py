@@ -1,9 +1,11 @@
 """Calls over the destroyed-rows budget wait for the person: Allow runs them, Deny drops them.
 
-The model's own `confirm` never lifts the budget. A refused call is kept here with exactly
-the rows it would have taken away; allowing it runs the same call, as the model's change
-in its turn (so "Undo this turn" still takes it back), only if it would take away exactly
-those rows. If the memory changed in between, nothing is written and the person is told.
+The model's own `confirm` never lifts the budget, and other apps' calls over their
+budgets (what they may write or take away) wait here too, under the app's name. A refused
+call is kept here with exactly the rows it would have taken away; allowing it runs the
+same call, as its asker's change (the model's in its turn, so "Undo this turn" still
+takes it back), only if it would take away exactly those rows. If the memory changed in
+between, nothing is written and the person is told.
 """
 
 from __future__ import annotations
@@ -17,23 +19,35 @@ from core.store import GraphStore, Row
 from core.tools.executor import ToolExecutor
 
 FIELDS = ("id, turn_id, tool, arguments, summary, count, preview, state, outcome, change_id,"
-          " created_at, decided_at")
+          " created_at, decided_at, actor, via, reason")
+# Requests one app may leave waiting at once: past them its calls are refused outright, so
+# an app cannot bury the person's window under requests.
+PENDING_PER_APP = 3
 
 
 class ApprovalError(CodedError, ValueError):
     """The approval asked for does not exist or was decided already."""
 
 
-def request(store: GraphStore, turn_id: str | None, over_budget: dict[str, Any]) -> Row:
-    """Keep a refused call for the person to decide; answers it as `approval()` does."""
+def request(store: GraphStore, turn_id: str | None, over_budget: dict[str, Any],
+            actor: str = "model", via: str | None = None) -> Row:
+    """Keep a refused call for the person to decide; answers it as `approval()` does.
+    `actor` is whose call it is (the model, or an app: "mcp:<name>")."""
     # One statement, committed on its own: a request is not a change to the memory.
     cursor = store.conn.execute(
         "INSERT INTO approvals (turn_id, tool, arguments, summary, count, rows, preview,"
-        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        " created_at, actor, via, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (turn_id, over_budget["tool"], json.dumps(over_budget["arguments"], ensure_ascii=False),
          over_budget["summary"], over_budget["count"], json.dumps(over_budget["rows"]),
-         json.dumps(over_budget["preview"], ensure_ascii=False), store.clock()))
+         json.dumps(over_budget["preview"], ensure_ascii=False), store.clock(), actor, via,
+         over_budget.get("reason", "removes")))
     return approval(store, cursor.lastrowid)
+
+
+def waiting_from(store: GraphStore, actor: str) -> int:
+    """How many of `actor`'s requests wait for the person."""
+    return store.conn.execute("SELECT count(*) FROM approvals WHERE state = 'pending' AND"
+                              " actor = ?", (actor,)).fetchone()[0]
 
 
 def _shape(row: Row) -> Row:
@@ -81,8 +95,8 @@ def decide(store: GraphStore, approval_id: Any, allow: Any) -> Row:
         rows = json.loads(store.query_one("SELECT rows FROM approvals WHERE id = ?",
                                           (approval_id,))["rows"])
         result = ToolExecutor(store).execute(
-            asked["tool"], asked["arguments"], turn_id=asked["turn_id"], actor="model",
-            approved_rows=[tuple(r) for r in rows])
+            asked["tool"], asked["arguments"], turn_id=asked["turn_id"], actor=asked["actor"],
+            approved_rows=[tuple(r) for r in rows], via=asked["via"])
         if result["success"]:
             state, change_id = "allowed", result["data"].get("change_id")
             outcome = result["data"]["result"].splitlines()[0]

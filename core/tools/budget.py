@@ -69,14 +69,54 @@ def destroyed_rows(ops: list[dict[str, Any]]) -> list[Destroyed]:
     return list(found.values())
 
 
-def taken_this_hour(store: GraphStore, actor_like: str) -> int:
-    """Rows the actors matching `actor_like` (a LIKE pattern: "model", "mcp:%") took away
-    in the last hour. Undone changes still count: forgetting again after an undo is still
-    forgetting."""
+# Columns that change as a by-product of writing something else: a node is "mentioned
+# again" by every new fact about it. Anything else changed in a row is a write.
+BOOKKEEPING = {"nodes": frozenset({"updated_at", "mention_count"}),
+               "edges": frozenset({"updated_at"})}
+
+
+def rewritten(op: dict[str, Any]) -> bool:
+    """True when the op added, removed or really changed its row (see BOOKKEEPING)."""
+    before, after = op["before"], op["after"]
+    if before is None or after is None:
+        return before is not after
+    ignored = BOOKKEEPING.get(op["table"], frozenset())
+    return any(before.get(k) != after.get(k) for k in before.keys() | after.keys()
+               if k not in ignored)
+
+
+def written_rows(ops: list[dict[str, Any]]) -> int:
+    """Rows the ops added or changed, each once: a new fact, a retyped node, a re-tagged
+    or reinforced fact all count (what an app writes is budgeted, not only what it takes
+    away); a bulk op counts the rows of its ranges."""
+    keys: set[tuple[str, int]] = set()
+    bulk = 0
+    for op in ops:
+        if "id" not in op:
+            bulk += sum(last - first + 1 for first, last in op.get("inserted", ()))
+        elif rewritten(op):
+            keys.add((op["table"], op["id"]))
+    return len(keys) + bulk
+
+
+def _this_hour(store: GraphStore, actor_like: str) -> list[list[dict[str, Any]]]:
+    """The ops of every change the actors matching `actor_like` (a LIKE pattern: "model",
+    "mcp:%") made in the last hour. Undone changes still count: forgetting again after an
+    undo is still forgetting."""
     rows = store.conn.execute(
-        "SELECT ops FROM change_log WHERE actor LIKE ? AND created_at > ? AND undo_of IS NULL",
-        (actor_like, store.clock() - HOUR))
-    return sum(len(destroyed_rows(decode_ops(blob))) for (blob,) in rows)
+        "SELECT ops FROM change_log WHERE created_at > ? AND actor LIKE ? AND undo_of IS NULL",
+        (store.clock() - HOUR, actor_like))
+    return [decode_ops(blob) for (blob,) in rows]
+
+
+def taken_this_hour(store: GraphStore, actor_like: str) -> int:
+    """Rows the actors matching `actor_like` took away in the last hour."""
+    return sum(len(destroyed_rows(ops)) for ops in _this_hour(store, actor_like))
+
+
+def written_this_hour(store: GraphStore, actor_like: str) -> int:
+    """Rows the actors matching `actor_like` added or changed in the last hour."""
+    return sum(written_rows(ops) for ops in _this_hour(store, actor_like))
 
 
 def _alive(table: str, row: dict[str, Any]) -> bool:
@@ -84,13 +124,18 @@ def _alive(table: str, row: dict[str, Any]) -> bool:
 
 
 class OverBudget(Exception):
-    """A call would take away more rows than the turn has left; it was rolled back."""
+    """A call would take away more rows than the turn has left, or (an app's) write more
+    than its session or the hour has left; it was rolled back. `reason` says which:
+    "removes" or "writes"."""
 
-    def __init__(self, rows: list[Destroyed], preview: list[str], left: int) -> None:
+    def __init__(self, rows: list[Destroyed], preview: list[str], left: int,
+                 reason: str = "removes", written: int = 0) -> None:
         super().__init__(f"{len(rows)} rows over a budget with {left} left")
         self.rows = rows
         self.preview = preview
         self.left = left
+        self.reason = reason
+        self.written = written
 
 
 def preview_lines(store: GraphStore, rows: list[Destroyed]) -> list[str]:

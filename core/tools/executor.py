@@ -17,7 +17,15 @@ from typing import Any
 
 from core.store import GraphStore, StoreError, describe_sqlite_error
 from core.tools.base import Outcome, ToolError
-from core.tools.budget import OverBudget, destroyed_rows, preview_lines, summarize
+from core.tools.budget import (
+    Destroyed,
+    OverBudget,
+    destroyed_rows,
+    preview_lines,
+    rewritten,
+    summarize,
+    written_rows,
+)
 from core.tools.limits import ToolLimiter
 from core.tools.registry import REGISTRY
 from core.tools.validation import ArgumentError, parse_arguments
@@ -41,11 +49,14 @@ class ToolExecutor:
 
     def execute(self, tool: str, arguments: Any = None, *, turn_id: str | None = None,
                 actor: str = "user", limiter: ToolLimiter | None = None,
-                approved_rows: Collection[tuple[str, int, str]] | None = None) -> dict[str, Any]:
+                approved_rows: Collection[tuple[str, int, str]] | None = None,
+                via: str | None = None) -> dict[str, Any]:
         """Run `tool`. With a `limiter` (the model's calls) the turn's caps and budget apply.
 
         `approved_rows` runs a call the person allowed: it must take away exactly those
         rows ((table, id, fingerprint of the row as it was)), or nothing is written.
+        `via` is how an app reached the memory, which it cannot choose (see
+        `core.share.identity`), kept beside the actor in the change log.
         """
         started = time.perf_counter()
         try:
@@ -59,7 +70,7 @@ class ToolExecutor:
             limiter.count(tool, args)
         try:
             outcome = self._run(tool, args, turn_id, actor, limiter=limiter,
-                                approved_rows=approved_rows)
+                                approved_rows=approved_rows, via=via)
         except OverBudget as over:
             return self._over_budget(tool, args, over, limiter)
         except StoreError as error:
@@ -78,12 +89,13 @@ class ToolExecutor:
 
     def _run(self, tool: str, args: dict[str, Any], turn_id: str | None, actor: str, *,
              limiter: ToolLimiter | None,
-             approved_rows: Collection[tuple[str, int, str]] | None) -> Outcome:
+             approved_rows: Collection[tuple[str, int, str]] | None,
+             via: str | None = None) -> Outcome:
         spec = REGISTRY[tool]
         if not spec.writes:
             return spec.handler(self.store, args)
-        spent = 0
-        with self.store.write(tool, args, turn_id, actor) as change:
+        spent = written = 0
+        with self.store.write(tool, args, turn_id, actor, via) as change:
             outcome = spec.handler(self.store, args)
             if spec.destroys:
                 rows = destroyed_rows(change.ops)
@@ -96,13 +108,30 @@ class ToolExecutor:
                 if limiter is not None and spent and spent > limiter.budget_left():
                     raise OverBudget(rows, preview_lines(self.store, rows),
                                      limiter.budget_left())
+            written = self._check_writes(change.ops, limiter, approved_rows is not None)
             change.summary = outcome.summary or outcome.text.splitlines()[0][:200]
         if limiter is not None:
             limiter.spend(spent)
+            limiter.spend_writes(written)
         outcome.data["change_id"] = change.id
         if spent:
             outcome.data["destroyed"] = spent
         return outcome
+
+    def _check_writes(self, ops: list[dict[str, Any]], limiter: ToolLimiter | None,
+                      approved: bool) -> int:
+        """Rows the call added or changed; over the caller's write budget (other apps
+        have one) the call is rolled back and waits for the person like a removal."""
+        written = written_rows(ops)
+        left = None if limiter is None or approved else limiter.writes_left()
+        if left is not None and written > left:
+            rows = destroyed_rows(ops)
+            shown = [Destroyed(op["table"], op["id"],
+                               "added" if op["before"] is None else "changed", "")
+                     for op in ops if "id" in op and rewritten(op)]
+            raise OverBudget(rows, preview_lines(self.store, _once(shown)), left,
+                             reason="writes", written=written)
+        return written
 
     @staticmethod
     def _over_budget(tool: str, args: dict[str, Any], over: OverBudget,
@@ -116,8 +145,12 @@ class ToolExecutor:
         reason = (f"Tool call rejected: {tool} would {summarize(over.rows)}, more than this "
                   f"turn may take away ({left}). Nothing was changed; only the person can"
                   " allow this")
-        request = {"tool": tool, "arguments": args, "count": len(over.rows),
-                   "summary": summarize(over.rows), "preview": over.preview,
+        writes = over.reason == "writes"
+        summary = (f"add or change {over.written} memories" if writes
+                   else summarize(over.rows))
+        request = {"tool": tool, "arguments": args, "reason": over.reason,
+                   "count": over.written if writes else len(over.rows),
+                   "summary": summary, "preview": over.preview,
                    "rows": [list(r.key()) for r in over.rows]}
         return failure(reason, rejected=True, over_budget=request)
 
@@ -133,3 +166,11 @@ class ToolExecutor:
         except sqlite3.Error as error:
             return failure(describe_sqlite_error(error), code="store")
         return {"success": True, "data": {"change_id": undo_id, "undone": change_id}}
+
+
+def _once(rows: list[Destroyed]) -> list[Destroyed]:
+    """Each row once, where it was first touched."""
+    seen: dict[tuple[str, int], Destroyed] = {}
+    for row in rows:
+        seen.setdefault((row.table, row.id), row)
+    return list(seen.values())

@@ -94,6 +94,14 @@ class ToolLimiter:
     def spend(self, rows: int) -> None:
         self.destroyed += rows
 
+    def writes_left(self) -> int | None:
+        """Rows the caller may still add or change; None: the model's writes are capped by
+        its call limits, not by rows (other apps' are, see `core.share.budget`)."""
+        return None
+
+    def spend_writes(self, rows: int) -> None:
+        """The model's written rows are not budgeted."""
+
     def refusal(self, tool: str, arguments: dict[str, Any] | None = None) -> str | None:
         """Why this call may not run now, or None when it may."""
         category = category_of(tool, arguments)

@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 import mcp_types as types
 import pytest
+from PySide6.QtCore import Qt
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -83,3 +84,39 @@ def test_the_window_and_an_app_write_one_memory_at_once(qtbot, tmp_path, llm, op
     finally:
         conn.close()
     assert actors == {"mcp:Claude Desktop": EACH, "user": EACH}
+
+
+def test_an_apps_call_over_its_budget_waits_on_the_card_and_allow_runs_it(qtbot, tmp_path,
+                                                                          llm, open_window):
+    from core.share.server import SharedMemory
+
+    home = tmp_path / "home"
+    home.mkdir()
+    save_config(home / "config.json", Config(
+        api_key="sk-gui-test-000000", base_url=llm.base_url, model="test-model",
+        share_memory=True, recall_by_meaning=False, share_write_rows=2))
+    window = open_window(home)
+    memory = SharedMemory(home)
+    try:
+        refused = memory.call("memory_commit", {"triplets": [
+            {"subject": "User", "relation": "plays", "object": "cello"}]}, "Cursor", "s1",
+            "stdio, started by /usr/bin/cursor (pid 42)")
+    finally:
+        memory.close()
+    assert not refused["success"] and refused["approval_id"] == 1
+    card = window.pane.approvals
+    qtbot.waitUntil(card.isVisible, timeout=10000)
+    assert card.title.text() == "The app “Cursor” wants to add or change 3 memories."
+    assert "other apps may write" in card.note.text()
+    assert "/usr/bin/cursor" in card.note.text()
+    assert "added: User -plays-> cello" in card.rows.toPlainText()
+    qtbot.mouseClick(card.allow, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not card.isVisible(), timeout=10000)
+    qtbot.waitUntil(lambda: window.status.memory_label.text().startswith("Memory: 1 fact"),
+                    timeout=10000)
+    conn = sqlite3.connect(home / "graph_memory.db")
+    try:
+        assert conn.execute("SELECT actor, via FROM change_log").fetchall() == [
+            ("mcp:Cursor", "stdio, started by /usr/bin/cursor (pid 42)")]
+    finally:
+        conn.close()

@@ -10,6 +10,7 @@ from core.errors import ErrorCode
 from core.i18n import tr
 from core.protocol.handlers.table import Refusal, handles
 from core.protocol.packets import PacketType
+from core.share.budget import apps_hour
 from core.share.tokens import new_token
 from core.tools.limits import validate_limits
 from core.turn import endpoint, offer
@@ -43,6 +44,14 @@ def set_config(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     backend.save_config(changes)
     backend.make_session()
     return {"status": "config_updated"}
+
+
+@handles(PacketType.APPS_ACTIVITY, {}, reads=True)
+def apps_activity(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+    """What other apps wrote and took away in the last hour, against their budgets."""
+    config = backend.config
+    return apps_hour(backend.need_store(), config.tool_limits["destroyed_rows_max"],
+                     config.share_write_rows)
 
 
 @handles(PacketType.GET_TOOL_LIMITS, {}, reads=True)

@@ -1,0 +1,99 @@
+"""Who an app is: the name it gives itself, and how it reached the memory, which it cannot
+choose.
+
+The change log's actor is "mcp:" and the app's declared name. A name is the app's own
+word, so it is kept as said, but one that reads like the person's or the assistant's
+("user", "you", "助手") is marked as an app's claim. Beside it the log keeps `via`: the
+program that started a stdio server (its parent's command line), or, over HTTP, the
+local program that holds the connection's other end, found from the kernel's socket
+tables where the system shows them (Linux), else the connection's port.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+APPS_ACTOR = "mcp:"  # the change log's actor for an app is "mcp:" and its name
+NAME_LIMIT = 60  # characters of a client's name kept in the change log
+COMMAND_LIMIT = 160  # characters of a command line kept in `via`
+# Names that would read as the person or the assistant wherever actors are shown.
+RESERVED = {"user", "you", "me", "person", "the person", "model", "assistant", "trulymem",
+            "system", "你", "我", "用户", "助手", "模型", "系统", "本人"}
+
+
+def client_actor(name: str | None) -> str:
+    """The change log's actor for an app: "mcp:" and its name as the app gave it, made
+    safe to show (no control characters, bounded), and never the person's or the
+    assistant's name."""
+    clean = "".join(c for c in (name or "") if c.isprintable()).strip()[:NAME_LIMIT]
+    if not clean:
+        return APPS_ACTOR + "unknown app"
+    if clean.casefold().strip(" .:-_\"'“”") in RESERVED:
+        return APPS_ACTOR + f"unnamed app (says “{clean}”)"
+    return APPS_ACTOR + clean
+
+
+def command_line(pid: int) -> str | None:
+    """A process's command line, bounded, or None where the system does not show it."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    words = [w.decode("utf-8", "replace") for w in raw.split(b"\0") if w]
+    text = " ".join(words)
+    return text[:COMMAND_LIMIT] + ("…" if len(text) > COMMAND_LIMIT else "") if text else None
+
+
+def stdio_via() -> str:
+    """How a stdio server was reached: the program that started it."""
+    parent = os.getppid()
+    command = command_line(parent)
+    return f"stdio, started by {command} (pid {parent})" if command else \
+        f"stdio, started by process {parent}"
+
+
+def _socket_inode(port: int, server_port: int) -> str | None:
+    """The inode of the loopback TCP socket whose local port is `port` and whose peer
+    is `server_port`: the client's end of a connection to this server."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                local, remote, inode = fields[1], fields[2], fields[9]
+                if int(local.rsplit(":", 1)[1], 16) == port and \
+                        int(remote.rsplit(":", 1)[1], 16) == server_port:
+                    return inode
+    return None
+
+
+def _owner(inode: str) -> int | None:
+    """The process holding socket `inode` (only the person's own processes are visible,
+    which are the ones that matter: apps run as the person)."""
+    wanted = f"socket:[{inode}]"
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        with contextlib.suppress(OSError):
+            for fd in (entry / "fd").iterdir():
+                with contextlib.suppress(OSError):
+                    if os.readlink(fd) == wanted:
+                        return int(entry.name)
+    return None
+
+
+def http_via(client: tuple[str, int] | None, server_port: int | None) -> str:
+    """How an HTTP client reached the memory: the local program on the connection's other
+    end when it can be found, else the connection's address."""
+    if not client:
+        return "HTTP"
+    host, port = client[0], int(client[1])
+    pid = None
+    if server_port and Path("/proc/net/tcp").exists():
+        inode = _socket_inode(port, server_port)
+        pid = _owner(inode) if inode and inode != "0" else None
+    command = command_line(pid) if pid else None
+    if command:
+        return f"HTTP from {command} (pid {pid})"
+    return f"HTTP from {host}:{port}"
