@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from app.backend_host import BackendHost, shown_or_warned
 from app.chat.approval import ApprovalCard
-from app.dialogs.backups import BackupsDialog
+from app.dialogs.backups import BackupsDialog, holds
 from app.dialogs.import_progress import ImportProgress
 from app.status_parts import count_of, first_upper
 from core.errors import ErrorCode
@@ -91,12 +91,26 @@ class MemoryActions(QObject):
         dialog.exec()
 
     def _backup_restored(self, answer: dict[str, Any]) -> None:
-        QMessageBox.information(
-            self.window, tr("Restored"),
-            tr("Restored the backup {backup} ({facts} facts). The memory you had is kept as "
-               "{kept}.", backup=answer["restored"], facts=f"{answer['facts'] or 0:,}",
-               kept=answer["kept_aside"]))
+        """Told what came back, with "Undo restore" one click away."""
         self.restored.emit()
+        box = QMessageBox(QMessageBox.Icon.Information, tr("Restored"), tr(
+            "Restored the backup {backup}: {holds}. What you had is kept as {kept}.",
+            backup=answer["restored"], holds=holds(answer), kept=answer["kept_aside"]),
+            QMessageBox.StandardButton.Ok, self.window)
+        undo = box.addButton(tr("&Undo restore"), QMessageBox.ButtonRole.ActionRole)
+        undo.setObjectName("undoRestore")
+        box.exec()
+        if box.clickedButton() is undo:
+            self.host.send(PacketType.UNDO_RESTORE, {"kept_aside": answer["kept_aside"]},
+                           self._restore_undone)
+
+    def _restore_undone(self, answer: dict[str, Any]) -> None:
+        if not answer["success"]:
+            QMessageBox.warning(self.window, tr("Undo restore"), answer["error"])
+            return
+        self.restored.emit()
+        self.said.emit(tr("Restore undone: {holds} are back.", holds=holds(answer["data"])),
+                       10000)
 
     def empty_trash(self) -> None:
         self.host.send(PacketType.TRASH_STATUS, None, shown_or_warned(

@@ -385,3 +385,49 @@ def test_starting_on_a_full_disk_says_the_disk_is_full(small_disk):
     if opened.store is not None:  # readable still: what it knew is there
         assert opened.store.query_one("SELECT count(*) AS n FROM edges")["n"] == 1
         opened.store.close()
+
+
+def test_a_restore_says_what_it_replaces_and_can_be_undone(tmp_path, opened):
+    dispatcher = opened()
+
+    def fact(thing: str) -> None:
+        assert ask(dispatcher, PacketType.EXECUTE_TOOL, {"tool_name": "memory_commit",
+                                                         "arguments": {"triplets": [
+                                                             {"subject": "Ann", "relation":
+                                                              "likes", "object": thing}]}})
+
+    def chat(text: str) -> None:
+        ask(dispatcher, PacketType.NEW_CONVERSATION)
+        assert ask(dispatcher, PacketType.SAVE_HISTORY, {"messages": [
+            {"role": "user", "content": text}, {"role": "assistant", "content": "Noted."}]})
+
+    chat("I like tea")
+    fact("tea")
+    folder = tmp_path / "home" / "backups"
+    shutil.rmtree(folder)  # the automatic one came after the first packet: one of now
+    backups.make_backup(dispatcher.store.conn, folder)
+    fact("coffee")
+    chat("I like coffee too")
+    listed = ask(dispatcher, PacketType.LIST_BACKUPS).data
+    [backup] = listed["backups"]
+    assert (backup["facts"], backup["conversations"], backup["messages"]) == (1, 1, 2)
+    now = listed["current"]
+    assert (now["facts"], now["conversations"], now["messages"]) == (2, 2, 4)
+    assert now["last_message_at"] >= backup["last_message_at"] > 0
+
+    restored = ask(dispatcher, PacketType.RESTORE_BACKUP, {"name": backup["name"]})
+    assert (restored.data["facts"], restored.data["conversations"]) == (1, 1)
+    assert len(ask(dispatcher, PacketType.LIST_CONVERSATIONS).data["conversations"]) == 1
+    assert "I like coffee too" not in str(ask(dispatcher, PacketType.GET_HISTORY).data)
+
+    for elsewhere in ("/etc/passwd", "../graph_memory.db", backup["name"],
+                      str(tmp_path / "graph_memory.db.before-restore-20260101-000000"), 7):
+        refused = ask(dispatcher, PacketType.UNDO_RESTORE, {"kept_aside": elsewhere})
+        assert not refused.success and refused.code in ("not_found", "invalid"), elsewhere
+    undone = ask(dispatcher, PacketType.UNDO_RESTORE,
+                 {"kept_aside": restored.data["kept_aside"]})
+    assert undone.success, undone.error
+    assert (undone.data["facts"], undone.data["conversations"]) == (2, 2)
+    assert os.path.exists(undone.data["kept_aside"])  # the restored state is kept too
+    history = ask(dispatcher, PacketType.GET_HISTORY).data
+    assert "I like coffee too" in str(history)

@@ -1,7 +1,9 @@
 """Restore from backup (File menu): the automatic backups with their date, facts and size.
 
-Restoring puts the chosen backup in place of the memory; the current file is kept aside
-first, never deleted, so a restore can itself be taken back by hand.
+Restoring puts the chosen backup in place of the memory and the conversations alike; the
+question says exactly what is replaced (facts and conversations, now and in the backup,
+with their dates), and the current file is kept aside first, never deleted, so the
+answer offers "Undo restore".
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QMessageBox,
+    QPushButton,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -27,6 +30,26 @@ from app.backend_host import BackendHost
 from app.sizes import chars
 from core.i18n import tr
 from core.protocol.packets import PacketType
+
+
+def _day(moment: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(moment)) if moment else "–"
+
+
+def holds(described: dict[str, Any] | None) -> str:
+    """"1,204 facts, 12 conversations (last message 2026-12-01 18:02)": what one file
+    holds, as LIST_BACKUPS describes it."""
+    if not described or described.get("facts") is None:
+        return tr("nothing that can be read")
+    chats = described.get("conversations") or 0
+    said = (tr("{facts} facts, 1 conversation", facts=f"{described['facts']:,}")
+            if chats == 1 else
+            tr("{facts} facts, {conversations} conversations",
+               facts=f"{described['facts']:,}", conversations=f"{chats:,}"))
+    if described.get("last_message_at"):
+        said = tr("{holds} (last message {when})", holds=said,
+                  when=_day(described["last_message_at"]))
+    return said
 
 
 def _size(count: int) -> str:
@@ -48,23 +71,15 @@ class BackupsDialog(QDialog):
         self.setWindowTitle(tr("Restore from backup"))
         self.host = host
         self.backups = answer["backups"]
+        self.current = answer.get("current")
         intro = QLabel(tr("Backups are made automatically, at most once an hour while you use "
                           "TrulyMEM and when you quit. They are kept in {folder}. "
-                          "Restoring keeps the current memory file aside first.",
+                          "Restoring replaces the memory and the conversations; what you "
+                          "have now is kept aside first, and the restore can be undone.",
                           folder=answer["folder"]))
         intro.setWordWrap(True)
         intro.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.model = QStandardItemModel(0, 3, self)
-        self.model.setHorizontalHeaderLabels([tr("Made"), tr("Facts"), tr("Size")])
-        for backup in self.backups:
-            made = time.strftime("%Y-%m-%d %H:%M", time.localtime(backup["created_at"]))
-            facts = (f"{backup['facts']:,}" if backup["facts"] is not None
-                     else tr("cannot be read"))
-            cells = [QStandardItem(made), QStandardItem(facts),
-                     QStandardItem(_size(backup["bytes"]))]
-            for cell in cells[1:]:
-                cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            self.model.appendRow(cells)
+        self.model = self._listed()
         self.table = QTableView()
         self.table.setObjectName("backupList")
         self.table.setAccessibleName(tr("Backups, newest first"))
@@ -77,6 +92,7 @@ class BackupsDialog(QDialog):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
         self.table.doubleClicked.connect(lambda _index: self.restore_selected())
         self.empty = QLabel(tr("No backups yet: the first is made after your first change."))
         self.empty.setVisible(not self.backups)
@@ -100,22 +116,51 @@ class BackupsDialog(QDialog):
             self.table.selectRow(0)
         self.table.setFocus()
 
+    def _listed(self) -> QStandardItemModel:
+        model = QStandardItemModel(0, 4, self)
+        model.setHorizontalHeaderLabels([tr("Made"), tr("Facts"), tr("Conversations"),
+                                         tr("Size")])
+        for backup in self.backups:
+            readable = backup["facts"] is not None
+            facts = f"{backup['facts']:,}" if readable else tr("cannot be read")
+            chats = f"{backup.get('conversations') or 0:,}" if readable else ""
+            cells = [QStandardItem(_day(backup["created_at"])), QStandardItem(facts),
+                     QStandardItem(chats), QStandardItem(_size(backup["bytes"]))]
+            for cell in cells[1:]:
+                cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            model.appendRow(cells)
+        return model
+
     def chosen(self) -> dict[str, Any] | None:
         rows = self.table.selectionModel().selectedRows()
         return self.backups[rows[0].row()] if rows else None
+
+    def question(self, backup: dict[str, Any]) -> QMessageBox:
+        """Asked once before restoring: exactly what is replaced, now and in the backup."""
+        box = QMessageBox(QMessageBox.Icon.Warning, tr("Restore from backup"),
+                          tr("Replace your memory and your conversations with the backup "
+                             "of {made}?", made=_day(backup["created_at"])),
+                          QMessageBox.StandardButton.Cancel, self)
+        box.setObjectName("restoreQuestion")
+        box.setInformativeText(tr(
+            "Now: {now}.\nThe backup: {then}.\n\nEverything you have now is kept aside, "
+            "not deleted, and you can undo the restore right after.",
+            now=holds(self.current), then=holds(backup)))
+        restore = box.addButton(tr("Replace with the backup"),
+                                QMessageBox.ButtonRole.DestructiveRole)
+        restore.setObjectName("restoreConfirm")
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        return box
 
     def restore_selected(self, confirm: bool = True) -> None:
         backup = self.chosen()
         if backup is None:
             return
-        made = time.strftime("%Y-%m-%d %H:%M", time.localtime(backup["created_at"]))
-        if confirm and QMessageBox.question(
-                self, tr("Restore from backup"),
-                tr("Replace the memory with the backup of {made}? The current memory file "
-                   "is kept aside, not deleted.", made=made),
-                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-                QMessageBox.StandardButton.Cancel) != QMessageBox.StandardButton.Yes:
-            return
+        if confirm:
+            box = self.question(backup)
+            box.exec()
+            if box.clickedButton() is not box.findChild(QPushButton, "restoreConfirm"):
+                return
         self.restore_button.setEnabled(False)
         self.host.send(PacketType.RESTORE_BACKUP, {"name": backup["name"]}, self._restored)
 

@@ -44,6 +44,7 @@ class PacketType(Enum):
     # beyond the seed: backups
     LIST_BACKUPS = "list_backups"
     RESTORE_BACKUP = "restore_backup"
+    UNDO_RESTORE = "undo_restore"
     # beyond the seed: what a turn touched, and deleting an exchange
     TURN_TOUCHED = "turn_touched"
     DELETE_TURN = "delete_turn"
@@ -63,6 +64,8 @@ class PacketType(Enum):
     REVIEW_KEEP = "review_keep"
     REDO = "redo"
     MEMORY_STATE = "memory_state"
+    # beyond the seed: what other apps wrote and took away in the last hour
+    APPS_ACTIVITY = "apps_activity"
 
 
 @dataclass

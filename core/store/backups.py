@@ -97,14 +97,31 @@ def backup_files(folder: Path) -> list[Path]:
     return sorted(files, key=lambda p: (made_at(p), p.name), reverse=True)
 
 
+# What a restore replaces, told before it is asked for: the conversations (not deleted,
+# not empty), their messages, and when the newest was written. A file older than
+# conversations has no such table: its messages count as one conversation's.
+CHATS_SQL = ("SELECT (SELECT count(DISTINCT conversation_id) FROM messages WHERE"
+             " conversation_id IN (SELECT id FROM conversations WHERE deleted_at IS NULL)),"
+             " (SELECT count(*) FROM messages), (SELECT max(created_at) FROM messages)")
+OLD_CHATS_SQL = ("SELECT min(count(*), 1), count(*), max(created_at) FROM messages")
+
+
 def describe(path: Path) -> dict[str, Any]:
-    """Date, size and the number of facts of one backup, read without changing it."""
+    """Date, size, and what one backup (or the memory file itself) holds: facts,
+    conversations, messages and the newest message's time; read without changing it."""
     info: dict[str, Any] = {"name": path.name, "created_at": made_at(path),
-                            "bytes": path.stat().st_size, "facts": None, "problem": None}
+                            "bytes": path.stat().st_size, "facts": None,
+                            "conversations": None, "messages": None, "last_message_at": None,
+                            "problem": None}
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
             info["facts"] = conn.execute(FACTS_SQL).fetchone()[0]
+            try:
+                chats = conn.execute(CHATS_SQL).fetchone()
+            except sqlite3.OperationalError:  # made before conversations existed
+                chats = conn.execute(OLD_CHATS_SQL).fetchone()
+            info["conversations"], info["messages"], info["last_message_at"] = chats
         finally:
             conn.close()
     except sqlite3.Error as error:
@@ -171,6 +188,22 @@ def check_backup(path: Path) -> None:
                              problem=result))
 
 
+KEPT_ASIDE = re.compile(r"^(.+)\.before-restore-\d{8}-\d{6}$")
+
+
+def kept_aside(db_path: Path, name: Any) -> Path | None:
+    """The file a restore kept aside, by its name (never a path elsewhere), or None."""
+    if not isinstance(name, str):
+        return None
+    candidate = db_path.with_name(Path(name).name)
+    if name not in (candidate.name, str(candidate)):  # a path into another folder
+        return None
+    match = KEPT_ASIDE.match(candidate.name)
+    if match is None or match.group(1) != db_path.name:
+        return None
+    return candidate if candidate.is_file() else None
+
+
 def restore(db_path: Path, backup: Path, now: float | None = None) -> Path:
     """Put `backup` in place of the (closed) database; answers where the current file was
     kept. The current file and its side files are moved aside, never deleted."""
@@ -196,6 +229,9 @@ def restore(db_path: Path, backup: Path, now: float | None = None) -> Path:
             partial.unlink()
         raise
     aside = db_path.with_name(f"{db_path.name}.before-restore-{_stamp(now)}")
+    while aside.exists():  # restored and taken back within one second: keep both
+        now += 1
+        aside = db_path.with_name(f"{db_path.name}.before-restore-{_stamp(now)}")
     if db_path.exists():
         os.replace(db_path, aside)
     for suffix in ("-wal", "-shm", "-journal"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import stat
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QPushButton
 
 from app.dialogs.backups import BackupsDialog
 from core.store import GraphStore, backups
@@ -175,6 +175,49 @@ def test_a_damaged_memory_points_to_its_backups_and_restoring_one_works(qtbot, o
     when_shown(BackupsDialog, restore)
     qtbot.mouseClick(notice.button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: bool(reported), timeout=10000)
-    assert "kept as" in reported[0] and f"({FACTS} facts)" in reported[0]
+    assert "kept as" in reported[0] and f": {FACTS} facts, 0 conversations." in reported[0]
     qtbot.waitUntil(lambda: not notice.isVisible(), timeout=10000)
     qtbot.waitUntil(lambda: f"{FACTS} facts" in window.status.memory_label.text(), timeout=10000)
+
+
+def test_restoring_asks_once_with_what_is_replaced_and_undo_restore_brings_it_back(
+        qtbot, open_window, home):
+    seed(home)
+    store = GraphStore(home / "graph_memory.db")
+    try:
+        backups.make_backup(store.conn, home / "backups")
+        assert ToolExecutor(store).execute("memory_commit", {"triplets": [
+            {"subject": "User", "relation": "plays", "object": "cello"}]})["success"]
+    finally:
+        store.close()
+    window = open_window(home)
+    qtbot.waitUntil(lambda: f"{FACTS + 1} facts" in window.status.memory_label.text(),
+                    timeout=10000)
+    asked: list[str] = []
+    told: list[str] = []
+
+    def restore(dialog: BackupsDialog) -> None:
+        def answer(box: QMessageBox) -> None:
+            asked.append(f"{box.text()}\n{box.informativeText()}")
+            assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+            box.findChild(QPushButton, "restoreConfirm").click()
+            when_shown(QMessageBox, undo_it)
+
+        def undo_it(box: QMessageBox) -> None:
+            told.append(box.text())
+            box.findChild(QPushButton, "undoRestore").click()
+
+        when_shown(QMessageBox, answer)
+        dialog.restore_selected()
+
+    when_shown(BackupsDialog, restore)
+    window.registry.actions["memory.restore_backup"].trigger()
+    qtbot.waitUntil(lambda: bool(told), timeout=10000)
+    assert "memory and your conversations" in asked[0]
+    assert f"Now: {FACTS + 1} facts, 0 conversations" in asked[0]  # the new chat is empty
+    assert f"The backup: {FACTS} facts, 0 conversations" in asked[0]
+    assert "undo the restore" in asked[0]
+    assert f": {FACTS} facts, 0 conversations." in told[0]
+    qtbot.waitUntil(lambda: "Restore undone" in window.toast.current(), timeout=10000)
+    qtbot.waitUntil(lambda: f"{FACTS + 1} facts" in window.status.memory_label.text(),
+                    timeout=10000)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ErrorCode
@@ -17,8 +18,10 @@ if TYPE_CHECKING:
 
 @handles(PacketType.LIST_BACKUPS, {}, reads=True)
 def list_backups(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+    """The backups, and what the memory holds now: a restore replaces all of it."""
     folder = backups.backup_folder(backend.db_path)
-    return {"folder": str(folder),
+    current = backups.describe(backend.db_path) if backend.db_path.exists() else None
+    return {"folder": str(folder), "current": current,
             "backups": [backups.describe(p) for p in backups.backup_files(folder)]}
 
 
@@ -31,6 +34,22 @@ def restore_backup(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     if chosen is None:
         raise Refusal(N_("there is no backup called {name} in {folder}"), ErrorCode.NOT_FOUND,
                       name=repr(name), folder=str(folder))
+    return _put_in_place(backend, chosen)
+
+
+@handles(PacketType.UNDO_RESTORE, {"kept_aside": {"type": "string"}}, long_running=True)
+def undo_restore(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    """Take a restore back: the file it kept aside returns, and what the restore brought
+    is kept aside in its turn (nothing is deleted either way)."""
+    chosen = backups.kept_aside(backend.db_path, body.get("kept_aside"))
+    if chosen is None:
+        raise Refusal(N_("there is no memory kept aside by a restore called {name}"),
+                      ErrorCode.NOT_FOUND, name=repr(body.get("kept_aside")))
+    return _put_in_place(backend, chosen)
+
+
+def _put_in_place(backend: Dispatcher, chosen: Path) -> dict[str, Any]:
+    """`chosen` in place of the memory, the current file kept aside; answers both."""
     backend.close_store()
     try:
         aside = backups.restore(backend.db_path, chosen)  # checks the backup first
@@ -42,6 +61,7 @@ def restore_backup(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
         raise Refusal(N_("the backup could not be restored ({error}); the memory is as "
                          "it was"), ErrorCode.STORE, error=str(error)) from None
     backend.open_store()
-    return {"restored": chosen.name, "kept_aside": str(aside),
-            "facts": backups.describe(backend.db_path)["facts"],
+    now = backups.describe(backend.db_path)
+    return {"restored": chosen.name, "kept_aside": str(aside), "facts": now["facts"],
+            "conversations": now["conversations"],
             "store_error": backend.store_error, "store_warning": backend.store_warning}
