@@ -4,6 +4,7 @@ stdio and HTTP (and in-process for the budget's arithmetic), on a real SQLite fi
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -268,8 +269,12 @@ def test_http_needs_the_token_and_attributes_the_change(http_server):
     assert "1 new" in saved and "User -住在-> 成都" in recalled
     store = GraphStore(home / "graph_memory.db")
     try:
-        assert [r["actor"] for r in store.query("SELECT actor FROM change_log")] == [
-            "mcp:Cherry Studio"]
+        [change] = store.query("SELECT actor, via FROM change_log")
+        assert change["actor"] == "mcp:Cherry Studio"
+        # how it came, which the app cannot choose: this test process holds the connection
+        assert change["via"].startswith("HTTP from ")
+        if Path("/proc/net/tcp").exists():
+            assert f"(pid {os.getpid()})" in change["via"], change["via"]
     finally:
         store.close()
 
