@@ -150,3 +150,17 @@ def test_bad_corrections_are_refused_and_write_nothing(store, people, action, ar
     with pytest.raises(CorrectionError, match=needle):
         correct(store, action, arguments)
     assert store.dump() == before
+
+
+def test_merging_two_names_of_one_person_leaves_no_fact_from_them_to_themselves(store, run):
+    commit(run, ("User", "is named", "Alex"), ("Alex", "plays", "cello"))
+    user, alex = node_id(store, "User"), node_id(store, "Alex")
+    answer = undo_restores(store, lambda: correct(store, "merge_nodes",
+                                                  {"keep_id": user, "merge_id": alex}))
+    assert "1 between the two deleted" in answer["summary"]
+    correct(store, "merge_nodes", {"keep_id": user, "merge_id": alex})
+    loops = store.query("SELECT relation FROM edges WHERE source_id = target_id AND"
+                        " status = 'active'")
+    assert loops == []
+    assert store.active_edge(user, "plays", node_id(store, "cello")) is not None
+    assert "Also called: Alex" in store.row("nodes", user)["description"]

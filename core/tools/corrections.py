@@ -88,7 +88,7 @@ def merge_nodes(store: GraphStore, keep_id: Any, merge_id: Any, keep_name: Any =
     if gone["kind"] == "persona":
         raise CorrectionError(N_("the assistant's own persona node cannot be merged away"))
     now = store.clock()
-    moved = folded = 0
+    moved = folded = dropped = 0
     edges = store.query("SELECT * FROM edges WHERE source_id = ? OR target_id = ?",
                         (gone["id"], gone["id"]))
     for edge in edges:
@@ -96,7 +96,14 @@ def merge_nodes(store: GraphStore, keep_id: Any, merge_id: Any, keep_name: Any =
         target = keep["id"] if edge["target_id"] == gone["id"] else edge["target_id"]
         twin = store.active_edge(source, edge["relation"], target) \
             if edge["status"] == "active" else None
-        if twin is not None:
+        if source == target and edge["status"] == "active":
+            # "User is named Alex" would become "User is named User": the fact between
+            # the two is what the merge says (the name stays in the description)
+            store.update("edges", edge["id"], {"status": "deleted", "valid_to": now,
+                                               "source_id": source, "target_id": target,
+                                               "updated_at": now})
+            dropped += 1
+        elif twin is not None:
             store.update("edges", twin["id"], {
                 "mention_count": twin["mention_count"] + edge["mention_count"],
                 "confidence": max(twin["confidence"], edge["confidence"]), "updated_at": now})
@@ -115,7 +122,8 @@ def merge_nodes(store: GraphStore, keep_id: Any, merge_id: Any, keep_name: Any =
         "type": keep["type"] or gone["type"]})
     store.delete("nodes", gone["id"])
     return (f"merged {gone['name']!r} into {keep['name']!r}: {moved} edge(s) moved, "
-            f"{folded} folded into the same fact")
+            f"{folded} folded into the same fact"
+            + (f", {dropped} between the two deleted" if dropped else ""))
 
 
 def edit_relation(store: GraphStore, edge_id: Any, relation: Any,
