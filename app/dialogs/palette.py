@@ -138,6 +138,14 @@ class CommandPalette(QDialog):
         self._filter("")
         self.chosen: QAction | None = None
 
+    def showEvent(self, event) -> None:
+        """Typing goes to the search field at once: a window manager may leave a popup
+        without keyboard focus until it is activated."""
+        super().showEvent(event)
+        self.activateWindow()
+        self.raise_()
+        self.query.setFocus(Qt.FocusReason.PopupFocusReason)
+
     def _filter(self, text: str) -> None:
         self.proxy.set_query(text)
         self.list.setCurrentIndex(self.proxy.index(0, 0))

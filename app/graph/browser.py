@@ -270,10 +270,12 @@ class GraphBrowser(QWidget):
 
     def show_review(self) -> None:
         self.pages.setCurrentWidget(self.review)
-        self.review.tree.setFocus()
+        self.review.focus_first()
 
     def _page_changed(self, _index: int) -> None:
-        if self.pages.currentWidget() is self.browse_page and self.stale:
+        if self.pages.currentWidget() is self.review:
+            self.review.focus_first()
+        elif self.stale:
             self.refresh()
 
     def _review_counted(self, count: int) -> None:

@@ -355,6 +355,13 @@ class ReviewView(QWidget):
         if first is not None:
             self.tree.setCurrentIndex(first)
 
+    def focus_first(self) -> None:
+        """Opening Review by any route puts the keyboard on a change, so K, U, E and O
+        work at once."""
+        if not self.tree.currentIndex().isValid():
+            self._select(None)
+        self.tree.setFocus(Qt.FocusReason.OtherFocusReason)
+
     def _remove(self, change_ids: set[int]) -> None:
         """Take rows out after keep or undo, and select what comes next."""
         root = self.model.invisibleRootItem()

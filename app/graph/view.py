@@ -152,6 +152,9 @@ class NeighbourhoodView(QGraphicsView):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.center: int | None = None
         self.selected: int | None = None
+        # The person zoomed: a resize (scroll bars appearing as the picture grows past the
+        # view) must not fit the picture again and undo it.
+        self.zoomed = False
         self.positions: dict[int, QPointF] = {}
         self.neighbours: dict[int, set[int]] = {}
         self.node_items: dict[int, QGraphicsEllipseItem] = {}
@@ -218,10 +221,13 @@ class NeighbourhoodView(QGraphicsView):
     def redraw(self) -> None:
         """Draw the last answer again (new highlights), keeping the selected node."""
         if self.graph is not None:
-            selected = self.selected
+            selected, kept = self.selected, (self.transform(), self.zoomed)
             self.show_graph(self.graph)
             if selected in self.node_items:
                 self.select(selected)
+            if kept[1]:  # the person's zoom stays
+                self.setTransform(kept[0])
+                self.zoomed = True
 
     def clear_picture(self) -> None:
         self.graph = None
@@ -324,10 +330,11 @@ class NeighbourhoodView(QGraphicsView):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        if self.graph is not None:
+        if self.graph is not None and not self.zoomed:
             self.fit()
 
     def fit(self) -> None:
+        self.zoomed = False
         self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
         if self.transform().m11() > 1.5:  # a tiny neighbourhood is not blown up
             self.resetTransform()
@@ -362,6 +369,7 @@ class NeighbourhoodView(QGraphicsView):
 
     def zoom(self, factor: float) -> None:
         self.scale(factor, factor)
+        self.zoomed = True
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         key = event.key()

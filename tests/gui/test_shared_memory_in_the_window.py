@@ -11,9 +11,9 @@ from pathlib import Path
 import anyio
 import mcp_types as types
 import pytest
-from PySide6.QtCore import Qt
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from PySide6.QtCore import Qt
 
 from core.config import Config, save_config
 from core.protocol.packets import PacketType
