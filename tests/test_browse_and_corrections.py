@@ -164,3 +164,22 @@ def test_merging_two_names_of_one_person_leaves_no_fact_from_them_to_themselves(
     assert loops == []
     assert store.active_edge(user, "plays", node_id(store, "cello")) is not None
     assert "Also called: Alex" in store.row("nodes", user)["description"]
+
+
+def test_search_as_you_type_matches_beginnings_of_words_and_types_best_first(store, run):
+    commit(run, ("User", "plays", "cello"), ("User", "lives in", "Berlin"),
+           ("User", "likes", "black coffee"), ("Berlin", "is in", "Germany"),
+           ("Mia", "reads", "Murakami novels"), ("User", "uses", "a used bike"))
+    store.conn.execute("UPDATE nodes SET type = 'Instrument' WHERE name = 'cello'")
+
+    def found(query: str) -> list[str]:
+        return names(store, browse.list_node_ids(store, query=query, sort="relevance"))
+
+    assert found("Ber")[0] == "Berlin"
+    assert found("cof")[0] == "black coffee"
+    assert found("cel")[0] == "cello"
+    assert found("Instr") == ["cello"]  # by its type
+    assert found("use")[:2] == ["User", "a used bike"]  # the name first, then a word
+    assert found("Murakami nov")[0] == "Murakami novels"
+    assert found("绿") == []
+    assert "Berlin" in found("germ")  # through the fact that names it

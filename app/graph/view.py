@@ -2,15 +2,16 @@
 them, drawn in a QGraphicsView. Click or arrow keys select a neighbour, Enter or a double
 click moves to it; + and - zoom, 0 fits the picture to the view.
 
-Nodes are coloured by kind and entity type (a legend says which is which). Labels keep
-their size whatever the zoom, and only some are shown when there are many: the centre's,
-the selected and hovered node's, what the last turn changed and the most mentioned; the
-rest appear on hover. A crowded neighbourhood is then still readable."""
+Nodes are coloured by kind and entity type, each type always the same colour (a legend
+says which is which). Many neighbours alike are drawn as one group with a dashed ring that
+opens on Enter (`app.graph.crowd`). Labels keep their size whatever the zoom, and only
+some are shown: the centre's, the selected and hovered node's, what the last turn changed
+and the most mentioned, and of those only the ones that do not cover a more important
+one; the rest appear on hover. A crowded neighbourhood is then still readable."""
 
 from __future__ import annotations
 
 import math
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.graph.colors import node_color
+from app.graph.crowd import grouped
 from app.graph.layout import LABEL_AT, radial_layout
 from core import i18n
 from core.i18n import N_, tr
@@ -44,7 +47,6 @@ class Look:
     text: QColor
     muted: QColor
     accent: QColor
-    colors: dict[str, QColor]
 
     @classmethod
     def of(cls, widget: QWidget) -> Look:
@@ -53,66 +55,14 @@ class Look:
         small.setPointSizeF(font.pointSizeF() * 0.85)
         return cls(palette, font, small, palette.color(QPalette.ColorRole.Text),
                    palette.color(QPalette.ColorRole.PlaceholderText),
-                   palette.color(QPalette.ColorRole.Highlight), kind_colors(palette))
+                   palette.color(QPalette.ColorRole.Highlight))
 
 
-# Entity types take colours in the order they are first drawn, so the first dozen types
-# of a session never share one; after that a hash picks. Persona, tasks and the person
-# ("User") keep hues of their own.
-TYPE_HUES = (120, 345, 180, 50, 310, 90)
-PERSONA_HUE, TASK_HUE, PERSON_HUE = 275, 28, 215
-THE_PERSON = "user"  # the node the tools store the person's own facts on
 ALWAYS_LABELLED = 14  # up to this many nodes every label shows
 TOP_LABELLED = 8  # beyond it, the most mentioned this many keep theirs
 LEGEND_MOST = 7
 KIND_WORDS = {"entity": N_("entity"), "state": N_("state"), "task": N_("task"),
               "persona": N_("persona")}  # a node's kind, as its tooltip names it
-_type_shades: dict[str, tuple[int, bool]] = {}
-
-
-def _is_dark(palette: QPalette) -> bool:
-    return palette.color(QPalette.ColorRole.Base).lightness() < 128
-
-
-def _hue(hue: int, palette: QPalette, deep: bool = False) -> QColor:
-    """A fill that reads on the theme's base: lighter on dark, a little deeper on light;
-    `deep` is a second, darker shade of the same hue."""
-    lightness = (120 if _is_dark(palette) else 160) - (45 if deep else 0)
-    return QColor.fromHsl(hue, 150, lightness)
-
-
-def _type_shade(kind_type: str) -> tuple[int, bool]:
-    key = kind_type.casefold()
-    if key not in _type_shades:
-        n = len(_type_shades)
-        if n < 2 * len(TYPE_HUES):
-            _type_shades[key] = (TYPE_HUES[n % len(TYPE_HUES)], n >= len(TYPE_HUES))
-        else:
-            h = zlib.crc32(key.encode())
-            _type_shades[key] = (TYPE_HUES[h % len(TYPE_HUES)], bool(h & 64))
-    return _type_shades[key]
-
-
-def kind_colors(palette: QPalette) -> dict[str, QColor]:
-    """Node colours by kind, readable in light and dark (untyped memories stay neutral)."""
-    return {"persona": _hue(PERSONA_HUE, palette), "task": _hue(TASK_HUE, palette),
-            "entity": palette.color(QPalette.ColorRole.Mid),
-            "state": palette.color(QPalette.ColorRole.Mid)}
-
-
-def node_color(node: dict[str, Any], palette: QPalette) -> tuple[QColor, str]:
-    """The node's fill and the legend entry it belongs to."""
-    kind = node["kind"]
-    if kind in ("persona", "task"):
-        return kind_colors(palette)[kind], (tr("Assistant (persona)") if kind == "persona"
-                                            else tr("Task"))
-    if node["name"].casefold() == THE_PERSON:
-        return _hue(PERSON_HUE, palette), tr("You")
-    kind_type = (node.get("type") or "").strip()
-    if not kind_type:
-        return kind_colors(palette)["entity"], tr("No type")
-    hue, deep = _type_shade(kind_type)
-    return _hue(hue, palette, deep), kind_type
 
 
 class NodeDot(QGraphicsEllipseItem):
@@ -121,6 +71,7 @@ class NodeDot(QGraphicsEllipseItem):
     def __init__(self, rect: QRectF, label: QGraphicsItem, always: bool) -> None:
         super().__init__(rect)
         self.label = label
+        self.wanted = always  # its label should show (see `NeighbourhoodView._declutter`)
         self.always = always
         self.setAcceptHoverEvents(True)
         label.setVisible(always)
@@ -165,12 +116,18 @@ class NeighbourhoodView(QGraphicsView):
         self.legend: list[tuple[QColor, str]] = []
         self.labelled: set[int] = set()
         self.graph: dict[str, Any] | None = None  # the last answer drawn
+        self.opened: set[str] = set()  # relations whose group the person opened
+        self.groups: dict[int, dict[str, Any]] = {}  # the group nodes drawn, by id
 
     # -- drawing --------------------------------------------------------------------------
 
     def show_graph(self, graph: dict[str, Any]) -> None:
-        """Lay out and draw one GET_SUBGRAPH answer."""
+        """Lay out and draw one GET_SUBGRAPH answer, a crowd of neighbours grouped."""
+        if self.graph is None or self.graph["center"] != graph["center"]:
+            self.opened = set()  # another node: its groups start closed
         self.graph = graph
+        graph = grouped(graph, self.opened, self.highlighted)
+        self.groups = {n["id"]: n for n in graph["nodes"] if n["kind"] == "group"}
         scene = self.scene()
         scene.clear()
         self.node_items.clear()
@@ -297,13 +254,21 @@ class NeighbourhoodView(QGraphicsView):
         if node.get("deleted_at"):
             fill.setAlpha(70)
         circle.setBrush(QBrush(fill))
-        circle.setPen(QPen(look.accent if hot else look.palette.color(QPalette.ColorRole.Dark),
-                           3 if hot else 1))
+        pen = QPen(look.accent if hot else look.palette.color(QPalette.ColorRole.Dark),
+                   3 if hot else 1)
+        if node["kind"] == "group":  # a dashed ring: more behind it
+            pen.setStyle(Qt.PenStyle.DashLine)
+        circle.setPen(pen)
         circle.setData(NodeRole, node["id"])
         kind = node["kind"]
-        kind = node.get("type") or (i18n.tr(KIND_WORDS[kind]) if kind in KIND_WORDS else kind)
-        circle.setToolTip(tr("{name} ({kind}, {n} mentions)", name=node["name"], kind=kind,
-                             n=node.get("mention_count", 1)))
+        if kind == "group":
+            circle.setToolTip(tr("{count} facts “{relation}”: Enter or a double click shows "
+                                 "them", count=len(node["members"]), relation=node["relation"]))
+        else:
+            kind = node.get("type") or (i18n.tr(KIND_WORDS[kind]) if kind in KIND_WORDS
+                                        else kind)
+            circle.setToolTip(tr("{name} ({kind}, {n} mentions)", name=node["name"],
+                                 kind=kind, n=node.get("mention_count", 1)))
         self.scene().addItem(circle)
         self.node_items[node["id"]] = circle
 
@@ -325,7 +290,7 @@ class NeighbourhoodView(QGraphicsView):
                 pen.setColor(self.palette().color(QPalette.ColorRole.Dark))
                 pen.setWidthF(1)
             item.setPen(pen)
-        if node_id is not None:
+        if node_id is not None and node_id >= 0:  # a group is no node to show
             self.node_selected.emit(node_id)
 
     def resizeEvent(self, event) -> None:
@@ -339,6 +304,27 @@ class NeighbourhoodView(QGraphicsView):
         if self.transform().m11() > 1.5:  # a tiny neighbourhood is not blown up
             self.resetTransform()
             self.scale(1.5, 1.5)
+        self._declutter()
+
+    def _declutter(self) -> None:
+        """Labels keep their size whatever the zoom, so at this zoom some would cover
+        others: the more important (the centre, the selected, what the turn changed, the
+        most mentioned) keep theirs, the others show on hover."""
+        order = sorted(self.node_items.items(), key=lambda item: (
+            item[0] != self.center, item[0] != self.selected,
+            item[0] not in self.highlighted, -item[1].rect().width()))
+        placed: list[QRectF] = []
+        for node_id, dot in order:
+            if not dot.wanted:
+                continue
+            anchor = dot.label
+            box = QRectF(anchor.childrenBoundingRect()).translated(
+                QPointF(self.mapFromScene(anchor.scenePos())))
+            clear = not any(box.intersects(other) for other in placed)
+            dot.always = clear or node_id in (self.center, self.selected)
+            anchor.setVisible(dot.always)
+            if dot.always:
+                placed.append(box)
 
     def _node_at(self, event) -> int | None:
         for item in self.items(event.position().toPoint()):
@@ -357,7 +343,7 @@ class NeighbourhoodView(QGraphicsView):
     def mouseDoubleClickEvent(self, event) -> None:
         node_id = self._node_at(event)
         if node_id is not None:
-            self.node_activated.emit(node_id)
+            self.activate(node_id)
             return
         super().mouseDoubleClickEvent(event)
 
@@ -370,6 +356,7 @@ class NeighbourhoodView(QGraphicsView):
     def zoom(self, factor: float) -> None:
         self.scale(factor, factor)
         self.zoomed = True
+        self._declutter()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         key = event.key()
@@ -382,7 +369,7 @@ class NeighbourhoodView(QGraphicsView):
                 self.centerOn(self.positions[target])
             return
         if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.selected is not None:
-            self.node_activated.emit(self.selected)
+            self.activate(self.selected)
             return
         if key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
             self.zoom(1.2)
@@ -394,6 +381,17 @@ class NeighbourhoodView(QGraphicsView):
             self.fit()
             return
         super().keyPressEvent(event)
+
+    def activate(self, node_id: int) -> None:
+        """Move the picture to a node, or open a group where it is."""
+        if node_id >= 0:
+            self.node_activated.emit(node_id)
+            return
+        group = self.groups.get(node_id)
+        if group is not None:
+            self.opened.add(group["key"])
+            self.redraw()
+            self.select(group["members"][0])
 
     def _toward(self, dx: int, dy: int) -> int | None:
         """The node best in that direction from the selected one: neighbours first."""

@@ -15,12 +15,15 @@ from core.i18n import N_
 from core.store import GraphStore
 from core.store.graph import Row, decode_ops
 from core.store.search import EDGE_SELECT, fts_candidates, marks
+from core.store.text import has_cjk, normalize_name
 
 KINDS = {"persona": ("persona",), "task": ("task",), "memory": ("entity", "state")}
 STATUSES = ("any", "active", "archived", "deleted")
 SORTS = {"name": "norm_name", "type": "coalesce(type, '')", "mentions": "mention_count",
          "updated": "updated_at"}
 SEARCH_LIMIT = 5000  # ids a search answers, best first
+MEANING_CHARS = 5  # a query this long (or 2 Chinese characters) is also asked by meaning
+MEANING_FACTS = 20  # facts asked of recall by meaning for a search
 MAX_PAGE = 1000  # rows one NODE_ROWS request may ask for
 SUBGRAPH_LIMIT = 200
 NODE_FIELDS = ("id, name, kind, type, mention_count, created_at, updated_at, description,"
@@ -64,8 +67,7 @@ def list_node_ids(store: GraphStore, *, query: str = "", kinds: Sequence[str] = 
         where.append(f"n.kind IN ({marks(node_kinds)})")
         params += node_kinds
     if query.strip():
-        ranked = [rowid for rowid, _ in fts_candidates(store, "node_fts", query, SEARCH_LIMIT)]
-        ranked += _nodes_by_edge_text(store, query, exclude=set(ranked))
+        ranked = _matching(store, query)
         if not ranked:
             return []
         rows = store.conn.execute(
@@ -85,9 +87,76 @@ def list_node_ids(store: GraphStore, *, query: str = "", kinds: Sequence[str] = 
     return [r[0] for r in store.conn.execute(sql, params)]
 
 
+def _matching(store: GraphStore, query: str) -> list[int]:
+    """Nodes for a search as you type, best first: the name itself, names that begin
+    with it, names with words that do ("cof" finds black coffee), types that begin with
+    it, then names and facts that hold its words anywhere, and for a longer query facts
+    that mean it."""
+    found = dict.fromkeys(rowid for rowid, _ in fts_candidates(
+        store, "node_fts", query, SEARCH_LIMIT, prefix=True))
+    found.update(dict.fromkeys(_nodes_typed(store, query)))
+    found.update(dict.fromkeys(_nodes_by_edge_text(store, query, exclude=set(found))))
+    found.update(dict.fromkeys(_nodes_by_meaning(store, query, exclude=set(found))))
+    ids = list(found)[:SEARCH_LIMIT]
+    if not ids:
+        return []
+    wanted = normalize_name(query)
+    words = wanted.split()
+    place = {node: n for n, node in enumerate(ids)}
+
+    def closeness(row: tuple[int, str, str | None]) -> tuple[int, int]:
+        node, name, type_ = row
+        name_words = name.split()
+        if name == wanted:
+            rank = 0
+        elif name.startswith(wanted):
+            rank = 1
+        elif all(any(w.startswith(q) for w in name_words) for q in words):
+            rank = 2
+        elif type_ and normalize_name(type_).startswith(wanted):
+            rank = 3
+        else:
+            rank = 4
+        return rank, place[node]
+
+    rows = store.conn.execute(f"SELECT id, norm_name, type FROM nodes WHERE id IN"
+                              f" ({marks(ids)})", ids).fetchall()
+    return [row[0] for row in sorted(rows, key=closeness)]
+
+
+def _nodes_typed(store: GraphStore, query: str) -> list[int]:
+    """Nodes whose type begins with the query: a range of the type index (which ignores
+    ASCII case; other scripts' case is folded after)."""
+    begins = query.strip()
+    wanted = normalize_name(begins)
+    rows = store.conn.execute(
+        "SELECT id, type FROM nodes WHERE type >= ? COLLATE NOCASE AND type < ? COLLATE NOCASE"
+        " LIMIT ?", (begins, begins + "\U0010ffff", SEARCH_LIMIT))
+    return [node for node, type_ in rows if normalize_name(type_).startswith(wanted)]
+
+
+def _nodes_by_meaning(store: GraphStore, query: str, exclude: set[int]) -> list[int]:
+    """Nodes of the facts nearest in meaning to a longer query ("instrument" finds the
+    cello), where recall by meaning is on."""
+    meaning = getattr(store, "meaning", None)
+    text = query.strip()
+    if meaning is None or len(text) < (2 if has_cjk(text) else MEANING_CHARS):
+        return []
+    try:
+        hits = [edge for edge, _ in meaning.similar(text, MEANING_FACTS)]
+    except Exception:  # recall by meaning is a help here, never a failure
+        return []
+    return _nodes_of(store, hits, exclude)
+
+
 def _nodes_by_edge_text(store: GraphStore, query: str, exclude: set[int]) -> list[int]:
     """Nodes reached through matching facts, so "likes tea" finds the people who do."""
-    hits = [rowid for rowid, _ in fts_candidates(store, "edge_fts", query, 200)]
+    hits = [rowid for rowid, _ in fts_candidates(store, "edge_fts", query, 200, prefix=True)]
+    return _nodes_of(store, hits, exclude)
+
+
+def _nodes_of(store: GraphStore, hits: list[int], exclude: set[int]) -> list[int]:
+    """The nodes of these facts, each once, leaving out `exclude` (which grows)."""
     if not hits:
         return []
     found: list[int] = []

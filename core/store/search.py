@@ -80,8 +80,10 @@ def score(relevance: float, mentions: int, updated_at: float, now: float) -> flo
     return relevance * (1 + 0.15 * math.log1p(mentions)) * (1 + 0.25 * math.exp(-age_days / 30))
 
 
-def fts_candidates(store: GraphStore, table: str, text: str, pool: int) -> list[tuple[int, float]]:
-    """(rowid, relevance) of the rows of an FTS table that best match `text`.
+def fts_candidates(store: GraphStore, table: str, text: str, pool: int,
+                   prefix: bool = False) -> list[tuple[int, float]]:
+    """(rowid, relevance) of the rows of an FTS table that best match `text` (with
+    `prefix`, its words as beginnings of words: search as you type).
 
     Rows are selected by the rare terms and ranked by all of them, so a query full of
     common words costs about as much as one with a single rare word. When every term is
@@ -102,7 +104,7 @@ def fts_candidates(store: GraphStore, table: str, text: str, pool: int) -> list[
             (expression, pool)).fetchall()
         return [(r[0], relevance) for r in rows]
 
-    rows_with = {t: count(t) for t in query_terms(text)}
+    rows_with = {t: count(t) for t in query_terms(text, prefix)}
     terms = [t for t, n in rows_with.items() if n]
     if not terms:
         return []

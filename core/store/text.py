@@ -58,7 +58,7 @@ def search_text(text: str) -> str:
     return _CJK_CHAR.sub(lambda m: f" {m.group(0)} ", folded)
 
 
-def query_terms(text: str) -> list[str]:
+def query_terms(text: str, prefix: bool = False) -> list[str]:
     """The FTS5 phrases to look for in `text`.
 
     English words become quoted terms; a run of CJK characters becomes its overlapping
@@ -77,8 +77,8 @@ def query_terms(text: str) -> list[str]:
                 cjk_phrases.extend(piece[i : i + 2] for i in range(len(piece) - 1))
         else:
             words.append(piece)
-    content_words = [w for w in words if w not in STOPWORDS] or words
-    terms = [f'"{w}"' for w in dict.fromkeys(content_words)]
+    content_words = words if prefix else [w for w in words if w not in STOPWORDS] or words
+    terms = [f'"{w}"' + ("*" if prefix else "") for w in dict.fromkeys(content_words)]
     terms += ['"' + " ".join(p) + '"' for p in dict.fromkeys(cjk_phrases)]
     return terms[:MAX_QUERY_TERMS]
 

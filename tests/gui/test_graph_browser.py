@@ -225,3 +225,11 @@ def test_go_to_message_jumps_to_the_chat(qtbot, open_window, seeded, llm):
     browser.run("fact.open_message")
     assert window.tabs.currentWidget() is window.pane
     assert window.pane.view.currentIndex().row() == 0
+
+
+def test_a_type_keeps_its_colour_in_every_view_and_run():
+    from app.graph.colors import type_shade
+
+    assert type_shade("Person") == type_shade(" person ") == type_shade("PERSON")
+    shades = {type_shade(t) for t in ("Person", "City", "Food", "Book", "Drink", "Animal")}
+    assert len(shades) >= 5  # common types rarely share one
