@@ -348,16 +348,48 @@ def test_browser_packets_read_correct_undo_export_and_import(backend, llm, tmp_p
     assert not bad["success"] and "unknown kind" in bad["error"]
 
 
-def test_a_turn_sent_again_replaces_the_newest_turn_only(backend, llm):
-    llm.play({"text": "first"}, {"text": "second"}, {"text": "again"})
+def test_editing_an_earlier_message_replaces_it_and_every_later_turn(backend, llm):
+    def saying(thing: str) -> dict:
+        return {"tool_calls": [{"name": "memory_commit", "arguments": {"triplets": [
+            {"subject": "User", "relation": "likes", "object": thing}]}}]}
+
+    llm.play(saying("tea"), {"text": "first"}, saying("coffee"), {"text": "second"},
+             {"text": "again"}, {"text": "third"})
     _, client = backend()
-    first = client.process_message("one")
-    second = client.process_message("two")
+    first = client.process_message("I like tea")
+    client.process_message("I like coffee")
     refused = client._send(PacketType.PROCESS_MESSAGE,
-                           {"user_input": "one again", "replaces_turn": first["turn_id"]})
-    assert not refused["success"] and "newest turn" in refused["error"]
-    replaced = client._send(PacketType.PROCESS_MESSAGE,
-                            {"user_input": "two again", "replaces_turn": second["turn_id"]})
-    assert replaced["success"]
+                           {"user_input": "x", "replaces_turn": "no-such-turn"})
+    assert not refused["success"] and "a turn of the conversation" in refused["error"]
+    edited = client._send(PacketType.PROCESS_MESSAGE,
+                          {"user_input": "I like water", "replaces_turn": first["turn_id"]})
+    assert edited["success"], edited
     history = client.get_history()["history"]
-    assert [m["content"] for m in history] == ["one", "first", "two again", "again"]
+    assert [m["content"] for m in history] == ["I like water", "again"]
+    # what both discarded turns wrote is taken back, as one change
+    recalled = client.execute_tool("memory_recall", {"query_intent": "likes"})
+    assert "tea" not in recalled["data"]["result"] and "coffee" not in \
+        recalled["data"]["result"]
+    client.process_message("and then?")
+    assert [m["content"] for m in client.get_history()["history"]] == [
+        "I like water", "again", "and then?", "third"]
+
+
+def test_a_deleted_exchange_can_be_brought_back_where_it_was(backend, llm):
+    llm.play({"text": "first"}, {"text": "second"}, {"text": "third"})
+    _, client = backend()
+    client.process_message("one")
+    second = client.process_message("two")
+    client.process_message("three")
+    deleted = client.request(PacketType.DELETE_TURN, {"turn_id": second["turn_id"]})
+    assert deleted["success"] and deleted["data"]["removed"] == 2
+    assert [m["content"] for m in client.get_history()["history"]] == [
+        "one", "first", "three", "third"]
+    assert not client.request(PacketType.DELETE_TURN,
+                              {"turn_id": second["turn_id"]})["success"]
+    restored = client.request(PacketType.RESTORE_TURN, {"turn_id": second["turn_id"]})
+    assert restored["success"] and restored["data"]["restored"] == 2
+    assert [m["content"] for m in client.get_history()["history"]] == [
+        "one", "first", "two", "second", "three", "third"]
+    again = client.request(PacketType.RESTORE_TURN, {"turn_id": second["turn_id"]})
+    assert not again["success"] and again["code"] == "not_found"

@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.chat.code_blocks import code_rects, fix_tables, style_code_blocks
+from app.chat.message_editor import MessageEditor
 from app.chat.message_text import MessageText
 from app.chat.model import ChatMessage, MessageRole
 from app.sizes import char_width, chars
@@ -56,6 +57,8 @@ STREAM_REFRESH = 0.25  # …and laid out again at most this often (seconds)
 RETRY = N_("Retry")
 COPY = N_("Copy")
 MAX_COLUMN_CHARS = 110  # longer lines are hard to read on wide windows
+# What each message offers on hover and on keyboard focus, at the right of its header.
+ACTION_WORDS = {"copy": N_("Copy"), "edit": N_("Edit"), "regenerate": N_("Regenerate")}
 
 
 @dataclass
@@ -74,6 +77,7 @@ class MessageLayout:
     height: int
     copies: list[tuple[QRect, str]]  # each code block's Copy label and the code it copies
     memory_note: QRect | None = None  # "Remembered 2 · Recalled 3" under the reply
+    actions: list[tuple[QRect, str]] | None = None  # Copy, Edit or Regenerate, in the header
 
 
 class MessageDelegate(QStyledItemDelegate):
@@ -88,6 +92,10 @@ class MessageDelegate(QStyledItemDelegate):
         self.code_copied = None  # set by the view: a callable taking the copied code
         self.memory_note_clicked = None  # set by the view: a callable taking the row
         self.editing: ChatMessage | None = None  # shown by a selectable text on top
+        self.edit_message: ChatMessage | None = None  # being edited, in a box on itself
+        self.edit_height = 0  # the box's height
+        self.edit_later = 0  # exchanges after the one being edited
+        self.action_requested = None  # set by the view: a callable taking (row, action)
         self.reasoning_toggled = None  # set by the view: a callable taking the row
 
     # -- layout ---------------------------------------------------------------------------
@@ -178,7 +186,9 @@ class MessageDelegate(QStyledItemDelegate):
             y += pad // 2
         body = self._document(message, "body", inner_width, option.font, option.palette)
         body_top_left = QPointF(inner_left, y)
-        if message.content or not message.error:  # a failed empty reply shows its error only
+        if message is self.edit_message:
+            y += self.edit_height
+        elif message.content or not message.error:  # a failed empty reply shows its error
             y += round(body.size().height())
         error_line = retry = None
         if message.error:
@@ -199,10 +209,26 @@ class MessageDelegate(QStyledItemDelegate):
             y += metrics.height()
         y += pad
         bubble = QRect(bubble_left, top, bubble_width, y - top)
+        copies = [] if message is self.edit_message else \
+            self._copy_labels(body, body_top_left, metrics, message)
         return MessageLayout(bubble, header_y, body, body_top_left, reasoning_line, reasoning,
                              reasoning_top_left, error_line, retry,
-                             y - option.rect.top() + pad // 2,
-                             self._copy_labels(body, body_top_left, metrics, message), note)
+                             y - option.rect.top() + pad // 2, copies, note,
+                             self._actions(message, metrics, inner_left + inner_width,
+                                           header_y))
+
+    def _actions(self, message: ChatMessage, metrics: QFontMetrics, right: int,
+                 y: int) -> list[tuple[QRect, str]]:
+        """Copy, and Edit (yours) or Regenerate (a reply), right-aligned in the header."""
+        if message.streaming or message is self.edit_message or not message.turn_id:
+            return []
+        names = ["copy", "edit" if message.role == "user" else "regenerate"]
+        rects = []
+        for name in reversed(names):
+            width = metrics.horizontalAdvance(i18n.tr(ACTION_WORDS[name])) + metrics.height()
+            rects.append((QRect(right - width, y, width, metrics.height()), name))
+            right -= width
+        return rects[::-1]
 
     @staticmethod
     def _copy_labels(body: QTextDocument, top_left: QPointF, metrics: QFontMetrics,
@@ -229,7 +255,8 @@ class MessageDelegate(QStyledItemDelegate):
             else index.data(MessageRole)
         width = self.view.viewport().width()
         key = (id(message), self._shown_version(message), width, message.reasoning_open,
-               message is self.retry_message, message.memory_note)
+               message is self.retry_message, message.memory_note,
+               message is self.edit_message and self.edit_height)
         height = self._heights.get(key)
         if height is None:
             option = QStyleOptionViewItem(option)
@@ -257,7 +284,8 @@ class MessageDelegate(QStyledItemDelegate):
             painter.drawRoundedRect(parts.bubble.adjusted(0, 0, -1, -1), radius, radius)
         self._paint_header(painter, option, message, parts)
         self._paint_code_backgrounds(painter, palette, parts)
-        if (message.content or not message.error) and message is not self.editing:
+        if (message.content or not message.error) and message is not self.editing \
+                and message is not self.edit_message:
             self._paint_document(painter, palette, parts.body, parts.body_top_left,
                                  QPalette.ColorRole.Text, visible=self.view.viewport().rect())
         muted = palette.color(QPalette.ColorRole.PlaceholderText)
@@ -285,6 +313,10 @@ class MessageDelegate(QStyledItemDelegate):
         painter.setPen(palette.color(QPalette.ColorRole.Link))
         for rect, _code in parts.copies:
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, i18n.tr(COPY))
+        if option.state & (QStyle.StateFlag.State_MouseOver | QStyle.StateFlag.State_Selected):
+            for rect, name in parts.actions or ():  # on hover and on keyboard focus
+                painter.drawText(rect, Qt.AlignmentFlag.AlignCenter,
+                                 i18n.tr(ACTION_WORDS[name]))
         painter.restore()
 
     def _paint_header(self, painter: QPainter, option: QStyleOptionViewItem,
@@ -371,6 +403,8 @@ class MessageDelegate(QStyledItemDelegate):
     def createEditor(self, parent: QWidget, option: QStyleOptionViewItem,
                      index: Index) -> QWidget:
         message: ChatMessage = index.data(MessageRole)
+        if message is self.edit_message:
+            return MessageEditor(message.content, self.edit_later, parent)
         parts = self.layout(option, message)
         offset = parts.body_top_left.toPoint()
         editor = MessageText(parts.body, [(r.translated(-offset), code)
@@ -381,7 +415,10 @@ class MessageDelegate(QStyledItemDelegate):
 
     def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem,
                              index: Index) -> None:
-        editor.setGeometry(self.body_rect(option, index.data(MessageRole)))
+        rect = self.body_rect(option, index.data(MessageRole))
+        if isinstance(editor, MessageEditor):
+            rect.setHeight(self.edit_height)
+        editor.setGeometry(rect)
 
     def setEditorData(self, editor: QWidget, index: Index) -> None:
         pass  # the text is the message's; nothing is edited
@@ -390,7 +427,8 @@ class MessageDelegate(QStyledItemDelegate):
         pass
 
     def destroyEditor(self, editor: QWidget, index: Index) -> None:
-        self.editing = None
+        if isinstance(editor, MessageText):
+            self.editing = None
         super().destroyEditor(editor, index)
 
     def editorEvent(self, event: QEvent, model, option: QStyleOptionViewItem,
@@ -406,6 +444,10 @@ class MessageDelegate(QStyledItemDelegate):
         if parts.retry is not None and parts.retry.contains(point) and self.retry_requested:
             self.retry_requested()
             return True
+        for rect, name in parts.actions or ():
+            if rect.contains(point) and self.action_requested:
+                self.action_requested(index.row(), name)
+                return True
         for rect, code in parts.copies:
             if rect.contains(point):
                 QGuiApplication.clipboard().setText(code)

@@ -39,7 +39,7 @@ class TurnController(QObject):
         self.registry = registry
         self.running = False
         self.failed_text: str | None = None
-        self.editing_turn: str | None = None  # Edit last message: sending replaces it
+        self.deleted: list[str] = []  # exchanges deleted here, newest last: Ctrl+Z brings back
         self.stream = StreamBuffer(self._streamed, self)
         self.session_tokens = 0
         self.last_tokens = 0
@@ -59,8 +59,9 @@ class TurnController(QObject):
         pane.stop_button.clicked.connect(self.stop)
         pane.view.retry_requested.connect(self.retry)
         pane.view.regenerate_requested.connect(self.regenerate)
-        pane.view.edit_requested.connect(self.edit_last)
+        pane.view.edit_sent.connect(self.resend)
         pane.view.delete_turn_requested.connect(self.delete_turn)
+        pane.view.restore_requested.connect(self.restore_deleted)
 
     def _flushed(self, show: Any) -> Any:
         """What streamed before a tool call shows before it."""
@@ -84,17 +85,14 @@ class TurnController(QObject):
     # -- a turn ---------------------------------------------------------------------------
 
     def send(self, text: str, replaces_turn: str | None = None) -> None:
-        """Send `text`; with `replaces_turn`, in place of that (newest) turn, whose memory
-        changes the backend takes back first."""
+        """Send `text`; with `replaces_turn`, in place of that turn and every turn after
+        it, whose memory changes the backend takes back first."""
         if self.running:
             self.said.emit(tr("A reply is still running: press Esc to stop it, "
                               "or wait, then send."), 5000)
             return
-        if replaces_turn is None and self.editing_turn is not None:
-            replaces_turn = self.editing_turn
-            self.chat.remove_rows(self.chat.rows_of(replaces_turn))
-        self.editing_turn = None
-        self.pane.input.accept_sent(text)
+        if replaces_turn is None:
+            self.pane.input.accept_sent(text)  # an edit leaves the draft in the box alone
         self.clear_retry()
         self.pane.view.follow_latest()  # what is sent, and its reply, are always seen
         self.chat.append(ChatMessage("user", text))
@@ -178,33 +176,34 @@ class TurnController(QObject):
         return next((self.chat.messages[r].content for r in self.chat.rows_of(turn)
                      if self.chat.messages[r].role == "user"), None)
 
-    def regenerate(self) -> None:
-        """Ask again for the newest reply, in place of it; what it wrote to the memory is
-        taken back first."""
-        turn = self.chat.newest_turn()
+    def regenerate(self, turn: object = None) -> None:
+        """Ask again for a reply (the newest by default), in place of it and of the
+        exchanges after it; what they wrote to the memory is taken back first."""
+        turn = turn if isinstance(turn, str) else self.chat.newest_turn()
         asked = None if self.running or turn is None else self._asked(turn)
         if asked is None:
             return
-        self.clear_retry()
-        self.chat.remove_rows(self.chat.rows_of(turn))
-        self.send(asked, replaces_turn=turn)
+        self.resend(turn, asked)
         self.said.emit(tr("Regenerating: what the old reply wrote to the "
                           "memory was taken back."), 8000)
 
-    def edit_last(self) -> None:
-        """Put the newest message back in the box; sending it replaces that exchange."""
-        turn = self.chat.newest_turn()
-        asked = None if self.running or turn is None else self._asked(turn)
-        if asked is None:
+    def resend(self, turn: str, text: str) -> None:
+        """Your message of `turn`, edited (or as it was), sent in place of that exchange
+        and the ones after it: the conversation goes on from there."""
+        rows = self.chat.rows_of(turn)
+        if self.running or not rows:
             return
-        self.editing_turn = turn
-        box = self.pane.input
-        box.setPlainText(asked)
-        box.setFocus()
-        box.moveCursor(box.textCursor().MoveOperation.End)
-        self.state_changed.emit(tr("Editing your last message: sending it replaces that "
-                                   "exchange and takes back what its reply wrote to the "
-                                   "memory"))
+        self.clear_retry()
+        self.chat.remove_from(rows[0])
+        self.send(text, replaces_turn=turn)
+
+    def edit_last(self) -> None:
+        """Your newest message, in a box on itself (Esc leaves it as it was)."""
+        row = next((r for r in range(len(self.chat.messages) - 1, -1, -1)
+                    if self.chat.messages[r].role == "user" and self.chat.messages[r].turn_id),
+                   None)
+        if row is not None and not self.running:
+            self.pane.view.start_edit(row)
 
     def delete_turn(self, turn_id: str) -> None:
         if self.running:
@@ -213,12 +212,35 @@ class TurnController(QObject):
         def done(answer: dict[str, Any]) -> None:
             if answer["success"]:
                 self.chat.remove_rows(self.chat.rows_of(turn_id))
-                self.said.emit(tr("Exchange deleted from the conversation; the memory keeps "
-                                  "what it learned (Ctrl+Alt+Z takes that back)."), 8000)
+                self.deleted.append(turn_id)
+                self.pane.view.restorable = True
+                self.said.emit(tr("Exchange deleted. Ctrl+Z in the chat brings it back; the "
+                                  "memory keeps what it learned (Ctrl+Alt+Z takes that "
+                                  "back)."), 10000)
             else:
                 self.said.emit(tr("Not deleted: {error}", error=answer["error"]), 8000)
 
         self.host.send(PacketType.DELETE_TURN, {"turn_id": turn_id}, done)
+
+    def restore_deleted(self) -> None:
+        """Bring back the exchange deleted last, where it was."""
+        if self.running or not self.deleted:
+            return
+        turn_id = self.deleted.pop()
+        self.pane.view.restorable = bool(self.deleted)
+
+        def done(answer: dict[str, Any]) -> None:
+            if not answer["success"]:
+                self.said.emit(tr("Not brought back: {error}", error=answer["error"]), 8000)
+                return
+            self.host.send(PacketType.GET_HISTORY, None, self._shown_again)
+            self.said.emit(tr("Exchange brought back."), 5000)
+
+        self.host.send(PacketType.RESTORE_TURN, {"turn_id": turn_id}, done)
+
+    def _shown_again(self, answer: dict[str, Any]) -> None:
+        if answer["success"]:
+            self.chat.reset(answer["data"]["history"])
 
     def retry(self) -> None:
         """Send the failed message again in place of the failed turn: one user message,
@@ -241,7 +263,8 @@ class TurnController(QObject):
     def show_history(self, history: list[dict[str, Any]]) -> None:
         """Show a conversation's messages (at start, or another conversation chosen)."""
         self.clear_retry()
-        self.editing_turn = None
+        self.deleted.clear()
+        self.pane.view.restorable = False
         self.chat.reset(history)
         self.trace.load_history(history)
         self.pane.input.sent = [m["content"] for m in history if m["role"] == "user"][-50:]

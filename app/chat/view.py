@@ -26,9 +26,10 @@ class ChatView(QListView):
     undo_turn_requested = Signal(str)  # a turn id
     code_copied = Signal(str)
     memory_note_clicked = Signal(str)  # the turn id of the reply whose line was clicked
-    regenerate_requested = Signal()
-    edit_requested = Signal()
+    regenerate_requested = Signal(str)  # the turn whose reply is asked for again
+    edit_sent = Signal(str, str)  # the turn of the message edited, its new text
     delete_turn_requested = Signal(str)
+    restore_requested = Signal()  # Ctrl+Z in the chat: bring the last deleted exchange back
 
     def __init__(self, model: ChatModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -41,6 +42,9 @@ class ChatView(QListView):
         self.delegate.code_copied = self.code_copied.emit
         self.delegate.memory_note_clicked = self._memory_note_clicked
         self.delegate.reasoning_toggled = self.toggle_reasoning
+        self.delegate.action_requested = self.run_action
+        self._edit_index: QPersistentModelIndex | None = None  # the message being edited
+        self.restorable = False  # a deleted exchange Ctrl+Z can bring back
         self.setItemDelegate(self.delegate)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.verticalScrollBar().setSingleStep(self.fontMetrics().height() * 2)
@@ -68,6 +72,8 @@ class ChatView(QListView):
         model.rowsInserted.connect(self._on_rows_inserted)
         model.modelReset.connect(self.delegate.clear_caches)
         model.modelAboutToBeReset.connect(self.close_text)
+        model.modelAboutToBeReset.connect(self.cancel_edit)
+        model.rowsAboutToBeRemoved.connect(lambda *_: self._edit_gone())
         model.modelReset.connect(lambda: self._set_follow(True))
 
         copy = QAction(tr("Copy message"), self)
@@ -196,7 +202,8 @@ class ChatView(QListView):
         if self._text_index is None or QModelIndex(self._text_index) != index:
             self.close_text()
             message = self.chat.messages[index.row()]
-            if message.streaming or not message.content:
+            if message.streaming or not message.content \
+                    or message is self.delegate.edit_message:
                 return None
             self.openPersistentEditor(index)
             self._text_index = QPersistentModelIndex(index)
@@ -273,6 +280,86 @@ class ChatView(QListView):
             return True
         return super().eventFilter(watched, event)
 
+    # -- editing a message where it stands ------------------------------------------------
+
+    def start_edit(self, row: int) -> None:
+        """Your message at `row` in a box on itself, with Cancel and Send."""
+        message = self.chat.messages[row] if 0 <= row < len(self.chat.messages) else None
+        if message is None or message.role != "user" or not message.turn_id \
+                or message.streaming:
+            return
+        self.cancel_edit()
+        self.close_text()
+        turns = [m.turn_id for m in self.chat.messages if m.turn_id and m.role == "user"]
+        delegate = self.delegate
+        delegate.edit_message = message
+        delegate.edit_later = len(turns) - 1 - turns.index(message.turn_id)
+        delegate.edit_height = 6 * self.fontMetrics().lineSpacing()
+        index = self.chat.index(row)
+        self.chat.change(row)  # laid out again with room for the box
+        self.openPersistentEditor(index)
+        self._edit_index = QPersistentModelIndex(index)
+        editor = self.indexWidget(index)
+        width = self.delegate.body_rect(self._option(), message).width()
+        delegate.edit_height = editor.height_for(width)
+        self.chat.change(row)
+        editor.cancelled.connect(self.cancel_edit)
+        editor.sent.connect(lambda text, turn=message.turn_id: self._edited(turn, text))
+        self.scrollTo(index)
+        editor.text.setFocus()
+
+    def _option(self) -> QStyleOptionViewItem:
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        option.rect = self.viewport().rect()
+        return option
+
+    def editor_of_edit(self) -> QWidget | None:
+        if self._edit_index is None or not self._edit_index.isValid():
+            return None
+        return self.indexWidget(QModelIndex(self._edit_index))
+
+    def cancel_edit(self) -> None:
+        """Leave the message as it was; the keyboard goes back to it."""
+        index, self._edit_index = self._edit_index, None
+        message, self.delegate.edit_message = self.delegate.edit_message, None
+        if index is not None and index.isValid():
+            self.closePersistentEditor(QModelIndex(index))
+            if message in self.chat.messages:
+                self.chat.change(self.chat.messages.index(message))
+            self.setCurrentIndex(QModelIndex(index))
+            self.setFocus()
+
+    def _edit_gone(self) -> None:
+        """Rows are going (a new turn, another conversation): the box goes with them."""
+        if self._edit_index is not None and not self._edit_index.isValid():
+            self._edit_index = None
+            self.delegate.edit_message = None
+
+    def _edited(self, turn: str, text: str) -> None:
+        self.cancel_edit()
+        self.edit_sent.emit(turn, text)
+
+    def run_action(self, row: int, name: str) -> None:
+        """Copy, Edit or Regenerate, from a message's header (hover or keyboard)."""
+        message = self.chat.messages[row]
+        self.setCurrentIndex(self.chat.index(row))
+        if name == "copy":
+            self.copy_selected()
+        elif name == "edit":
+            self.start_edit(row)
+        elif name == "regenerate" and message.turn_id:
+            self.regenerate_requested.emit(message.turn_id)
+
+    def event(self, event) -> bool:
+        """Ctrl+Z here brings back the exchange just deleted, before the window's Undo
+        (of memory changes) gets it."""
+        if event.type() == QEvent.Type.ShortcutOverride and self.restorable and \
+                event.matches(QKeySequence.StandardKey.Undo):
+            event.accept()
+            return True
+        return super().event(event)
+
     # -- actions on messages ---------------------------------------------------------------
 
     def selected_row(self) -> int | None:
@@ -317,9 +404,19 @@ class ChatView(QListView):
 
     def keyPressEvent(self, event) -> None:
         row = self.selected_row()
+        if self.restorable and event.matches(QKeySequence.StandardKey.Undo):
+            self.restore_requested.emit()
+            return
         if event.key() == Qt.Key.Key_Space and row is not None:
             self.toggle_reasoning(row)
             return
+        if row is not None and not event.modifiers() and event.key() in (Qt.Key.Key_E,
+                                                                          Qt.Key.Key_R):
+            message = self.chat.messages[row]
+            wanted = "edit" if event.key() == Qt.Key.Key_E else "regenerate"
+            if (wanted == "edit") == (message.role == "user"):
+                self.run_action(row, wanted)
+                return
         opens_text = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_F2)
         if opens_text and row is not None \
                 and self.open_text(self.chat.index(row), focus=True) is not None:
@@ -343,11 +440,11 @@ class ChatView(QListView):
         menu.addAction(tr("Copy message"), self.copy_selected)
         menu.addAction(tr("Copy as Markdown"),
                        lambda: QGuiApplication.clipboard().setText(message.content))
-        newest = message.turn_id is not None and message.turn_id == self.chat.newest_turn()
-        if newest and message.role == "assistant" and not message.streaming:
-            menu.addAction(tr("Regenerate reply"), self.regenerate_requested.emit)
-        if newest and message.role == "user":
-            menu.addAction(tr("Edit and resend"), self.edit_requested.emit)
+        if message.turn_id and message.role == "assistant" and not message.streaming:
+            menu.addAction(tr("Regenerate reply"),
+                           lambda: self.regenerate_requested.emit(message.turn_id))
+        if message.turn_id and message.role == "user":
+            menu.addAction(tr("Edit and resend"), lambda: self.start_edit(index.row()))
         if message.reasoning:
             menu.addAction(tr("Hide reasoning") if message.reasoning_open else tr("Show reasoning"),
                            lambda: self.toggle_reasoning(index.row()))

@@ -48,6 +48,7 @@ class PacketType(Enum):
     # beyond the seed: what a turn touched, and deleting an exchange
     TURN_TOUCHED = "turn_touched"
     DELETE_TURN = "delete_turn"
+    RESTORE_TURN = "restore_turn"
     # beyond the seed: the endpoint's models (the model picker)
     LIST_MODELS = "list_models"
     # beyond the seed: conversations

@@ -55,11 +55,18 @@ def get(store: GraphStore, conversation_id: Any) -> Row:
     return row
 
 
+def _shown(store: GraphStore) -> str:
+    """The messages shown: not those of exchanges the person deleted (a file from before
+    version 13 has no such mark)."""
+    return " AND m.deleted_at IS NULL" if store.schema_version() >= 13 else ""
+
+
 def listing(store: GraphStore, deleted: bool = False) -> list[Row]:
     """Newest first, with how many messages each holds and its first words."""
     return store.query(
         "SELECT c.id, c.title, c.created_at, c.updated_at, c.deleted_at,"
-        " (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS messages"
+        " (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id"
+        + _shown(store) + ") AS messages"
         " FROM conversations c WHERE (c.deleted_at IS NOT NULL) = ?"
         " ORDER BY c.updated_at DESC, c.id DESC", (int(deleted),))
 
@@ -114,7 +121,7 @@ def search(store: GraphStore, text: str, limit: int = 50) -> list[Row]:
     rows = store.query(
         "SELECT m.id, m.role, m.content, m.created_at, m.turn_id, m.conversation_id,"
         " c.title FROM messages m JOIN conversations c ON c.id = m.conversation_id"
-        f" WHERE m.id IN ({marks}) AND c.deleted_at IS NULL", list(order))
+        f" WHERE m.id IN ({marks}) AND c.deleted_at IS NULL" + _shown(store), list(order))
     rows.sort(key=lambda r: order[r["id"]])
     words = [w.casefold() for w in text.split() if w]
     for row in rows:
@@ -134,8 +141,9 @@ def markdown(store: GraphStore, conversation_id: int) -> str:
     """The conversation as Markdown: its title, then each message under who said it."""
     conversation = get(store, conversation_id)
     lines = [f"# {conversation['title']}", ""]
-    for message in store.query("SELECT role, content, created_at, error FROM messages WHERE"
-                               " conversation_id = ? ORDER BY id", (conversation_id,)):
+    for message in store.query("SELECT role, content, created_at, error FROM messages m"
+                               " WHERE conversation_id = ?" + _shown(store) + " ORDER BY id",
+                               (conversation_id,)):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(message["created_at"]))
         who = "You" if message["role"] == "user" else "Assistant"
         lines += [f"**{who}** · {when}", ""]

@@ -13,7 +13,7 @@ import os
 import sqlite3
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -500,20 +500,26 @@ class GraphStore:
         """
         return self.undo_changes([change_id], "undo", {"change_id": change_id}, turn_id, actor)
 
-    def undo_turn(self, turn_id: str, actor: str = "user") -> tuple[int, list[int]]:
-        """Take back every change one turn made, newest first, as one change.
+    def undo_turn(self, turn_id: str, actor: str = "user",
+                  later: Sequence[str] = ()) -> tuple[int, list[int]]:
+        """Take back every change one turn made (and the `later` turns', when an earlier
+        message is edited), newest first, as one change.
 
         Answers the undo's change id and the ids it undid; all or nothing.
         """
-        rows = self.query("SELECT id FROM change_log WHERE turn_id = ? AND undo_of IS NULL"
-                          " AND undone_by IS NULL AND tool NOT IN ('undo', 'undo_turn', 'redo')"
-                          " ORDER BY id", (turn_id,))
+        turns = [turn_id, *later]
+        places = ", ".join("?" * len(turns))
+        rows = self.query(f"SELECT id FROM change_log WHERE turn_id IN ({places}) AND"
+                          " undo_of IS NULL AND undone_by IS NULL AND tool NOT IN ('undo',"
+                          " 'undo_turn', 'redo') ORDER BY id", turns)
         ids = [r["id"] for r in rows]
         if not ids:
             raise StoreError(N_("this turn changed nothing that is not undone already"),
                              ErrorCode.NOTHING_TO_DO)
-        undo_id = self.undo_changes(ids, "undo_turn", {"turn_id": turn_id, "change_ids": ids},
-                                    None, actor)
+        arguments: dict[str, Any] = {"turn_id": turn_id, "change_ids": ids}
+        if later:
+            arguments["later_turns"] = list(later)
+        undo_id = self.undo_changes(ids, "undo_turn", arguments, None, actor)
         return undo_id, ids
 
     def undo_changes(self, change_ids: list[int], tool: str, arguments: Any,

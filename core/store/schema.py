@@ -283,7 +283,8 @@ UPDATE messages SET error = NULL WHERE error = 'cancelled' AND partial = 1;
 # connection), which it cannot choose. An app's call over its write budget waits for the
 # person like the model's removals: an approval names whose call it is and why it waits.
 # The hour's budgets read the last hour of the change log by time. The Memory tab's search
-# as you type finds nodes by the beginning of their type ("Instr" finds Instruments).
+# as you type finds nodes by the beginning of their type ("Instr" finds Instruments). A
+# deleted exchange is kept, marked, so the person can bring it back.
 V13 = """
 ALTER TABLE change_log ADD COLUMN via TEXT;
 ALTER TABLE approvals ADD COLUMN actor TEXT NOT NULL DEFAULT 'model';
@@ -291,6 +292,7 @@ ALTER TABLE approvals ADD COLUMN via TEXT;
 ALTER TABLE approvals ADD COLUMN reason TEXT NOT NULL DEFAULT 'removes';
 CREATE INDEX change_log_time ON change_log(created_at);
 CREATE INDEX nodes_type ON nodes(type COLLATE NOCASE);
+ALTER TABLE messages ADD COLUMN deleted_at REAL;
 """
 
 Migration = str | Callable[[sqlite3.Connection], None]

@@ -10,6 +10,7 @@ from core.store import GraphStore, StoreError, conversations
 
 JSON_FIELDS = ("tool_calls", "rejected_tools", "usage")
 CONVERSATIONS_SCHEMA = 8  # the schema version that brought conversations
+DELETED_SCHEMA = 13  # ...and the one that keeps deleted exchanges, marked
 ROLES = ("user", "assistant", "system")
 
 
@@ -40,6 +41,9 @@ class History:
         self.legacy = store.schema_version() < CONVERSATIONS_SCHEMA
         self.conversation_id = conversation_id if conversation_id is not None or \
             self.legacy else conversations.current(store)
+        # what is shown: not the exchanges the person deleted (on files that mark them)
+        self.shown = " AND deleted_at IS NULL" \
+            if store.schema_version() >= DELETED_SCHEMA else ""
 
     def append(self, role: str, content: str, **fields: Any) -> int:
         """Add one message; `fields` may carry tool_calls, rejected_tools, usage, partial,
@@ -48,7 +52,7 @@ class History:
             raise StoreError(self.store.read_only)
         first = role == "user" and self.store.query_one(
             "SELECT 1 AS yes FROM messages WHERE conversation_id = ? AND role = 'user'"
-            " LIMIT 1", (self.conversation_id,)) is None
+            + self.shown + " LIMIT 1", (self.conversation_id,)) is None
         with self.store.conn:
             message_id = self._insert({"role": role, "content": content, **fields})
         conversations.touch(self.store, self.conversation_id, content if first else None)
@@ -65,7 +69,7 @@ class History:
         rows = self.store.query(
             "SELECT id, role, " + text + ", tool_calls, rejected_tools, usage, partial, error,"
             " turn_id, created_at, round_trips FROM messages"
-            + ("" if self.legacy else " WHERE conversation_id = :conversation")
+            + ("" if self.legacy else " WHERE conversation_id = :conversation" + self.shown)
             + " ORDER BY id DESC LIMIT :limit",
             {"cap": cap, "limit": limit if limit is not None else -1,
              "conversation": self.conversation_id})
@@ -97,8 +101,19 @@ class History:
 
     def latest_turn(self) -> str | None:
         row = self.store.query_one("SELECT turn_id FROM messages WHERE conversation_id = ?"
-                                   " ORDER BY id DESC LIMIT 1", (self.conversation_id,))
+                                   + self.shown + " ORDER BY id DESC LIMIT 1",
+                                   (self.conversation_id,))
         return row["turn_id"] if row else None
+
+    def turns_from(self, turn_id: str) -> list[str]:
+        """The shown turns from `turn_id` to the newest, in order; [] when the
+        conversation does not show it."""
+        rows = self.store.query(
+            "SELECT turn_id FROM messages WHERE conversation_id = :c AND turn_id IS NOT NULL"
+            + self.shown + " AND id >= (SELECT min(id) FROM messages WHERE turn_id = :t AND"
+            " conversation_id = :c" + self.shown + ") GROUP BY turn_id ORDER BY min(id)",
+            {"c": self.conversation_id, "t": turn_id})
+        return [r["turn_id"] for r in rows]
 
     def drop_turn(self, turn_id: str) -> int:
         """Remove a turn's messages (a retried or regenerated turn); answers how many."""
@@ -106,6 +121,18 @@ class History:
             return self.store.conn.execute(
                 "DELETE FROM messages WHERE turn_id = ? AND conversation_id = ?",
                 (turn_id, self.conversation_id)).rowcount
+
+    def hide_turn(self, turn_id: str, hidden: bool) -> int:
+        """Delete an exchange the person can bring back (hidden), or bring it back;
+        answers how many messages changed. A file without the mark drops it for good."""
+        if not self.shown:
+            return self.drop_turn(turn_id) if hidden else 0
+        with self.store.conn:
+            return self.store.conn.execute(
+                "UPDATE messages SET deleted_at = ? WHERE turn_id = ? AND conversation_id = ?"
+                " AND (deleted_at IS NULL) = ?",
+                (self.store.clock() if hidden else None, turn_id, self.conversation_id,
+                 int(hidden))).rowcount
 
     def _insert(self, message: dict[str, Any]) -> int:
         message = clean_text(message)

@@ -204,18 +204,21 @@ class Turn:
         return outcome
 
     def _take_back(self, turn_id: Any) -> None:
-        """Retry and regenerate replace the newest turn: its memory changes are undone
-        first, so nothing a discarded reply wrote stays, then its messages go."""
-        if not isinstance(turn_id, str) or turn_id != self.history.latest_turn():
-            raise TurnRefused(tr("replaces_turn must name the newest turn of the "
-                                 "conversation"))
+        """Retry, regenerate and editing a message replace a turn and every turn after it
+        (the conversation goes on from there): their memory changes are undone first, as
+        one change, so nothing a discarded reply wrote stays, then their messages go."""
+        turns = self.history.turns_from(turn_id) if isinstance(turn_id, str) else []
+        if not turns:
+            raise TurnRefused(tr("replaces_turn must name a turn of the conversation"))
         try:
-            self.store.undo_turn(turn_id)
+            self.store.undo_turn(turns[0], later=turns[1:])
         except StoreError as error:
             if error.code is not ErrorCode.NOTHING_TO_DO:
                 raise TurnRefused(N_("the turn cannot be replaced: {error}"), None,
                                   error.code, error=error.said()) from None
-        self.history.drop_turn(turn_id)
+        for turn in turns:
+            approvals.expire_turn(self.store, turn)
+            self.history.drop_turn(turn)
 
     def _ask_person(self, outcome: dict[str, Any]) -> dict[str, Any]:
         """A call over the budget: with a window, keep it for the person to allow; either

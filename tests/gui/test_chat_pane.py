@@ -317,13 +317,56 @@ def test_edit_last_message_resends_it_in_place_of_the_old_exchange(qtbot, open_w
              commit_step("Paris"), {"text": "Paris, noted."})
     window.turns.send("I live in Rome")
     wait_turn(qtbot, window)
+    window.pane.input.setPlainText("a draft of my next question")
     window.registry.actions["chat.edit_last"].trigger()
-    assert window.pane.input.toPlainText() == "I live in Rome"
-    window.pane.input.setPlainText("I live in Paris")
-    window.pane.send_typed()
+    editor = window.pane.view.editor_of_edit()
+    assert editor is not None and editor.text.toPlainText() == "I live in Rome"
+    assert editor.text.hasFocus() or not window.isActiveWindow()
+    editor.text.setPlainText("I live in Paris")
+    qtbot.keyClick(editor.text, Qt.Key.Key_Return)
     wait_turn(qtbot, window)
     assert [m.content for m in window.chat.messages] == ["I live in Paris", "Paris, noted."]
     assert active_facts(home) == ["Paris"]
+    assert window.pane.input.toPlainText() == "a draft of my next question"  # left alone
+
+
+def test_esc_leaves_an_edit_and_nothing_changes(qtbot, open_window, home, llm):
+    window = open_window(home)
+    llm.play(commit_step("Rome"), {"text": "Rome, noted."}, {"text": "A new answer."})
+    window.turns.send("I live in Rome")
+    wait_turn(qtbot, window)
+    view = window.pane.view
+    view.start_edit(0)
+    editor = view.editor_of_edit()
+    editor.text.setPlainText("something else")
+    qtbot.keyClick(editor.text, Qt.Key.Key_Escape)
+    assert view.editor_of_edit() is None and view.delegate.edit_message is None
+    assert [m.content for m in window.chat.messages] == ["I live in Rome", "Rome, noted."]
+    # a new message afterwards is a new exchange, never a silent replacement
+    window.turns.send("What is the weather?")
+    wait_turn(qtbot, window)
+    assert [m.content for m in window.chat.messages] == [
+        "I live in Rome", "Rome, noted.", "What is the weather?", "A new answer."]
+    assert active_facts(home) == ["Rome"]
+
+
+def test_editing_an_earlier_message_goes_on_from_there(qtbot, open_window, home, llm):
+    window = open_window(home)
+    llm.play(commit_step("Rome"), {"text": "Rome, noted."}, commit_step("jazz"),
+             {"text": "Jazz, noted."}, commit_step("Oslo"), {"text": "Oslo, noted."})
+    window.turns.send("I live in Rome")
+    wait_turn(qtbot, window)
+    window.turns.send("I like jazz")
+    wait_turn(qtbot, window)
+    view = window.pane.view
+    view.run_action(0, "edit")  # the hover action on the first message
+    editor = view.editor_of_edit()
+    assert "and the 1 after it" in editor.note.text()
+    editor.text.setPlainText("I live in Oslo")
+    qtbot.mouseClick(editor.send, Qt.MouseButton.LeftButton)
+    wait_turn(qtbot, window)
+    assert [m.content for m in window.chat.messages] == ["I live in Oslo", "Oslo, noted."]
+    assert active_facts(home) == ["Oslo"]  # Rome and jazz were taken back
 
 
 def test_deleting_an_exchange_keeps_what_the_memory_learned(qtbot, open_window, home, llm):
@@ -338,6 +381,16 @@ def test_deleting_an_exchange_keeps_what_the_memory_learned(qtbot, open_window, 
     qtbot.waitUntil(lambda: len(window.chat.messages) == 2)
     assert [m.content for m in window.chat.messages] == ["hi", "Hello."]
     assert active_facts(home) == ["jazz"]
+    assert "Ctrl+Z" in window.toast.current()
+    view = window.pane.view
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: len(window.chat.messages) == 4)
+    assert [m.content for m in window.chat.messages] == [
+        "I like jazz", "Jazz, noted.", "hi", "Hello."]
+    assert active_facts(home) == ["jazz"]  # Ctrl+Z in the chat took back no memory
+    window.turns.delete_turn(first)
+    qtbot.waitUntil(lambda: len(window.chat.messages) == 2)
     window.close()
     again = open_window(home)
     assert [m.content for m in again.chat.messages] == ["hi", "Hello."]

@@ -49,14 +49,27 @@ def undo_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 
 @handles(PacketType.DELETE_TURN, {"turn_id": NAME}, long_running=True)
 def delete_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
-    """Remove one exchange from the conversation; the memory keeps what it learned
-    (Undo this turn takes that back)."""
+    """Remove one exchange from the conversation, so the model no longer sees it; it is
+    kept, marked, for RESTORE_TURN. The memory keeps what it learned (Undo this turn
+    takes that back)."""
     if "turn_id" not in body:
         raise Refusal(N_("turn_id must name a turn"))
-    removed = backend.history().drop_turn(body["turn_id"])
+    removed = backend.history().hide_turn(body["turn_id"], True)
     if not removed:
         raise Refusal(N_("that exchange is not in the conversation"), ErrorCode.NOT_FOUND)
     return {"removed": removed}
+
+
+@handles(PacketType.RESTORE_TURN, {"turn_id": NAME}, long_running=True)
+def restore_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    """Bring a deleted exchange back where it was in its conversation."""
+    if "turn_id" not in body:
+        raise Refusal(N_("turn_id must name a turn"))
+    restored = backend.history().hide_turn(body["turn_id"], False)
+    if not restored:
+        raise Refusal(N_("no deleted exchange of this conversation has that turn"),
+                      ErrorCode.NOT_FOUND)
+    return {"restored": restored}
 
 
 @handles(PacketType.TURN_TOUCHED, {"turn_id": NAME}, reads=True)
