@@ -55,6 +55,7 @@ class MemoryActions(QObject):
             QMessageBox.warning(self.window, tr("Not changed"), answer["error"])
             return
         decided = answer["data"]["approval"]
+        self.approvals.settle(decided)
         if decided["state"] == "allowed":
             self.said.emit(tr("Allowed: {outcome}", outcome=decided["outcome"]), 10000)
         elif decided["state"] == "denied":

@@ -231,7 +231,9 @@ def test_in_the_window_a_call_over_the_budget_waits_for_the_persons_allow(dispat
     assert answer.success
     asked = answer.data["approvals"]
     assert len(asked) == 1 and asked[0]["count"] == 40 and "approval_requested" in events
-    assert "asked to allow or deny it in the window" in answer.data["rejected_tools"][0][1]
+    [waiting] = answer.data["tool_calls"]  # a question to the person, not a refusal
+    assert waiting["waiting"] == asked[0]["id"] and not answer.data["rejected_tools"]
+    assert "asked to allow or deny it in the window" in waiting["result"]
     listed = dispatcher.handle(Packet.make(PacketType.LIST_APPROVALS, {})).data["approvals"]
     assert [a["id"] for a in listed] == [asked[0]["id"]]
     assert dispatcher.store.query_one(
@@ -375,7 +377,7 @@ def test_a_slow_wipe_across_turns_needs_the_persons_allow(dispatcher, llm):
             "user_input": f"tidy up group {group}"})))
     assert all(answer.success for answer in answers)
     assert [len(answer.data["approvals"]) for answer in answers] == [0, 0, 0, 1]
-    reason = answers[3].data["rejected_tools"][0][1]
+    reason = answers[3].data["tool_calls"][0]["result"]
     assert "6 of 60 rows left this hour, across turns" in reason, reason
     deleted = "SELECT count(*) AS n FROM edges WHERE status = 'deleted'"
     assert dispatcher.store.query_one(deleted)["n"] == 54  # the fourth waits

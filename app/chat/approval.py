@@ -81,6 +81,7 @@ def why_it_waits(request: dict[str, Any]) -> str:
 
 class ApprovalCard(QFrame):
     decided = Signal(int, bool)  # approval id, allow
+    settled = Signal(object)  # the request as it ended (allowed, denied or failed)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -142,6 +143,11 @@ class ApprovalCard(QFrame):
     def remove(self, approval_id: int) -> None:
         self.pending = [r for r in self.pending if r["id"] != approval_id]
         self._show_first()
+
+    def settle(self, request: dict[str, Any]) -> None:
+        """A request ended: off the card, and the reply and the trace say how."""
+        self.remove(request["id"])
+        self.settled.emit(request)
 
     def current(self) -> dict[str, Any] | None:
         return self.pending[0] if self.pending else None

@@ -47,6 +47,16 @@ def memory_line(tool_calls: list[dict[str, Any]] | None,
         elif name in ("task_set_state", "task_link_info", "persona_update", "persona_remove"):
             totals["Updated"] += 1
     parts = [i18n.tr(SAID[verb], count=count) for verb, count in totals.items() if count]
+    asked = [c.get("approval", "pending") for c in tool_calls or [] if c.get("waiting")]
+    for state, one, many in (("pending", N_("1 call waits for you"),
+                              N_("{count} calls wait for you")),
+                             ("allowed", N_("1 call allowed by you"),
+                              N_("{count} calls allowed by you")),
+                             ("denied", N_("1 call denied by you"),
+                              N_("{count} calls denied by you"))):
+        count = asked.count(state)
+        if count:
+            parts.append(i18n.tr(one) if count == 1 else i18n.tr(many, count=count))
     refused = len(rejected or [])
     if refused:
         parts.append(tr("1 call refused") if refused == 1

@@ -28,6 +28,8 @@ class ChatMessage:
     reasoning_open: bool = False
     turn_id: str | None = None
     memory_note: str = ""  # what the turn did to the memory, under the reply
+    calls: list[dict[str, Any]] | None = None  # a reply's tool calls, the note's source
+    refused: list[Any] | None = None  # ...and the calls the limits refused
     version: int = 0  # bumped on every change, so views can cache layouts per version
 
     @classmethod
@@ -39,7 +41,8 @@ class ChatMessage:
                    reasoning=row.get("reasoning") or "", error=row.get("error"),
                    partial=bool(row.get("partial")), turn_id=row.get("turn_id"),
                    memory_note=memory_line(row.get("tool_calls"), row.get("rejected_tools"))
-                   if row["role"] == "assistant" else "")
+                   if row["role"] == "assistant" else "",
+                   calls=row.get("tool_calls"), refused=row.get("rejected_tools"))
 
 
 class ChatModel(QAbstractListModel):

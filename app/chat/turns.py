@@ -62,6 +62,7 @@ class TurnController(QObject):
         pane.view.edit_sent.connect(self.resend)
         pane.view.delete_turn_requested.connect(self.delete_turn)
         pane.view.restore_requested.connect(self.restore_deleted)
+        pane.approvals.settled.connect(self._settled)
 
     def _flushed(self, show: Any) -> Any:
         """What streamed before a tool call shows before it."""
@@ -129,7 +130,9 @@ class TurnController(QObject):
                              error=None if answer["success"] or stopped else answer["error"],
                              partial=not answer["success"],
                              memory_note=memory_line(answer.get("tool_calls"),
-                                                     answer.get("rejected_tools")))
+                                                     answer.get("rejected_tools")),
+                             calls=answer.get("tool_calls"),
+                             refused=answer.get("rejected_tools"))
         if answer.get("turn_id"):
             for message in self.chat.messages[-2:]:
                 message.turn_id = answer["turn_id"]
@@ -146,6 +149,17 @@ class TurnController(QObject):
         else:
             self._failed(text, answer, row)
         self.ended.emit()
+
+    def _settled(self, request: dict[str, Any]) -> None:
+        """A call that waited for the person ended: its reply's line and the trace say
+        allowed or denied, no longer waiting."""
+        self.trace.approval_settled(request)
+        for row, message in enumerate(self.chat.messages):
+            waited = [c for c in message.calls or [] if c.get("waiting") == request["id"]]
+            for call in waited:
+                call["approval"], call["outcome"] = request["state"], request.get("outcome")
+            if waited:
+                self.chat.change(row, memory_note=memory_line(message.calls, message.refused))
 
     def _count_tokens(self, usage: dict[str, Any]) -> None:
         self.last_tokens = int(usage.get("total_tokens") or 0)

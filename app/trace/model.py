@@ -29,6 +29,9 @@ class TraceCall:
     result: str | None = None
     duration_ms: float | None = None
     rejected: str | None = None  # the limiter's reason
+    waiting: int | None = None  # the approval it waits on (over the budget)
+    approval: str = "pending"  # …and how that ended: allowed, denied, failed
+    outcome: str | None = None  # what the allowed call did, or why it failed
 
     @property
     def arguments_text(self) -> str:
@@ -49,12 +52,24 @@ class TraceCall:
         lines = [f"{self.name}" + (f"  ({self.duration_ms:.1f} ms)"
                                    if self.duration_ms is not None else ""),
                  "", tr("Arguments:"), pretty, ""]
-        if self.rejected:
+        if self.waiting is not None:
+            lines += [self.waiting_text()]
+        elif self.rejected:
             lines += [tr("Rejected:"), self.rejected]
         else:
             lines += [tr("Result:"), self.result if self.result is not None
                       else tr("(running…)")]
         return "\n".join(lines)
+
+    def waiting_text(self) -> str:
+        """A call over the budget, as the person reads it: not a failure, a question."""
+        if self.approval == "allowed":
+            return tr("allowed by you: {outcome}", outcome=self.outcome or "")
+        if self.approval == "denied":
+            return tr("denied by you: nothing was changed")
+        if self.approval == "failed":
+            return tr("not run: {reason}", reason=self.outcome or "")
+        return tr("waiting for you: Allow or Deny it above the message box")
 
 
 @dataclass
@@ -165,7 +180,9 @@ class TraceModel(QAbstractItemModel):
 
     @staticmethod
     def _call_cells(call: TraceCall) -> tuple[str, str, str, str]:
-        if call.rejected:
+        if call.waiting is not None:
+            result = call.waiting_text()
+        elif call.rejected:
             result = tr("rejected: {reason}", reason=call.rejected)
         elif call.result is None:
             result = tr("running…")
@@ -226,7 +243,18 @@ class TraceModel(QAbstractItemModel):
         row, call = found
         call.arguments = record.get("arguments", call.arguments)
         call.result, call.duration_ms = record.get("result", ""), record.get("duration_ms")
+        call.waiting = record.get("waiting")
         self._call_changed(row)
+
+    def approval_settled(self, request: dict[str, Any]) -> None:
+        """The person decided a call that waited: its entry says how it ended."""
+        for t, turn in enumerate(self.turns):
+            for row, call in enumerate(turn.calls):
+                if call.waiting == request["id"]:
+                    call.approval, call.outcome = request["state"], request.get("outcome")
+                    parent = self.index(t, 0)
+                    self.dataChanged.emit(self.index(row, 0, parent),
+                                          self.index(row, len(COLUMNS) - 1, parent))
 
     def call_rejected(self, name: str, reason: str) -> None:
         found = self._running_call(name)
@@ -296,7 +324,9 @@ class TraceModel(QAbstractItemModel):
             if message.get("role") != "assistant" or pending is None:
                 continue
             pending.calls = [TraceCall(c.get("name", "?"), c.get("arguments"), c.get("result"),
-                                       c.get("duration_ms"))
+                                       c.get("duration_ms"), waiting=c.get("waiting"),
+                                       approval=c.get("approval") or "pending",
+                                       outcome=c.get("outcome"))
                              for c in message.get("tool_calls") or []]
             pending.calls += [TraceCall(r[0], {}, rejected=r[1])
                               for r in message.get("rejected_tools") or []]

@@ -71,6 +71,15 @@ def pending(store: GraphStore) -> list[Row]:
         f"SELECT {FIELDS} FROM approvals WHERE state = 'pending' ORDER BY id")]
 
 
+def states(store: GraphStore, approval_ids: list[int]) -> dict[int, Row]:
+    """The state and outcome of each of these requests, by id (those that exist)."""
+    if not approval_ids:
+        return {}
+    rows = store.query(f"SELECT id, state, outcome FROM approvals WHERE id IN"
+                       f" ({', '.join('?' * len(approval_ids))})", approval_ids)
+    return {row["id"]: row for row in rows}
+
+
 def expire_turn(store: GraphStore, turn_id: str) -> int:
     """The turn was undone: its pending requests no longer stand. Answers how many."""
     cursor = store.conn.execute(

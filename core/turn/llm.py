@@ -786,7 +786,11 @@ class ChatSession:
         record = {"name": call["name"], "arguments": arguments, "result": reply,
                   "duration_ms": duration, "success": outcome["success"],
                   "counts": _counts(outcome)}
-        if outcome.get("rejected"):
+        if outcome.get("approval_id") is not None:
+            # not refused: it waits for the person, who may allow it (see core.tools.approvals)
+            record["waiting"] = outcome["approval_id"]
+            result.tool_calls.append(record)
+        elif outcome.get("rejected"):
             result.rejected_tools.append((call["name"], outcome["error"]))
             progress(Event.TOOL_REJECTED, {"name": call["name"], "reason": outcome["error"]})
         else:

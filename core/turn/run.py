@@ -234,6 +234,7 @@ class Turn:
                     "wanted to remove; do not retry in smaller parts."}
         self.asked.append(request)
         self.progress(Event.APPROVAL_REQUESTED, request)
-        return {**outcome, "error": outcome["error"] + ", and they have been asked to allow "
+        return {**outcome, "approval_id": request["id"],
+                "error": outcome["error"] + ", and they have been asked to allow "
                 "or deny it in the window. Tell them briefly what you asked for; do not "
                 "retry it in smaller parts."}

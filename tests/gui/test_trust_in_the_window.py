@@ -58,12 +58,23 @@ def test_a_removal_over_the_budget_waits_for_allow_in_the_chat(qtbot, open_windo
     assert card.title.text() == f"The assistant wants to delete {FACTS} memories."
     assert "deleted: person 0 -likes-> item 0" in card.rows.toPlainText()
     assert deleted_facts(home) == 0  # nothing removed while it waits
-    assert any(c.rejected for c in window.trace.turns[-1].calls)
+    # waiting is a question, not a failure: the reply and the trace say so
+    reply = window.chat.messages[-1]
+    assert reply.memory_note == "1 call waits for you" and "refused" not in reply.memory_note
+    [call] = window.trace.turns[-1].calls
+    assert not call.rejected and call.waiting_text().startswith("waiting for you")
 
     qtbot.mouseClick(card.allow, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not card.isVisible() and not window.host.busy, timeout=10000)
     assert deleted_facts(home) == FACTS
     assert "Allowed" in window.toast.current()
+    assert window.chat.messages[-1].memory_note == "1 call allowed by you"
+    assert call.waiting_text().startswith("allowed by you: ")
+    # and so after a restart, from the saved history
+    window.close()
+    again = open_window(home)
+    assert again.chat.messages[-1].memory_note == "1 call allowed by you"
+    assert again.trace.turns[-1].calls[0].approval == "allowed"
 
 
 def test_deny_removes_nothing_and_the_card_comes_back_after_a_restart(qtbot, open_window,

@@ -84,6 +84,7 @@ def turn_touched(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 def get_history(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     history = backend.history()
     messages = history.messages(cap=SHOWN_CHARS)
+    _with_approvals(history.store, messages)
     answer = {"history": messages, "conversation_id": history.conversation_id}
     if not messages and not history.legacy:
         answer["remembered"] = glance(history.store)  # what an empty chat shows
@@ -109,3 +110,15 @@ def cancel(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
 def shutdown(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     backend.close()
     return {"status": "shutdown"}
+
+
+def _with_approvals(store: Any, messages: list[dict[str, Any]]) -> None:
+    """A call that waited for the person carries how it ended: allowed, denied, failed,
+    or still pending."""
+    waiting = [call for m in messages for call in m.get("tool_calls") or []
+               if isinstance(call, dict) and isinstance(call.get("waiting"), int)]
+    decided = approvals.states(store, [call["waiting"] for call in waiting])
+    for call in waiting:
+        row = decided.get(call["waiting"])
+        call["approval"] = row["state"] if row else "failed"
+        call["outcome"] = row["outcome"] if row else None
