@@ -13,8 +13,9 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.backend_host import BackendHost
-from app.chat.sidebar import ConversationSidebar
+from app.chat.sidebar import ConversationSidebar, shown_title
 from core.i18n import tr
+from core.paths import file_name
 from core.protocol.packets import PacketType
 
 
@@ -31,6 +32,7 @@ class Conversations(QObject):
         self.window, self.host, self.busy = window, host, busy
         self.sidebar = ConversationSidebar(window)
         self.current: int | None = None
+        self.listed: list[dict[str, Any]] = []  # as last listed (titles for file names)
         sidebar = self.sidebar
         sidebar.open_requested.connect(self.open)
         sidebar.new_requested.connect(self.new)
@@ -59,6 +61,7 @@ class Conversations(QObject):
     def _listed(self, answer: dict[str, Any], deleted: bool) -> None:
         if answer["success"]:
             self.current = answer["data"]["current"]
+            self.listed = answer["data"]["conversations"]
             self.sidebar.set_conversations(answer["data"]["conversations"], self.current,
                                            deleted)
 
@@ -143,10 +146,16 @@ class Conversations(QObject):
 
     def export(self, conversation_id: int | None = None) -> None:
         path, _ = QFileDialog.getSaveFileName(self.window, tr("Export conversation"),
-                                              str(Path.home() / "conversation.md"),
+                                              str(Path.home() / self._file_name(conversation_id)),
                                               tr("Markdown (*.md)"))
         if path:
             self.export_to(path, conversation_id)
+
+    def _file_name(self, conversation_id: int | None) -> str:
+        """The conversation's title as a file name ("Trip to Kyoto.md")."""
+        wanted = conversation_id if conversation_id is not None else self.current
+        title = next((c["title"] for c in self.listed if c["id"] == wanted), "")
+        return f"{file_name(shown_title(title)) or tr('conversation')}.md"
 
     def export_to(self, path: str, conversation_id: int | None = None) -> None:
         body: dict[str, Any] = {"path": path}

@@ -74,3 +74,10 @@ def aside_path(path: Path, tag: str) -> Path:
     while candidate.exists():
         candidate, n = path.with_name(f"{path.name}.{tag}-{stamp}-{n}"), n + 1
     return candidate
+
+
+def file_name(title: str, most: int = 80) -> str:
+    """A title as a file name on any system: no path separators, reserved or control
+    characters, no leading dots, bounded ("Trip: Kyoto/Osaka?" is "Trip Kyoto Osaka")."""
+    kept = "".join(" " if c in '<>:"/\\|?*' or not c.isprintable() else c for c in title)
+    return " ".join(kept.split()).strip(" .")[:most].strip(" .")

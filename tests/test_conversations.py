@@ -137,3 +137,24 @@ def test_an_empty_new_chat_is_reused_and_shows_what_is_remembered(dispatcher, ll
     assert first == again  # pressing New chat twice makes one, not two
     assert len(ask(dispatcher, PacketType.LIST_CONVERSATIONS)["conversations"]) == 2
     assert "remembered" in ask(dispatcher, PacketType.GET_HISTORY)  # the empty one shows it
+
+
+def test_search_snippets_read_as_text_and_say_where_the_words_matched(store):
+    from core.store import conversations as chats
+    from core.turn.history import History
+
+    chats.create(store, "Weather")
+    History(store).append("assistant", "| Day | Temp |\n|---|---|\n| Mon | **18°C** |\n\n"
+                                       "Take a `coat` and read [the forecast](http://x.y)")
+    [found] = chats.search(store, "coat")
+    assert found["snippet"] == "Day Temp Mon 18°C Take a coat and read the forecast"
+    start, length = found["matches"][0]
+    assert found["snippet"][start:start + length] == "coat"
+
+
+def test_a_title_becomes_a_file_name_anywhere():
+    from core.paths import file_name
+
+    assert file_name("Trip: Kyoto/Osaka?") == "Trip Kyoto Osaka"
+    assert file_name("..hidden\x00") == "hidden"
+    assert file_name("我的对话") == "我的对话"

@@ -5,12 +5,14 @@ It shows and asks; the window does the work through the backend."""
 
 from __future__ import annotations
 
+import html
 import time
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAbstractTextDocumentLayout, QFont, QPainter, QPalette, QTextDocument
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QHBoxLayout,
     QInputDialog,
@@ -19,6 +21,9 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMenu,
     QPushButton,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
 )
@@ -29,6 +34,57 @@ from core.store.conversations import NEW_TITLE
 
 IdRole = Qt.ItemDataRole.UserRole + 1
 TurnRole = Qt.ItemDataRole.UserRole + 2
+HtmlRole = Qt.ItemDataRole.UserRole + 3  # a search result drawn with its match in bold
+
+
+def marked(text: str, matches: list[list[int]]) -> str:
+    """`text` as HTML with the matched spans in bold."""
+    out, at = [], 0
+    for start, length in matches:
+        if start < at:
+            continue
+        out += [html.escape(text[at:start]), "<b>", html.escape(text[start:start + length]),
+                "</b>"]
+        at = start + length
+    return "".join(out) + html.escape(text[at:])
+
+
+class ResultDelegate(QStyledItemDelegate):
+    """Draws a search result's title and its snippet with the matched words in bold."""
+
+    def _document(self, option: QStyleOptionViewItem, index) -> QTextDocument:
+        document = QTextDocument()
+        document.setDefaultFont(option.font)
+        document.setDocumentMargin(2)
+        document.setHtml(index.data(HtmlRole))
+        document.setTextWidth(option.rect.width() or 200)
+        return document
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
+        if index.data(HtmlRole) is None:
+            super().paint(painter, option, index)
+            return
+        self.initStyleOption(option, index)
+        option.text = ""
+        style = option.widget.style() if option.widget else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, option.widget)
+        document = self._document(option, index)
+        selected = option.state & QStyle.StateFlag.State_Selected
+        context = QAbstractTextDocumentLayout.PaintContext()
+        context.palette.setColor(QPalette.ColorRole.Text, option.palette.color(
+            QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text))
+        painter.save()
+        painter.translate(option.rect.topLeft())
+        document.documentLayout().draw(painter, context)
+        painter.restore()
+
+    def sizeHint(self, option: QStyleOptionViewItem, index) -> QSize:
+        if index.data(HtmlRole) is None:
+            return super().sizeHint(option, index)
+        option = QStyleOptionViewItem(option)
+        option.rect.setWidth(option.widget.viewport().width() if option.widget else 200)
+        size = self._document(option, index).size()
+        return QSize(round(size.width()), round(size.height()))
 
 
 def shown_title(title: str) -> str:
@@ -79,6 +135,7 @@ class ConversationSidebar(QDockWidget):
         self.list.setAccessibleName(tr("Conversations"))
         self.list.setWordWrap(True)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setItemDelegate(ResultDelegate(self.list))
         self.list.itemActivated.connect(self._chosen)
         self.list.itemClicked.connect(self._chosen)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -133,9 +190,12 @@ class ConversationSidebar(QDockWidget):
     def set_results(self, results: list[dict[str, Any]]) -> None:
         self.list.clear()
         for row in results:
-            said = tr("You: {message}", message=row["snippet"]) if row["role"] == "user" \
-                else tr("Assistant: {message}", message=row["snippet"])
-            item = QListWidgetItem(f"{shown_title(row['title'])}\n{said}")
+            snippet = marked(row["snippet"], row.get("matches") or [])
+            said = tr("You: {message}", message=snippet) if row["role"] == "user" \
+                else tr("Assistant: {message}", message=snippet)
+            title = shown_title(row["title"])
+            item = QListWidgetItem(f"{title}\n{row['snippet']}")
+            item.setData(HtmlRole, f"<b>{html.escape(title)}</b><br>{said}")
             item.setData(IdRole, row["conversation_id"])
             item.setData(TurnRole, row.get("turn_id") or "")
             item.setToolTip(row["snippet"])

@@ -13,7 +13,7 @@ from core.errors import ErrorCode
 from core.i18n import N_
 from core.store.graph import GraphStore, Row, StoreError
 from core.store.search import fts_candidates
-from core.store.text import display_name
+from core.store.text import display_name, plain_text
 
 NEW_TITLE = "New chat"
 TITLE_CHARS = 60
@@ -125,16 +125,29 @@ def search(store: GraphStore, text: str, limit: int = 50) -> list[Row]:
     rows.sort(key=lambda r: order[r["id"]])
     words = [w.casefold() for w in text.split() if w]
     for row in rows:
-        row["snippet"] = _snippet(row.pop("content"), words or [text.casefold()])
+        row["snippet"], row["matches"] = _snippet(row.pop("content"),
+                                                  words or [text.casefold()])
     return rows[:limit]
 
 
-def _snippet(content: str, words: list[str]) -> str:
-    folded = content.casefold()
+def _snippet(content: str, words: list[str]) -> tuple[str, list[list[int]]]:
+    """A piece of the message as plain text around the first match, and where in the
+    piece each word matched ([start, length] pairs), for the list to highlight."""
+    plain = " ".join(plain_text(content).split())
+    folded = plain.casefold()
     found = min((i for i in (folded.find(w) for w in words) if i >= 0), default=0)
     start = max(0, found - SNIPPET_CHARS // 3)
-    piece = " ".join(content[start:start + SNIPPET_CHARS].split())
-    return ("…" if start else "") + piece + ("…" if start + SNIPPET_CHARS < len(content) else "")
+    lead = "…" if start else ""
+    piece = lead + plain[start:start + SNIPPET_CHARS] + (
+        "…" if start + SNIPPET_CHARS < len(plain) else "")
+    low = piece.casefold()
+    matches = []
+    for word in words:
+        at = low.find(word)
+        while at >= 0 and word:
+            matches.append([at, len(word)])
+            at = low.find(word, at + len(word))
+    return piece, sorted(matches)
 
 
 def markdown(store: GraphStore, conversation_id: int) -> str:

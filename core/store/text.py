@@ -35,6 +35,24 @@ _INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2
                         "\u2066-\u206f\ufeff]")
 
 
+_FENCE = re.compile(r"^\s*(```|~~~).*$", re.MULTILINE)
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$", re.MULTILINE)
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MARKS = re.compile(r"(\*\*|__|~~|`+|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w))")
+_LINE_START = re.compile(r"^\s*(#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)", re.MULTILINE)
+
+
+def plain_text(markdown: str) -> str:
+    """Markdown as a person reads it, for snippets: no emphasis marks, backticks,
+    fences, heading or list marks, table rules or link targets ("**18°C**" is "18°C")."""
+    text = _FENCE.sub("", markdown)
+    text = _TABLE_RULE.sub("", text)
+    text = _LINK.sub(r"\1", text)
+    text = _LINE_START.sub("", text)
+    text = _MARKS.sub("", text)
+    return text.replace("|", " ")
+
+
 def has_cjk(text: str) -> bool:
     """The text has Chinese or Japanese characters (a script written without spaces)."""
     return bool(_CJK_CHAR.search(text))
