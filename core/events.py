@@ -26,8 +26,9 @@ class Event(StrEnum):
     APPROVAL_REQUESTED = "approval_requested"  # an approval row: the person decides
     IMPORT_PROGRESS = "import"  # {"phase": str, "done": 0..1}: IMPORT_MEMORY's progress
     MEMORY_CHANGED = "memory_changed"  # {"change_id", "tool", "actor", "summary", "nodes",
-    #   "edges", "bulk"?, "counts", "counts_line", "review_count", "arguments"?}: one
-    #   committed change, by anyone (another app's carry its arguments)
+    #   "edges", "bulk"?, "counts", "counts_line", "review_count", "arguments"?,
+    #   "undone_turns"?}: one committed change, by anyone (another app's carry its
+    #   arguments; undoing turns names them)
     MEANING = "meaning"  # {"state", "indexed"?, "waiting"?, "problem"?}: the indexer
 
 

@@ -27,8 +27,9 @@ def _arguments(call: dict[str, Any]) -> dict[str, Any]:
 
 
 def memory_line(tool_calls: list[dict[str, Any]] | None,
-                rejected: list[Any] | None) -> str:
-    """The summary of a turn's calls, or "" when it made none."""
+                rejected: list[Any] | None, undone: bool = False) -> str:
+    """The summary of a turn's calls, or "" when it made none; `undone`: the person took
+    its memory changes back."""
     totals = dict.fromkeys(VERBS, 0)
     for call in tool_calls or []:
         if not call.get("success"):
@@ -61,4 +62,6 @@ def memory_line(tool_calls: list[dict[str, Any]] | None,
     if refused:
         parts.append(tr("1 call refused") if refused == 1
                      else tr("{count} calls refused", count=refused))
+    if undone and parts:
+        parts.append(tr("taken back"))
     return " · ".join(parts)

@@ -30,6 +30,7 @@ class ChatMessage:
     memory_note: str = ""  # what the turn did to the memory, under the reply
     calls: list[dict[str, Any]] | None = None  # a reply's tool calls, the note's source
     refused: list[Any] | None = None  # ...and the calls the limits refused
+    undone: bool = False  # the person took back what the turn changed
     version: int = 0  # bumped on every change, so views can cache layouts per version
 
     @classmethod
@@ -40,9 +41,11 @@ class ChatMessage:
                    created_at=row.get("created_at") or time.time(),
                    reasoning=row.get("reasoning") or "", error=row.get("error"),
                    partial=bool(row.get("partial")), turn_id=row.get("turn_id"),
-                   memory_note=memory_line(row.get("tool_calls"), row.get("rejected_tools"))
+                   memory_note=memory_line(row.get("tool_calls"), row.get("rejected_tools"),
+                                           bool(row.get("undone")))
                    if row["role"] == "assistant" else "",
-                   calls=row.get("tool_calls"), refused=row.get("rejected_tools"))
+                   calls=row.get("tool_calls"), refused=row.get("rejected_tools"),
+                   undone=bool(row.get("undone")))
 
 
 class ChatModel(QAbstractListModel):

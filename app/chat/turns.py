@@ -63,6 +63,7 @@ class TurnController(QObject):
         pane.view.delete_turn_requested.connect(self.delete_turn)
         pane.view.restore_requested.connect(self.restore_deleted)
         pane.approvals.settled.connect(self._settled)
+        events.memory_changed.connect(self._maybe_undone)
 
     def _flushed(self, show: Any) -> Any:
         """What streamed before a tool call shows before it."""
@@ -96,6 +97,7 @@ class TurnController(QObject):
             self.pane.input.accept_sent(text)  # an edit leaves the draft in the box alone
         self.clear_retry()
         self.pane.view.follow_latest()  # what is sent, and its reply, are always seen
+        self.pane.view.clearSelection()  # no frame left on an older message
         self.chat.append(ChatMessage("user", text))
         self.chat.append(ChatMessage("assistant", "", streaming=True))
         self.trace.begin_turn(text)
@@ -159,7 +161,20 @@ class TurnController(QObject):
             for call in waited:
                 call["approval"], call["outcome"] = request["state"], request.get("outcome")
             if waited:
-                self.chat.change(row, memory_note=memory_line(message.calls, message.refused))
+                self.chat.change(row, memory_note=memory_line(message.calls, message.refused,
+                                                              message.undone))
+
+    def _maybe_undone(self, event: dict[str, Any]) -> None:
+        """Turns whose memory changes were taken back: their replies and trace say so."""
+        turns = set(event.get("undone_turns") or ())
+        if not turns:
+            return
+        self.trace.mark_undone(turns)
+        for row, message in enumerate(self.chat.messages):
+            if message.role == "assistant" and message.turn_id in turns:
+                message.undone = True
+                self.chat.change(row, memory_note=memory_line(message.calls, message.refused,
+                                                              undone=True))
 
     def _count_tokens(self, usage: dict[str, Any]) -> None:
         self.last_tokens = int(usage.get("total_tokens") or 0)

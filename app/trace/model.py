@@ -83,6 +83,7 @@ class TraceTurn:
     running: bool = True
     turn_id: str | None = None
     app: str | None = None  # another app's change over MCP, not a turn of this chat
+    undone: bool = False  # the person took back what it changed
 
     def heading(self) -> str:
         """Time and summary first, so a narrow dock still shows what matters."""
@@ -90,7 +91,9 @@ class TraceTurn:
         if self.app:
             return f"{stamp} · {self.app} · {self.calls[0].result if self.calls else ''}"
         text = " ".join(self.message.split())
-        return f"{stamp} · {self.summary()}  —  {text[:80]}{'…' if len(text) > 80 else ''}"
+        undone = f" · {tr('taken back')}" if self.undone else ""
+        return (f"{stamp} · {self.summary()}{undone}  —  {text[:80]}"
+                f"{'…' if len(text) > 80 else ''}")
 
     def summary(self) -> str:
         rejected = sum(1 for c in self.calls if c.rejected)
@@ -246,6 +249,12 @@ class TraceModel(QAbstractItemModel):
         call.waiting = record.get("waiting")
         self._call_changed(row)
 
+    def mark_undone(self, turn_ids: set[str]) -> None:
+        for row, turn in enumerate(self.turns):
+            if turn.turn_id in turn_ids and not turn.undone:
+                turn.undone = True
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
     def approval_settled(self, request: dict[str, Any]) -> None:
         """The person decided a call that waited: its entry says how it ended."""
         for t, turn in enumerate(self.turns):
@@ -334,6 +343,7 @@ class TraceModel(QAbstractItemModel):
             pending.round_trips = message.get("round_trips")
             pending.error = message.get("error")
             pending.turn_id = message.get("turn_id")
+            pending.undone = bool(message.get("undone"))
             if pending.calls or pending.usage:
                 self.turns.append(pending)
             pending = None

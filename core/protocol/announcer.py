@@ -53,6 +53,9 @@ class Announcer:
         event = {**change.touched(), **self.state()}
         if elsewhere:  # no turn's trace holds its call, so tell it
             event["arguments"] = change.arguments
+        if change.tool == "undo_turn" and isinstance(change.arguments, dict):
+            event["undone_turns"] = [change.arguments.get("turn_id"),
+                                     *change.arguments.get("later_turns", [])]
         self._sink()(Event.MEMORY_CHANGED, event)
 
     def state(self) -> dict[str, Any]:

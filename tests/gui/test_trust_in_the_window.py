@@ -118,6 +118,13 @@ def test_undo_this_turn_takes_back_the_turns_changes(qtbot, open_window, home, l
         assert store.find_node("Shanghai") is None
     finally:
         store.close()
+    # the reply and the trace say its changes were taken back, then and after a restart
+    qtbot.waitUntil(lambda: window.chat.messages[-1].memory_note.endswith("taken back"))
+    assert window.trace.turns[-1].undone and "taken back" in window.trace.turns[-1].heading()
+    window.close()
+    again = open_window(home)
+    assert again.chat.messages[-1].memory_note.endswith("· taken back")
+    assert again.trace.turns[-1].undone
 
 
 def test_only_the_person_empties_the_trash_after_saying_yes(qtbot, open_window, home):

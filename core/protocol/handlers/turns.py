@@ -85,6 +85,7 @@ def get_history(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     history = backend.history()
     messages = history.messages(cap=SHOWN_CHARS)
     _with_approvals(history.store, messages)
+    _with_undone(history.store, messages)
     answer = {"history": messages, "conversation_id": history.conversation_id}
     if not messages and not history.legacy:
         answer["remembered"] = glance(history.store)  # what an empty chat shows
@@ -110,6 +111,21 @@ def cancel(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
 def shutdown(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     backend.close()
     return {"status": "shutdown"}
+
+
+def _with_undone(store: Any, messages: list[dict[str, Any]]) -> None:
+    """A reply whose turn's memory changes were all taken back says so."""
+    turns = list({m["turn_id"] for m in messages if m["role"] == "assistant" and
+                  m.get("turn_id") and m.get("tool_calls")})
+    if not turns:
+        return
+    undone = {row["turn_id"] for row in store.query(
+        f"SELECT turn_id FROM change_log WHERE turn_id IN ({', '.join('?' * len(turns))})"
+        " AND undo_of IS NULL AND tool NOT IN ('undo', 'undo_turn', 'redo')"
+        " GROUP BY turn_id HAVING count(undone_by) = count(*)", turns)}
+    for message in messages:
+        if message["role"] == "assistant" and message.get("turn_id") in undone:
+            message["undone"] = True
 
 
 def _with_approvals(store: Any, messages: list[dict[str, Any]]) -> None:
