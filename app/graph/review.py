@@ -68,7 +68,7 @@ def change_text(change: dict[str, Any]) -> str:
         verb = line["verb"]
         mark = VERB_MARKS.get(verb, "•")
         said = i18n.tr(VERB_WORDS[verb]) if verb in VERB_WORDS else verb
-        text = f"{mark} {said}: {line['text']}"
+        text = tr("{mark} {verb}: {text}", mark=mark, verb=said, text=line["text"])
         if line.get("guess"):
             text += "   " + tr("— a guess (confidence {confidence})",
                                 confidence=f"{line['confidence']:.1f}")
