@@ -159,7 +159,7 @@ class GraphBrowser(QWidget):
         bold.setBold(True)  # rows the last turn changed are bold: size for those
         metrics = QFontMetrics(bold)
         for column, sample in ((0, "Xiao Ming's sister"), (1, "persona (deleted)"),
-                               (2, "PersonaValue"), (3, "Mentions"), (4, "2026-11-30 10:06")):
+                               (2, tr("Mentions")), (3, "2026-11-30 10:06")):
             header.resizeSection(column, metrics.horizontalAdvance(sample) + metrics.height())
         self.list.setWordWrap(False)
         self.list.selectionModel().currentRowChanged.connect(self._row_chosen)
@@ -252,12 +252,12 @@ class GraphBrowser(QWidget):
     # -- state kept between runs ----------------------------------------------------------
 
     def save_state(self, settings: QSettings) -> None:
-        settings.setValue("memory/columns", self.list.horizontalHeader().saveState())
+        settings.setValue("memory/list_columns", self.list.horizontalHeader().saveState())
         settings.setValue("memory/split", self.split.saveState())
         settings.setValue("memory/right", self.right.saveState())
 
     def restore_state(self, settings: QSettings) -> None:
-        columns = settings.value("memory/columns")
+        columns = settings.value("memory/list_columns")  # (the Kind column is gone)
         if isinstance(columns, QByteArray) and \
                 self.list.horizontalHeader().restoreState(columns):
             self._columns_sized = True

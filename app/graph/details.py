@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.graph.node_model import KIND_LABELS
+from app.graph.node_model import KIND_LABELS, shown_name
 from core import i18n
 from core.i18n import N_, tr
 
@@ -210,11 +210,10 @@ class DetailsPanel(QWidget):
         node = details["node"]
         chosen = (self.selected_edge() or {}).get("id")
         self.node = node
-        self.title.setText(node["name"])
-        label = KIND_LABELS.get(node["kind"])
-        kind = i18n.tr(label) if label else node["kind"]
+        self.title.setText(shown_name(node["name"]))
+        label = KIND_LABELS.get(node["kind"])  # a task or the persona; a memory says its type
         mentions = node["mention_count"]
-        parts = [kind, node["type"] or tr("no type"),
+        parts = [*([i18n.tr(label)] if label else []), node["type"] or tr("no type"),
                  tr("1 mention") if mentions == 1 else tr("{n} mentions", n=f"{mentions:,}"),
                  tr("since {date}", date=when(node["created_at"])[:10])]
         if node.get("state"):

@@ -22,10 +22,18 @@ Index = QModelIndex | QPersistentModelIndex
 FetchRows = Callable[[list[int], Callable[[list[dict[str, Any]]], None]], None]
 NodeIdRole = Qt.ItemDataRole.UserRole + 1
 PAGE = 200
-COLUMNS = ((N_("Name"), "name"), (N_("Kind"), None), (N_("Type"), "type"),
-           (N_("Mentions"), "mentions"), (N_("Updated"), "updated"))
-KIND_LABELS = {"entity": N_("memory"), "state": N_("memory"), "task": N_("task"),
-               "persona": N_("persona")}
+# The kind ("memory" on almost every row) told no rows apart: tasks and the persona say
+# theirs in the Type column instead, where a memory has its type.
+COLUMNS = ((N_("Name"), "name"), (N_("Type"), "type"), (N_("Mentions"), "mentions"),
+           (N_("Updated"), "updated"))
+KIND_LABELS = {"task": N_("task"), "persona": N_("persona")}
+THE_PERSON = "user"  # the node the tools keep the person's own facts on
+
+
+def shown_name(name: str) -> str:
+    """A node's name as shown: the person's own node in the person's language ("User",
+    你), every other as stored."""
+    return tr("User") if name.casefold() == THE_PERSON else name
 
 
 class NodeListModel(QAbstractTableModel):
@@ -80,7 +88,7 @@ class NodeListModel(QAbstractTableModel):
             color = QColor(QGuiApplication.palette().color(QPalette.ColorRole.Highlight))
             color.setAlpha(50)
             return QBrush(color)
-        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 3:
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 2:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
@@ -89,14 +97,12 @@ class NodeListModel(QAbstractTableModel):
         if row is None:
             return "…" if column == 0 else ""
         if column == 0:
-            return row["name"]
+            return shown_name(row["name"])
         if column == 1:
             label = KIND_LABELS.get(row["kind"])
-            kind = i18n.tr(label) if label else row["kind"]
-            return tr("{kind} (deleted)", kind=kind) if row.get("deleted_at") else kind
+            kind = i18n.tr(label) if label else (row.get("type") or "")
+            return tr("{kind} (deleted)", kind=kind).strip() if row.get("deleted_at") else kind
         if column == 2:
-            return row.get("type") or ""
-        if column == 3:
             return f"{row['mention_count']:,}"
         return time.strftime("%Y-%m-%d %H:%M", time.localtime(row["updated_at"]))
 

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from app.graph.colors import node_color
 from app.graph.crowd import grouped
 from app.graph.layout import LABEL_AT, radial_layout
+from app.graph.node_model import shown_name
 from core import i18n
 from core.i18n import N_, tr
 
@@ -239,7 +240,8 @@ class NeighbourhoodView(QGraphicsView):
         if node["id"] == self.center:
             radius += 4
         hot = node["id"] in self.highlighted
-        name = node["name"] if len(node["name"]) <= 48 else node["name"][:47] + "…"
+        shown = shown_name(node["name"])
+        name = shown if len(shown) <= 48 else shown[:47] + "…"
         bold = QFont(look.font)
         bold.setBold(node["id"] == self.center or hot)
         label = self._pinned(name, bold, look.text, look, 0.85)
@@ -267,7 +269,7 @@ class NeighbourhoodView(QGraphicsView):
         else:
             kind = node.get("type") or (i18n.tr(KIND_WORDS[kind]) if kind in KIND_WORDS
                                         else kind)
-            circle.setToolTip(tr("{name} ({kind}, {n} mentions)", name=node["name"],
+            circle.setToolTip(tr("{name} ({kind}, {n} mentions)", name=shown,
                                  kind=kind, n=node.get("mention_count", 1)))
         self.scene().addItem(circle)
         self.node_items[node["id"]] = circle

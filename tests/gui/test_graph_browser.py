@@ -93,7 +93,7 @@ def test_search_in_english_and_chinese_and_filters(qtbot, open_window, seeded):
     assert shown_names(browser) == []
     browser.kind.setCurrentIndex(0)
     qtbot.waitUntil(lambda: not window.host.busy)
-    browser.list.sortByColumn(3, Qt.SortOrder.DescendingOrder)  # by mentions
+    browser.list.sortByColumn(2, Qt.SortOrder.DescendingOrder)  # by mentions
     qtbot.waitUntil(lambda: not window.host.busy)
     assert shown_names(browser)[0] in ("Anna", "Berlin", "小明")
 
@@ -233,3 +233,18 @@ def test_a_type_keeps_its_colour_in_every_view_and_run():
     assert type_shade("Person") == type_shade(" person ") == type_shade("PERSON")
     shades = {type_shade(t) for t in ("Person", "City", "Food", "Book", "Drink", "Animal")}
     assert len(shades) >= 5  # common types rarely share one
+
+
+def test_the_persons_node_is_named_in_the_persons_language():
+    from app.graph.node_model import NodeListModel, shown_name
+    from core import i18n
+
+    try:
+        i18n.set_language("zh_CN")
+        assert shown_name("User") == shown_name("user") == "你"
+        assert shown_name("Mia") == "Mia"
+        row = {"name": "User", "kind": "entity", "type": "Person", "mention_count": 3,
+               "updated_at": 0, "deleted_at": None}
+        assert NodeListModel._cell(row, 0) == "你" and NodeListModel._cell(row, 1) == "Person"
+    finally:
+        i18n.set_language("en")
