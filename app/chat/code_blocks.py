@@ -1,5 +1,6 @@
-"""Code in a reply: a tinted monospace block that wraps instead of spilling out, syntax
-colours from Pygments once the reply is complete, and the text its Copy button copies.
+"""Code in a reply: a tinted, padded monospace block with its language and a Copy label on
+a row of their own above the code, that wraps instead of spilling out, syntax colours from
+Pygments once the reply is complete, and the text its Copy button copies.
 
 Qt's Markdown importer marks every line of a code block with the block's language (empty
 for an indented block); consecutive marked lines form one block.
@@ -29,7 +30,10 @@ from PySide6.QtGui import (
 # Characters of one block past which it stays uncoloured: colouring costs about 4 ms per
 # 1,000 characters on the GUI thread, and a 2,000-line block took 440 ms.
 MAX_HIGHLIGHTED = 10_000
-
+# Lines of a block padded while the reply streams: a block format per line costs about
+# 14 ms per 1,000 lines, so a longer block is padded once, when the reply is complete.
+PADDED_WHILE_STREAMING = 300
+GAP = 6  # pixels between a code block and the paragraph above it
 
 @dataclass(frozen=True)
 class CodeBlock:
@@ -63,11 +67,13 @@ def find_code_blocks(document: QTextDocument) -> list[CodeBlock]:
 
 
 def style_code_blocks(document: QTextDocument, dark: bool, highlight: bool,
-                      wrap_chars: int) -> list[CodeBlock]:
+                      wrap_chars: int, *, label_height: int = 0,
+                      pad: int = 0) -> list[CodeBlock]:
     """Monospace, wrapped and (with `highlight`) coloured code blocks; answers the blocks.
     Their tinted background is painted by the chat's delegate (`code_rects`): a format
     on every line cost 28 ms for a 2,000-line block, and the reply stalls the window
-    while it is formatted."""
+    while it is formatted. `label_height` is kept free above each block for its
+    language and Copy; `pad` is the code's distance from the tint's sides."""
     blocks = find_code_blocks(document)
     if not blocks:
         return blocks
@@ -85,6 +91,15 @@ def style_code_blocks(document: QTextDocument, dark: bool, highlight: bool,
                      .FontPropertiesSpecifiedOnly)
         face.setFontFamilies([mono.family()])
         cursor.mergeCharFormat(face)
+        if pad and (highlight or code.last - code.first < PADDED_WHILE_STREAMING):
+            padded = QTextBlockFormat()
+            padded.setLeftMargin(pad)
+            padded.setRightMargin(pad)
+            cursor.mergeBlockFormat(padded)
+        if label_height:
+            room = QTextBlockFormat()
+            room.setTopMargin(label_height + GAP)
+            QTextCursor(document.findBlockByNumber(code.first)).mergeBlockFormat(room)
         block = document.findBlockByNumber(code.first)
         while block.isValid() and block.blockNumber() <= code.last:
             if block.length() > wrap_chars:  # only lines that would not fit
@@ -100,9 +115,12 @@ def code_rects(document: QTextDocument, blocks: list[CodeBlock]) -> list[QRectF]
     layout = document.documentLayout()
     rects = []
     for code in blocks:
-        top = layout.blockBoundingRect(document.findBlockByNumber(code.first))
+        first = document.findBlockByNumber(code.first)
+        top = layout.blockBoundingRect(first)
         bottom = layout.blockBoundingRect(document.findBlockByNumber(code.last))
-        rects.append(QRectF(0, top.top(), document.textWidth(), bottom.bottom() - top.top()))
+        label = max(0.0, first.blockFormat().topMargin() - GAP)  # the language and Copy row
+        rects.append(QRectF(0, top.top() - label, document.textWidth(),
+                            bottom.bottom() - top.top() + label))
     return rects
 
 
@@ -134,9 +152,11 @@ def _colour(document: QTextDocument, code: CodeBlock, style) -> None:
         offset += len(value)
 
 
-def fix_tables(document: QTextDocument) -> None:
+def fix_tables(document: QTextDocument, gap: int = GAP) -> None:
     """Qt's Markdown importer puts an empty paragraph at the top of a table's first cell,
-    which pushes its header text a line below the others; remove it."""
+    which pushes its header text a line below the others, and after a code block it
+    leaves that cell's header text regular: remove the paragraph, make the header row
+    bold, and leave a gap above the table."""
     for frame in document.rootFrame().childFrames():
         if not isinstance(frame, QTextTable):
             continue
@@ -148,3 +168,14 @@ def fix_tables(document: QTextDocument) -> None:
             cursor.movePosition(QTextCursor.MoveOperation.NextBlock,
                                 QTextCursor.MoveMode.KeepAnchor)
             cursor.removeSelectedText()
+        bold = QTextCharFormat()
+        bold.setFontWeight(QFont.Weight.Bold)
+        for column in range(frame.columns()):
+            header = frame.cellAt(0, column)
+            cursor = header.firstCursorPosition()
+            cursor.setPosition(header.lastCursorPosition().position(),
+                               QTextCursor.MoveMode.KeepAnchor)
+            cursor.mergeCharFormat(bold)
+        spaced = frame.format()
+        spaced.setTopMargin(max(spaced.topMargin(), gap))
+        frame.setFormat(spaced)

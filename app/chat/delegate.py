@@ -127,9 +127,11 @@ class MessageDelegate(QStyledItemDelegate):
             document.setDefaultTextOption(option)
             base = palette.color(QPalette.ColorRole.Base)
             mono = QFontMetrics(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+            line = QFontMetrics(font).height()
             document.code_blocks = style_code_blocks(  # type: ignore[attr-defined]
                 document, base.lightnessF() < 0.5, highlight=not message.streaming,
-                wrap_chars=max(8, int(width / char_width(mono)) - 2))
+                wrap_chars=max(8, int((width - line) / char_width(mono)) - 2),
+                label_height=line, pad=line // 2)
         else:
             document.setPlainText(message.reasoning)
         document.setTextWidth(width)
@@ -233,17 +235,35 @@ class MessageDelegate(QStyledItemDelegate):
     @staticmethod
     def _copy_labels(body: QTextDocument, top_left: QPointF, metrics: QFontMetrics,
                      message: ChatMessage) -> list[tuple[QRect, str]]:
-        """A Copy label at the top right of each finished code block."""
+        """A Copy label at the top right of each finished code block, on the row above
+        its code."""
         if message.streaming:
             return []
         labels = []
         width = metrics.horizontalAdvance(i18n.tr(COPY)) + metrics.height() // 2
         for code in getattr(body, "code_blocks", ()):
             first = body.documentLayout().blockBoundingRect(body.findBlockByNumber(code.first))
-            rect = QRect(round(top_left.x() + first.right()) - width - 2,
-                         round(top_left.y() + first.top()), width, metrics.height())
+            rect = QRect(round(top_left.x() + body.textWidth()) - width - 2,
+                         round(top_left.y() + first.top()) - metrics.height(), width,
+                         metrics.height())
             labels.append((rect, code.text))
         return labels
+
+    @staticmethod
+    def _paint_languages(painter: QPainter, palette: QPalette, parts: MessageLayout,
+                         metrics: QFontMetrics) -> None:
+        """Each code block's language, at the left of the row above its code."""
+        body = parts.body
+        for code in getattr(body, "code_blocks", ()):
+            if not code.language:
+                continue
+            first = body.documentLayout().blockBoundingRect(body.findBlockByNumber(code.first))
+            painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText))
+            painter.drawText(QRect(round(parts.body_top_left.x()) + metrics.height() // 2,
+                                   round(parts.body_top_left.y() + first.top())
+                                   - metrics.height(), metrics.height() * 12,
+                                   metrics.height()),
+                             Qt.AlignmentFlag.AlignVCenter, code.language)
 
     # -- Qt delegate interface ------------------------------------------------------------
 
@@ -310,6 +330,8 @@ class MessageDelegate(QStyledItemDelegate):
                              QFontMetrics(option.font).elidedText(
                                  f"◆ {message.memory_note}", Qt.TextElideMode.ElideRight,
                                  parts.memory_note.width()))
+        if message is not self.edit_message:
+            self._paint_languages(painter, palette, parts, QFontMetrics(option.font))
         painter.setPen(palette.color(QPalette.ColorRole.Link))
         for rect, _code in parts.copies:
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, i18n.tr(COPY))

@@ -414,3 +414,29 @@ def test_a_table_header_reads_on_one_line(qtbot, open_window, home):
     [table] = body.rootFrame().childFrames()
     cell = table.cellAt(0, 0)
     assert cell.firstCursorPosition().block().text() == "Day"
+
+
+def test_a_table_after_a_code_block_keeps_its_bold_header_and_the_code_its_label(qapp):
+    from PySide6.QtGui import QFont, QTextDocument, QTextTable
+
+    from app.chat.code_blocks import code_rects, fix_tables, style_code_blocks
+
+    document = QTextDocument()
+    document.setMarkdown("Here:\n\n```python\nx = 1\n```\n\n| City | Temp |\n|---|---|\n"
+                         "| Oslo | **18°C** |\n")
+    fix_tables(document)
+    blocks = style_code_blocks(document, dark=False, highlight=True, wrap_chars=80,
+                               label_height=16, pad=8)
+    document.setTextWidth(400)
+    [table] = [f for f in document.rootFrame().childFrames() if isinstance(f, QTextTable)]
+    for column in (0, 1):
+        header = table.cellAt(0, column).firstCursorPosition()
+        header.movePosition(header.MoveOperation.NextCharacter)
+        assert header.charFormat().fontWeight() == QFont.Weight.Bold, column
+    assert table.format().topMargin() >= 6  # air above the table
+    [code] = blocks
+    assert code.language == "python"
+    first = document.findBlockByNumber(code.first)
+    assert first.blockFormat().leftMargin() == 8  # the code does not touch the tint's edge
+    top = document.documentLayout().blockBoundingRect(first).top()
+    assert code_rects(document, blocks)[0].top() <= top - 16  # a row for the label above
