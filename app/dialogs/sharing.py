@@ -140,8 +140,9 @@ class SharingPage(QWidget):
     def show_activity(self, hour: dict[str, Any]) -> None:
         """What other apps wrote and took away in the last hour, against the hour's
         budget (APPS_ACTIVITY's answer); past it their calls wait for you."""
-        said = tr("Last hour: other apps wrote {written} of {write_limit} rows and removed "
-                  "{taken} of {take_limit}; past that their calls wait for your Allow.",
+        said = tr("Last hour: other apps added or changed {written} of {write_limit} "
+                  "memories and removed {taken} of {take_limit}; past that their calls wait "
+                  "for your Allow.",
                   written=f"{hour['written']:,}", write_limit=f"{hour['write_limit']:,}",
                   taken=f"{hour['taken']:,}", take_limit=f"{hour['take_limit']:,}")
         apps = [tr("{app}: {written} written, {taken} removed", app=a["name"],

@@ -84,7 +84,8 @@ class RowsModel(QAbstractTableModel):
 
 
 def _other(edge: dict[str, Any]) -> str:
-    return edge["target_name"] if edge["direction"] == "out" else edge["source_name"]
+    return shown_name(edge["target_name"] if edge["direction"] == "out"
+                      else edge["source_name"])
 
 
 def by_whom(actor: str) -> str:
