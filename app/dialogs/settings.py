@@ -377,7 +377,24 @@ class SettingsDialog(QDialog):
         """On a short screen the page scrolls: bring the test's answer into view."""
         page = self.tabs.widget(0)
         if isinstance(page, Scrolling):
+            self._grow_for(page)
             page.ensureWidgetVisible(self.result)
+
+    def _grow_for(self, page: Scrolling) -> None:
+        """Taller by what the page now needs at its width (a wrapped answer), where the
+        screen has room: the page scrolls only on a screen too short for it."""
+        layout = page.widget().layout()
+        width = page.viewport().width()
+        needed = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() \
+            else page.widget().sizeHint().height()
+        extra = needed - page.viewport().height()
+        if extra > 0:
+            screen = self.screen().availableGeometry()
+            frame = max(self.frameGeometry().height() - self.height(), TITLE_BAR)
+            height = min(self.height() + extra, screen.height() - frame)
+            self.resize(self.width(), height)
+            if self.y() + height + frame > screen.bottom():
+                self.move(self.x(), max(screen.top(), screen.bottom() - height - frame))
 
     def save(self) -> None:
         changes = {k: v for k, v in self.values().items() if v != self.original.get(k)}

@@ -201,8 +201,19 @@ def test_settings_dialog_cancel_reverts_ok_saves_and_tests_the_connection(qtbot,
 
     dialog = SettingsDialog(window.host, config, window)
     qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    page = dialog.tabs.widget(0)
+    before = dialog.height()
     dialog.test_connection()
     qtbot.waitUntil(lambda: "is available" in dialog.result.text())
+    # a long answer grows the dialog where the screen has room, instead of a scroll bar
+    dialog.result.setText("Connected in 3 ms. The server does not list the model demo; it "
+                          "lists deepseek-chat, test-model, and many others besides. " * 2)
+    dialog.show_result()
+    room = dialog.screen().availableGeometry().height() - 60
+    assert not page.verticalScrollBar().isVisible() or dialog.height() >= room, \
+        (before, dialog.height(), room)
     dialog.preset.setCurrentText("Ollama (local)")
     assert dialog.base_url.text() == "http://localhost:11434/v1"
     assert dialog.first_token_timeout.value() == 600 and dialog.turn_timeout.value() == 1800
