@@ -9,7 +9,7 @@ digits is what a column "N characters wide" means on screen, whatever else the f
 
 from __future__ import annotations
 
-from PySide6.QtGui import QFont, QFontDatabase, QFontInfo, QFontMetrics
+from PySide6.QtGui import QFont, QFontDatabase, QFontInfo, QFontMetrics, QTextLayout
 from PySide6.QtWidgets import QWidget
 
 REFERENCE = "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -25,6 +25,21 @@ def char_width(source: QWidget | QFont | QFontMetrics) -> float:
         source.font() if isinstance(source, QWidget) else source)
     width = metrics.horizontalAdvance(REFERENCE) / len(REFERENCE)
     return max(1.0, min(width, metrics.height() * 0.75))
+
+
+def line_height(source: QWidget | QFont) -> int:
+    """A line's height that holds Chinese as well as Latin: with a Latin interface font
+    (DejaVu Sans) Chinese comes from a fallback font whose lines are taller (19 px
+    against 15), and rows sized from the font alone cut it or set it low."""
+    font = source.font() if isinstance(source, QWidget) else source
+    tallest = float(QFontMetrics(font).height())
+    for sample in ("Ag", "中文"):
+        layout = QTextLayout(sample, font)
+        layout.beginLayout()
+        line = layout.createLine()
+        layout.endLayout()
+        tallest = max(tallest, line.height())
+    return round(tallest)
 
 
 def chars(source: QWidget | QFont | QFontMetrics, count: float) -> int:

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QHBoxLayout,
-    QInputDialog,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.dialogs.ask_text import ask_text
 from app.sizes import chars
 from core.i18n import tr
 from core.store.conversations import NEW_TITLE
@@ -249,7 +249,7 @@ class ConversationSidebar(QDockWidget):
 
     def _rename(self, item: QListWidgetItem, conversation: int) -> None:
         shown = item.text().split("\n")[0]
-        title, ok = QInputDialog.getText(self, tr("Rename conversation"), tr("Title:"),
+        title, ok = ask_text(self, tr("Rename conversation"), tr("Title:"),
                                          text=shown)
         if ok and title.strip():
             if title == shown == tr("New chat"):

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from app.actions import ActionRegistry
 from app.dialogs.palette import menu_and_name
-from app.sizes import chars
+from app.sizes import chars, line_height
 from core.i18n import tr
 
 SearchRole = Qt.ItemDataRole.UserRole + 1  # a cell's text as shown and in English
@@ -58,7 +58,7 @@ class ShortcutList(QDialog):
         table.setAlternatingRowColors(True)
         table.setShowGrid(False)
         table.setWordWrap(False)
-        table.verticalHeader().setDefaultSectionSize(round(self.fontMetrics().height() * 1.6))
+        table.verticalHeader().setDefaultSectionSize(round(line_height(self) * 1.6))
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.verticalHeader().hide()

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QInputDialog,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -29,13 +28,14 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
+from app.dialogs.ask_text import ask_text
 from app.graph.details import DetailsPanel
 from app.graph.fact_form import FactDialog
 from app.graph.node_model import NodeIdRole, NodeListModel
 from app.graph.node_picker import NodePicker
 from app.graph.review import ReviewView
 from app.graph.view import NeighbourhoodView
-from app.sizes import chars
+from app.sizes import chars, line_height
 from app.status_parts import first_upper
 from core import i18n
 from core.errors import ErrorCode
@@ -149,7 +149,7 @@ class GraphBrowser(QWidget):
         self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.verticalHeader().hide()
-        self.list.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self.list.verticalHeader().setDefaultSectionSize(line_height(self) + 6)
         # Widths from the font and the first rows shown: sizing to contents would read
         # every one of 100,000 rows. The person's own widths are remembered.
         header = self.list.horizontalHeader()
@@ -534,7 +534,7 @@ class GraphBrowser(QWidget):
         handlers[name]()
 
     def _rename(self, node: dict[str, Any]) -> None:
-        name, ok = QInputDialog.getText(self, tr("Rename"), tr("New name:"), text=node["name"])
+        name, ok = ask_text(self, tr("Rename"), tr("New name:"), text=node["name"])
         if ok and name.strip() and name.strip() != node["name"]:
             self._correct("rename_node", {"node_id": node["id"], "name": name.strip()})
 

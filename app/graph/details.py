@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.graph.node_model import KIND_LABELS, shown_name
+from app.sizes import line_height
 from core import i18n
 from core.i18n import N_, tr
 
@@ -140,7 +141,7 @@ def _table(model: QAbstractTableModel, name: str) -> QTableView:
     table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.verticalHeader().hide()
-    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
+    table.verticalHeader().setDefaultSectionSize(line_height(table) + 6)
     table.setWordWrap(False)
     table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     table.horizontalHeader().setStretchLastSection(True)

@@ -130,3 +130,30 @@ def test_a_confirmation_is_on_screen_whole_at_any_width(qtbot, open_window, home
     assert not toast.geometry().intersects(window.statusBar().geometry())
     assert toast.heightForWidth(toast.width()) <= toast.height()  # nothing cut off
     assert toast.width() < width  # its own place in the window, not the status bar's
+
+
+def test_rows_and_boxes_are_sized_for_chinese_and_their_titles(qtbot, qapp):
+    from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics
+    from PySide6.QtWidgets import QInputDialog, QWidget
+
+    from app.dialogs.ask_text import ask_text
+    from app.sizes import line_height
+    from tests.gui.conftest import when_shown
+
+    font = QFont("DejaVu Sans", 10)
+    # Chinese falls back to a taller font: a row holds it
+    if {"DejaVu Sans", "Noto Sans CJK SC"} <= set(QFontDatabase.families()):
+        assert line_height(font) > QFontMetrics(font).height()
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    seen = []
+
+    def look(box: QInputDialog) -> None:
+        seen.append((box.width(), box.fontMetrics().horizontalAdvance(box.windowTitle())))
+        box.reject()
+
+    when_shown(QInputDialog, look)
+    assert ask_text(parent, "Rename conversation", "Title:", "A long conversation title")[1] \
+        is False
+    width, title = seen[0]
+    assert width >= title + 4 * QFontMetrics(parent.font()).height()
