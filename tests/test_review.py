@@ -240,3 +240,20 @@ def test_counts_kept_from_each_change_match_a_fresh_count(backend, llm, tmp_path
     assert events[-1][1]["counts"] == memory_counts(dispatcher.store.conn)
     assert ask(dispatcher, PacketType.MEMORY_STATE)["counts"] == \
         memory_counts(dispatcher.store.conn)
+
+
+def test_the_inbox_reads_facts_as_they_are_now(store):
+    from core.store import review
+    from core.tools import ToolExecutor
+    from core.tools.corrections import correct
+
+    tools = ToolExecutor(store)
+    assert tools.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "works as", "object": "nurse"}]}, actor="model")["success"]
+    nurse = store.find_node("nurse")["id"]
+    correct(store, "rename_node", {"node_id": nurse, "name": "registered nurse"})
+    [change] = review.waiting(store)["changes"]
+    [line] = [line for line in change["lines"] if line["table"] == "edges"]
+    assert (line["subject"], line["relation"], line["object"]) == (
+        "User", "works as", "registered nurse")
+    assert line["text"] == "User works as registered nurse"

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.graph.node_model import KIND_LABELS, shown_name
+from app.graph.node_model import KIND_LABELS, shown_name, shown_relation
 from app.sizes import line_height
 from core import i18n
 from core.i18n import N_, tr
@@ -117,7 +117,7 @@ def status_word(status: str) -> str:
 
 EDGE_COLUMNS = [
     ("", lambda e: "→" if e["direction"] == "out" else "←"),
-    (N_("Relation"), lambda e: e["relation"]),
+    (N_("Relation"), lambda e: shown_relation(e["relation"])),
     (N_("Other node"), _other),
     (N_("Status"), lambda e: status_word(e["status"])),
     (N_("Confidence"), lambda e: f"{e['confidence']:.2f}"),

@@ -30,6 +30,16 @@ KIND_LABELS = {"task": N_("task"), "persona": N_("persona")}
 THE_PERSON = "user"  # the node the tools keep the person's own facts on
 
 
+# Relations the task tools keep between tasks and notes, in words
+RELATION_WORDS = {"next_task": N_("then"), "contains_info": N_("notes")}
+
+
+def shown_relation(relation: str) -> str:
+    """A relation as shown: the tools' own links in words, the rest as stored."""
+    word = RELATION_WORDS.get(relation.casefold())
+    return i18n.tr(word) if word else relation
+
+
 def shown_name(name: str) -> str:
     """A node's name as shown: the person's own node in the person's language ("User",
     你), every other as stored."""

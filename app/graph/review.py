@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.backend_host import BackendHost
 from app.graph.fact_form import FactDialog
+from app.graph.node_model import shown_name, shown_relation
 from app.sizes import chars
 from app.status_parts import first_upper
 from core import i18n
@@ -68,7 +69,11 @@ def change_text(change: dict[str, Any]) -> str:
         verb = line["verb"]
         mark = VERB_MARKS.get(verb, "•")
         said = i18n.tr(VERB_WORDS[verb]) if verb in VERB_WORDS else verb
-        text = tr("{mark} {verb}: {text}", mark=mark, verb=said, text=line["text"])
+        fact = line["text"]
+        if line.get("table") == "edges" and line.get("relation"):  # as it reads now
+            fact = " ".join((shown_name(line["subject"]), shown_relation(line["relation"]),
+                             shown_name(line["object"])))
+        text = tr("{mark} {verb}: {text}", mark=mark, verb=said, text=fact)
         if line.get("guess"):
             text += "   " + tr("— a guess (confidence {confidence})",
                                 confidence=f"{line['confidence']:.1f}")
@@ -297,6 +302,12 @@ class ReviewView(QWidget):
             button.setEnabled(has_rows)
         if self.count == 1:
             self.summary.setText(tr("1 change to review, newest first."))
+        elif self.count > 0 and not self.more:  # counted as the list shows them
+            groups = self.model.invisibleRootItem().rowCount()
+            self.summary.setText(tr("{n} changes to review, from {groups} messages or apps, "
+                                    "newest first.", n=f"{self.count:,}", groups=f"{groups:,}")
+                                 if groups > 1 else tr("{n} changes to review, newest first.",
+                                                       n=f"{self.count:,}"))
         elif self.count > 0:
             self.summary.setText(tr("{n} changes to review, newest first.",
                                     n=f"{self.count:,}"))
@@ -472,9 +483,15 @@ class ReviewView(QWidget):
         if not answer["success"]:
             QMessageBox.warning(self, tr("Not changed"), answer["error"])
             return
-        # the person looked at it and corrected it: reviewed
+        said = first_upper(answer["summary"]) + "."
+        facts = [line for line in change["lines"] if line["table"] == "edges"]
+        if len(facts) > 1:  # one fact corrected: the others still wait, read anew
+            self.status_message.emit(said)
+            self.reload()
+            return
+        # its only fact looked at and corrected: reviewed
         self.host.send(PacketType.REVIEW_KEEP, {"change_ids": [change["id"]]},
-                       lambda kept: self._kept(kept, first_upper(answer["summary"]) + "."))
+                       lambda kept: self._kept(kept, said))
 
     def _menu(self, point) -> None:
         if not self.tree.indexAt(point).isValid():

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from app.graph.colors import node_color
 from app.graph.crowd import grouped
 from app.graph.layout import LABEL_AT, radial_layout
-from app.graph.node_model import shown_name
+from app.graph.node_model import shown_name, shown_relation
 from core import i18n
 from core.i18n import N_, tr
 
@@ -161,7 +161,8 @@ class NeighbourhoodView(QGraphicsView):
                            and both <= self.labelled)):
                 # nearer the outer end, where the ring leaves room
                 inner, outer = (a, b) if a.manhattanLength() <= b.manhattanLength() else (b, a)
-                self._edge_label(edge["relation"], inner + (outer - inner) * LABEL_AT, look)
+                self._edge_label(shown_relation(edge["relation"]),
+                                 inner + (outer - inner) * LABEL_AT, look)
         legend: dict[str, QColor] = {}
         for node in sorted(nodes.values(), key=lambda n: -n.get("mention_count", 1)):
             color, entry = node_color(node, look.palette)

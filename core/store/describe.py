@@ -37,8 +37,12 @@ def describe_ops(store: GraphStore, ops: list[dict[str, Any]]) -> list[dict[str,
             for k in ("source_id", "target_id")}
     node_images = {op["id"]: op["after"] or op["before"] for op in ops
                    if op.get("table") == "nodes" and "id" in op}
-    names = names_of(store, ends - node_images.keys())
-    names.update({i: image["name"] for i, image in node_images.items()})
+    # Names and relations as they read now (a node renamed since, a relation edited),
+    # the change's own images for what is no longer there.
+    names = names_of(store, ends | node_images.keys())
+    for node, image in node_images.items():
+        names.setdefault(node, image["name"])
+    relations = relations_of(store, {op["id"] for op in edge_ops})
     lines: list[dict[str, Any]] = []
     for op in ops:
         if "id" not in op:
@@ -48,11 +52,19 @@ def describe_ops(store: GraphStore, ops: list[dict[str, Any]]) -> list[dict[str,
             lines.append({"verb": verb, "text": f"{rows:,} {op['table']}",
                           "table": op["table"], "id": None})
             continue
-        line = (_edge_line(op, names) if op["table"] == "edges"
+        line = (_edge_line(op, names, relations) if op["table"] == "edges"
                 else _node_line(op, ends))
         if line is not None:
             lines.append(line)
     return lines
+
+
+def relations_of(store: GraphStore, ids: set[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    marks = ", ".join("?" for _ in ids)
+    return {r["id"]: r["relation"] for r in store.query(
+        f"SELECT id, relation FROM edges WHERE id IN ({marks})", sorted(ids))}
 
 
 def fact_text(image: Row, names: dict[int, str]) -> str:
@@ -61,9 +73,13 @@ def fact_text(image: Row, names: dict[int, str]) -> str:
     return f"{source} {image['relation']} {target}"
 
 
-def _edge_line(op: dict[str, Any], names: dict[int, str]) -> dict[str, Any] | None:
+def _edge_line(op: dict[str, Any], names: dict[int, str],
+               relations: dict[int, str]) -> dict[str, Any] | None:
     before, after = op["before"], op["after"]
-    image = after or before
+    image = dict(after or before)
+    if op["id"] in relations and not (before and after and
+                                      before["relation"] != after["relation"]):
+        image["relation"] = relations[op["id"]]  # as it reads now
     if op.get("merged"):
         verb = "kept, said again since"  # an undo found the fact restated (GraphStore)
     elif before is None:

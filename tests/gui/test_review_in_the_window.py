@@ -87,9 +87,15 @@ def test_the_inbox_by_keyboard_keep_undo_and_edit(qtbot, two_turns):
     menu.close()
     QTimer.singleShot(0, fill_in_the_dialog)
     guess_action.trigger()  # opens the dialog, which the timer fills in and accepts
+    qtbot.waitUntil(lambda: not window.host.busy and "Hamburg" in window.toast.current())
+    # one of its two facts corrected: the change still waits, for the other fact
+    qtbot.waitUntil(lambda: not window.host.busy and len(review_texts(review)) == 1)
+    assert "green tea" in review_texts(review)[0]
+    assert window.status.review_label.text() == "Review: 1"
+    review.tree.setFocus()
+    qtbot.keyClick(review.tree, Qt.Key.Key_K)
     qtbot.waitUntil(lambda: not window.host.busy and review_texts(review) == [])
     assert window.status.review_label.text() == "Review: done"
-    assert "Hamburg" in window.toast.current()
     store = window.host.dispatcher.store
     live = {r["relation"] + " " + r["name"] for r in store.query(
         "SELECT e.relation, n.name FROM edges e JOIN nodes n ON n.id = e.target_id"
@@ -303,3 +309,22 @@ def test_add_fact_dialog_is_wide_enough_for_its_hints(qtbot):
 def test_the_status_bar_says_review_is_done_when_nothing_waits(qtbot, home, open_window):
     window = open_window(home)
     qtbot.waitUntil(lambda: window.status.review_label.text() == "Review: done")
+
+
+def test_review_says_task_links_in_words_and_the_person_by_name(qapp):
+    from app.graph.review import change_text
+    from core import i18n
+
+    change = {"summary": "", "lines": [
+        {"verb": "added", "table": "edges", "text": "Book flights NEXT_TASK Reserve ryokan",
+         "subject": "Book flights", "relation": "NEXT_TASK", "object": "Reserve ryokan"},
+        {"verb": "added", "table": "edges", "text": "User plays cello", "subject": "User",
+         "relation": "plays", "object": "cello"}]}
+    assert change_text(change).splitlines() == [
+        "+ added: Book flights then Reserve ryokan", "+ added: User plays cello"]
+    try:
+        i18n.set_language("zh_CN")
+        assert "你 plays cello" in change_text(change)
+        assert "NEXT_TASK" not in change_text(change)
+    finally:
+        i18n.set_language("en")
