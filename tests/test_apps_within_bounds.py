@@ -64,7 +64,7 @@ def test_writing_past_the_session_budget_waits_for_the_person_and_allow_runs_it(
         asked = approvals.pending(memory.store)
         assert [(a["actor"], a["reason"], a["tool"], a["count"]) for a in asked] == [
             ("mcp:Cursor", "writes", "memory_commit", 6)]
-        assert "added: User -has a pet-> cat 4" in asked[0]["preview"]
+        assert {"verb": "added", "text": "User -has a pet-> cat 4"} in asked[0]["preview"]
         decided = approvals.decide(memory.store, asked[0]["id"], True)
         assert decided["state"] == "allowed", decided
         assert len(facts(home)) == 7

@@ -64,7 +64,8 @@ def test_a_purge_over_the_budget_is_refused_whole_even_with_confirm(store):
     assert "delete 101 memories" in result["error"] and "20 rows left" in result["error"]
     assert result["over_budget"]["count"] == 101
     assert len(result["over_budget"]["preview"]) == 101
-    assert "deleted: person 0 -likes-> item 0" in result["over_budget"]["preview"]
+    assert {"verb": "deleted", "text": "person 0 -likes-> item 0"} in \
+        result["over_budget"]["preview"]
     assert store.dump() == before
 
 

@@ -57,6 +57,22 @@ def shown_summary(summary: str) -> str:
     return shown
 
 
+# What happens to each memory a request lists, in the person's language
+PREVIEW_VERBS = {"deleted": N_("deleted"), "superseded": N_("superseded"),
+                 "archived": N_("archived"), "removed for good": N_("removed for good"),
+                 "added": N_("added"), "changed": N_("changed")}
+
+
+def preview_line(line: Any) -> str:
+    """One listed memory: "deleted: User -likes-> tea" in the chosen language (a request
+    kept by an older version lists plain text)."""
+    if not isinstance(line, dict):
+        return str(line)
+    verb = PREVIEW_VERBS.get(line.get("verb", ""))
+    return tr("{verb}: {text}", verb=i18n.tr(verb) if verb else line.get("verb", ""),
+              text=line.get("text", ""))
+
+
 def asker_wants(request: dict[str, Any]) -> str:
     """"The assistant wants to …", or another app by its name and how it came."""
     action = shown_summary(request["summary"])
@@ -72,11 +88,11 @@ def why_it_waits(request: dict[str, Any]) -> str:
         limit = (tr("That is more than other apps may write in one session or an hour")
                  if request.get("reason") == "writes" else
                  tr("That is more than other apps may remove in one session or an hour"))
-        text = tr("{limit}, so nothing has been changed yet. Allow runs its {tool} call "
-                  "once; Deny drops it.", limit=limit, tool=request["tool"])
+        text = tr("{limit}, so nothing has been changed yet. Allow runs it once; Deny "
+                  "drops it.", limit=limit)
         return text + ("\n" + tr("It came over {via}.", via=came) if came else "")
     return tr("That is more than one turn may remove on its own, so nothing has been removed "
-              "yet. Allow runs its {tool} call once; Deny drops it.", tool=request["tool"])
+              "yet. Allow runs it once; Deny drops it.")
 
 
 class ApprovalCard(QFrame):
@@ -159,7 +175,7 @@ class ApprovalCard(QFrame):
             return
         self.title.setText(asker_wants(request))
         self.note.setText(why_it_waits(request))
-        shown = request["preview"]
+        shown = [preview_line(line) for line in request["preview"]]
         more = request["count"] - len(shown)
         self.rows.setPlainText("\n".join(shown) + (
             "\n" + tr("… and {more} more", more=f"{more:,}") if more > 0 else ""))

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.graph.node_model import KIND_LABELS, shown_name, shown_relation
+from app.graph.review import change_text
 from app.sizes import line_height
 from core import i18n
 from core.i18n import N_, tr
@@ -96,6 +97,14 @@ def by_whom(actor: str) -> str:
     return actor[4:] if actor.startswith("mcp:") else tr("assistant")
 
 
+def said_change(change: dict[str, Any]) -> str:
+    """What a change did, in the person's language: its first line, and how many more
+    (the change's own summary, in English, where it has no lines)."""
+    lines = change_text(change).splitlines() if change.get("lines") else [change["summary"]]
+    more = len(lines) - 1
+    return lines[0] + (tr(" (and {count} more)", count=more) if more > 0 else "")
+
+
 def came_how(change: dict[str, Any]) -> str:
     """Who made a change, and for another app how it came, which it cannot choose (its
     name is its own word)."""
@@ -128,7 +137,7 @@ EDGE_COLUMNS = [
 HISTORY_COLUMNS = [
     (N_("When"), lambda c: when(c["created_at"])),
     (N_("By"), lambda c: by_whom(c["actor"]), came_how),
-    (N_("Change"), lambda c: c["summary"]),
+    (N_("Change"), said_change, lambda c: change_text(c) if c.get("lines") else c["summary"]),
     ("", lambda c: tr("undone") if c.get("undone_by") else ""),
 ]
 

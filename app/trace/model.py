@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
 
 from core import i18n
+from core.errors import ErrorCode
 from core.i18n import N_, tr
 
 Index = QModelIndex | QPersistentModelIndex
@@ -32,6 +33,7 @@ class TraceCall:
     waiting: int | None = None  # the approval it waits on (over the budget)
     approval: str = "pending"  # …and how that ended: allowed, denied, failed
     outcome: str | None = None  # what the allowed call did, or why it failed
+    counts: dict[str, int] | None = None  # what it made, reinforced or read (said in words)
 
     @property
     def arguments_text(self) -> str:
@@ -70,6 +72,23 @@ class TraceCall:
         if self.approval == "failed":
             return tr("not run: {reason}", reason=self.outcome or "")
         return tr("waiting for you: Allow or Deny it above the message box")
+
+
+# A finished call's result in the person's language, from its counts (the model's own
+# text, in English, stays in the tooltip: it is what the model read).
+SAID = {"memory_commit": N_("remembered {created}, reinforced {reinforced}"),
+        "memory_recall": N_("recalled {rows}"), "memory_query_archived": N_("found {rows}"),
+        "memory_purge": N_("forgot {rows}")}
+
+
+def said_in_words(call: TraceCall) -> str | None:
+    template = SAID.get(call.name)
+    counts = call.counts or {}
+    if template is None or not counts or (call.name == "memory_commit" and "created" not in
+                                           counts):
+        return None
+    return i18n.tr(template, created=counts.get("created", 0),
+                   reinforced=counts.get("reinforced", 0), rows=counts.get("rows", 0))
 
 
 @dataclass
@@ -185,6 +204,8 @@ class TraceModel(QAbstractItemModel):
     def _call_cells(call: TraceCall) -> tuple[str, str, str, str]:
         if call.waiting is not None:
             result = call.waiting_text()
+        elif call.result is not None and said_in_words(call) is not None:
+            result = said_in_words(call)
         elif call.rejected:
             result = tr("rejected: {reason}", reason=call.rejected)
         elif call.result is None:
@@ -247,6 +268,7 @@ class TraceModel(QAbstractItemModel):
         call.arguments = record.get("arguments", call.arguments)
         call.result, call.duration_ms = record.get("result", ""), record.get("duration_ms")
         call.waiting = record.get("waiting")
+        call.counts = record.get("counts")
         self._call_changed(row)
 
     def mark_undone(self, turn_ids: set[str]) -> None:
@@ -311,7 +333,9 @@ class TraceModel(QAbstractItemModel):
             return
         turn = self.turns[-1]
         turn.running = False
-        turn.error = answer.get("error") if not answer.get("success") else None
+        stopped = answer.get("code") == ErrorCode.CANCELLED
+        turn.error = None if answer.get("success") else (
+            tr("stopped by you") if stopped else answer.get("error"))
         turn.round_trips = answer.get("round_trips", turn.round_trips)
         turn.usage = answer.get("usage") or turn.usage
         turn.turn_id = answer.get("turn_id") or turn.turn_id
@@ -335,7 +359,7 @@ class TraceModel(QAbstractItemModel):
             pending.calls = [TraceCall(c.get("name", "?"), c.get("arguments"), c.get("result"),
                                        c.get("duration_ms"), waiting=c.get("waiting"),
                                        approval=c.get("approval") or "pending",
-                                       outcome=c.get("outcome"))
+                                       outcome=c.get("outcome"), counts=c.get("counts"))
                              for c in message.get("tool_calls") or []]
             pending.calls += [TraceCall(r[0], {}, rejected=r[1])
                               for r in message.get("rejected_tools") or []]

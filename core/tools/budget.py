@@ -138,8 +138,10 @@ class OverBudget(Exception):
         self.written = written
 
 
-def preview_lines(store: GraphStore, rows: list[Destroyed]) -> list[str]:
-    """One line per row for the person to judge, read inside the call's transaction."""
+def preview_lines(store: GraphStore, rows: list[Destroyed]) -> list[dict[str, str]]:
+    """One line per row for the person to judge, read inside the call's transaction:
+    what happens to it (`verb`: deleted, superseded, archived, removed for good, added,
+    changed) and the fact or name (`text`), which the window says in its language."""
     edge_ids = [r.id for r in rows if r.table == "edges"][:PREVIEW_ROWS]
     node_ids = [r.id for r in rows if r.table == "nodes"][:PREVIEW_ROWS]
     names: dict[int, str] = {}
@@ -157,7 +159,7 @@ def preview_lines(store: GraphStore, rows: list[Destroyed]) -> list[str]:
     lines = []
     for row in rows[:PREVIEW_ROWS]:
         what = texts.get(row.id) if row.table == "edges" else names.get(row.id)
-        lines.append(f"{row.verb}: {what or f'{row.table[:-1]} {row.id}'}")
+        lines.append({"verb": row.verb, "text": what or f"{row.table[:-1]} {row.id}"})
     return lines
 
 

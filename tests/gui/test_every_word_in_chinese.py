@@ -248,3 +248,27 @@ def test_choosing_chinese_in_the_settings_changes_the_words(qtbot, open_window, 
     in_language(load_config(home / "config.json")[0].language)  # as trulymem does at start
     again = open_window(home)
     assert again.tabs.tabText(0) == i18n.tr("Chat") != "Chat"
+
+
+def test_what_the_memory_did_is_said_in_chinese(qapp):
+    """The approval card's list, a node's Changes and the trace's results are built from
+    the structured results, not from the English the model reads."""
+    from app.chat.approval import preview_line
+    from app.graph.details import said_change
+    from app.trace.model import TraceCall, said_in_words
+
+    try:
+        i18n.set_language("zh_CN")
+        assert preview_line({"verb": "deleted", "text": "用户 -名叫-> 小明"}) == \
+            "已删除：用户 -名叫-> 小明"
+        change = {"summary": "renamed 'nurse' to 'registered nurse'", "lines": [
+            {"verb": "renamed", "table": "nodes", "text": "护士 → 注册护士"},
+            {"verb": "added", "table": "edges", "text": "x", "subject": "User",
+             "relation": "是", "object": "注册护士"}]}
+        said = said_change(change)
+        assert english_in(said) == [] and "护士 → 注册护士" in said, said
+        call = TraceCall("memory_commit", {}, "Committed: 3 new, 0 reinforced.",
+                         counts={"created": 3, "reinforced": 0})
+        assert said_in_words(call) == "记住 3 条，强化 0 条"
+    finally:
+        i18n.set_language("en")
