@@ -393,3 +393,20 @@ def test_a_deleted_exchange_can_be_brought_back_where_it_was(backend, llm):
         "one", "first", "two", "second", "three", "third"]
     again = client.request(PacketType.RESTORE_TURN, {"turn_id": second["turn_id"]})
     assert not again["success"] and again["code"] == "not_found"
+
+
+def test_a_regenerated_reply_keeps_the_replies_it_replaced(backend, llm):
+    llm.play({"text": "first try"}, {"text": "second try"}, {"text": "third try"},
+             {"text": "edited answer"})
+    _, client = backend()
+    turn = client.process_message("tell me a joke")["turn_id"]
+    for _ in range(2):
+        turn = client._send(PacketType.PROCESS_MESSAGE,
+                            {"user_input": "tell me a joke", "replaces_turn": turn})["turn_id"]
+    [asked, reply] = client.get_history()["history"]
+    assert reply["content"] == "third try"
+    assert [v["content"] for v in reply["versions"]] == ["first try", "second try"]
+    # an edited message asks something else: its reply starts afresh
+    client._send(PacketType.PROCESS_MESSAGE, {"user_input": "tell me a riddle",
+                                              "replaces_turn": turn})
+    assert client.get_history()["history"][1].get("versions") is None

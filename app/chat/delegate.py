@@ -59,6 +59,14 @@ COPY = N_("Copy")
 MAX_COLUMN_CHARS = 110  # longer lines are hard to read on wide windows
 # What each message offers on hover and on keyboard focus, at the right of its header.
 ACTION_WORDS = {"copy": N_("Copy"), "edit": N_("Edit"), "regenerate": N_("Regenerate")}
+VERSION_MARKS = {"older": "‹", "newer": "›", "position": ""}
+
+
+def action_label(message: ChatMessage, name: str) -> str:
+    if name == "position":
+        shown, total = message.position()
+        return f"{shown}/{total}"
+    return VERSION_MARKS.get(name) or i18n.tr(ACTION_WORDS[name])
 
 
 @dataclass
@@ -225,9 +233,11 @@ class MessageDelegate(QStyledItemDelegate):
         if message.streaming or message is self.edit_message or not message.turn_id:
             return []
         names = ["copy", "edit" if message.role == "user" else "regenerate"]
+        if message.versions:  # ‹ 2/3 ›: the replies a regenerated one replaced
+            names = ["older", "position", "newer", *names]
         rects = []
         for name in reversed(names):
-            width = metrics.horizontalAdvance(i18n.tr(ACTION_WORDS[name])) + metrics.height()
+            width = metrics.horizontalAdvance(action_label(message, name)) + metrics.height()
             rects.append((QRect(right - width, y, width, metrics.height()), name))
             right -= width
         return rects[::-1]
@@ -335,11 +345,22 @@ class MessageDelegate(QStyledItemDelegate):
         painter.setPen(palette.color(QPalette.ColorRole.Link))
         for rect, _code in parts.copies:
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, i18n.tr(COPY))
-        if option.state & (QStyle.StateFlag.State_MouseOver | QStyle.StateFlag.State_Selected):
-            for rect, name in parts.actions or ():  # on hover and on keyboard focus
-                painter.drawText(rect, Qt.AlignmentFlag.AlignCenter,
-                                 i18n.tr(ACTION_WORDS[name]))
+        self._paint_actions(painter, option, message, parts)
         painter.restore()
+
+    @staticmethod
+    def _paint_actions(painter: QPainter, option: QStyleOptionViewItem, message: ChatMessage,
+                       parts: MessageLayout) -> None:
+        """Copy and Edit or Regenerate on hover and keyboard focus; ‹ 2/3 › always."""
+        palette = option.palette
+        hovered = bool(option.state & (QStyle.StateFlag.State_MouseOver
+                                       | QStyle.StateFlag.State_Selected))
+        for rect, name in parts.actions or ():
+            if name not in VERSION_MARKS and not hovered:
+                continue
+            painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText
+                                         if name == "position" else QPalette.ColorRole.Link))
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, action_label(message, name))
 
     def _paint_header(self, painter: QPainter, option: QStyleOptionViewItem,
                       message: ChatMessage, parts: MessageLayout) -> None:

@@ -31,6 +31,14 @@ class ChatMessage:
     calls: list[dict[str, Any]] | None = None  # a reply's tool calls, the note's source
     refused: list[Any] | None = None  # ...and the calls the limits refused
     undone: bool = False  # the person took back what the turn changed
+    versions: list[dict[str, Any]] = field(default_factory=list)  # replies it replaced
+    showing: int | None = None  # which of them is shown (None: this reply)
+    latest: dict[str, Any] | None = None  # this reply, put aside while an earlier shows
+
+    def position(self) -> tuple[int, int]:
+        """(shown, of): which version is shown, counted from 1, and how many there are."""
+        total = len(self.versions) + 1
+        return (total if self.showing is None else self.showing + 1), total
     version: int = 0  # bumped on every change, so views can cache layouts per version
 
     @classmethod
@@ -45,7 +53,7 @@ class ChatMessage:
                                            bool(row.get("undone")))
                    if row["role"] == "assistant" else "",
                    calls=row.get("tool_calls"), refused=row.get("rejected_tools"),
-                   undone=bool(row.get("undone")))
+                   undone=bool(row.get("undone")), versions=list(row.get("versions") or []))
 
 
 class ChatModel(QAbstractListModel):
@@ -132,6 +140,23 @@ class ChatModel(QAbstractListModel):
         message.version += 1
         index = self.index(row)
         self.dataChanged.emit(index, index)
+
+    def show_version(self, row: int, step: int) -> None:
+        """Show the reply before (-1) or after (+1) the one shown: earlier versions are
+        for looking back; the newest is the one the conversation goes on from."""
+        message = self.messages[row]
+        shown, total = message.position()
+        wanted = min(max(shown - 1 + step, 0), total - 1)
+        if wanted == shown - 1 or message.streaming:
+            return
+        if message.showing is None:
+            message.latest = {"content": message.content, "memory_note": message.memory_note}
+        if wanted == total - 1:
+            self.change(row, showing=None, **(message.latest or {}))
+            return
+        self.change(row, showing=wanted, content=message.versions[wanted]["content"],
+                    memory_note=tr("an earlier reply: what it wrote to the memory was taken "
+                                   "back"))
 
     def extend_text(self, row: int, delta: str, *, reasoning: bool = False) -> None:
         message = self.messages[row]

@@ -223,8 +223,21 @@ class TurnController(QObject):
         if self.running or not rows:
             return
         self.clear_retry()
+        kept = self._versions_of(turn) if text == self._asked(turn) else []
         self.chat.remove_from(rows[0])
         self.send(text, replaces_turn=turn)
+        if kept and self.running:  # the new reply keeps the ones it replaces (as core does)
+            self.chat.messages[-1].versions = kept
+
+    def _versions_of(self, turn: str) -> list[dict[str, Any]]:
+        reply = next((m for m in self.chat.messages if m.turn_id == turn
+                      and m.role == "assistant"), None)
+        if reply is None:
+            return []
+        current = (reply.latest or {}).get("content", reply.content) \
+            if reply.showing is not None else reply.content
+        return [*reply.versions, *([{"content": current, "created_at": reply.created_at}]
+                                   if current else [])]
 
     def edit_last(self) -> None:
         """Your newest message, in a box on itself (Esc leaves it as it was)."""

@@ -350,6 +350,8 @@ class ChatView(QListView):
             self.start_edit(row)
         elif name == "regenerate" and message.turn_id:
             self.regenerate_requested.emit(message.turn_id)
+        elif name in ("older", "newer"):
+            self.chat.show_version(row, -1 if name == "older" else 1)
 
     def event(self, event) -> bool:
         """Ctrl+Z here brings back the exchange just deleted, before the window's Undo

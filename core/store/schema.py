@@ -284,7 +284,8 @@ UPDATE messages SET error = NULL WHERE error = 'cancelled' AND partial = 1;
 # person like the model's removals: an approval names whose call it is and why it waits.
 # The hour's budgets read the last hour of the change log by time. The Memory tab's search
 # as you type finds nodes by the beginning of their type ("Instr" finds Instruments). A
-# deleted exchange is kept, marked, so the person can bring it back.
+# deleted exchange is kept, marked, so the person can bring it back. A regenerated reply
+# keeps the replies it replaced (`versions`, JSON), for the person to look back at.
 V13 = """
 ALTER TABLE change_log ADD COLUMN via TEXT;
 ALTER TABLE approvals ADD COLUMN actor TEXT NOT NULL DEFAULT 'model';
@@ -293,6 +294,7 @@ ALTER TABLE approvals ADD COLUMN reason TEXT NOT NULL DEFAULT 'removes';
 CREATE INDEX change_log_time ON change_log(created_at);
 CREATE INDEX nodes_type ON nodes(type COLLATE NOCASE);
 ALTER TABLE messages ADD COLUMN deleted_at REAL;
+ALTER TABLE messages ADD COLUMN versions TEXT;
 """
 
 Migration = str | Callable[[sqlite3.Connection], None]

@@ -63,9 +63,9 @@ class History:
         longer than `cap` characters is cut there, with a note saying how much is left
         out, and SQLite never hands the rest over: one 50 MB reply must not slow every
         start."""
-        text = "content, reasoning" if cap is None else (
+        text = ("versions, " if self.shown else "") + ("content, reasoning" if cap is None else (
             "substr(content, 1, :cap) AS content, length(content) AS content_length,"
-            " substr(reasoning, 1, :cap) AS reasoning, length(reasoning) AS reasoning_length")
+            " substr(reasoning, 1, :cap) AS reasoning, length(reasoning) AS reasoning_length"))
         rows = self.store.query(
             "SELECT id, role, " + text + ", tool_calls, rejected_tools, usage, partial, error,"
             " turn_id, created_at, round_trips FROM messages"
@@ -74,8 +74,9 @@ class History:
             {"cap": cap, "limit": limit if limit is not None else -1,
              "conversation": self.conversation_id})
         for row in rows:
-            for name in JSON_FIELDS:
-                row[name] = json.loads(row[name]) if row[name] else None
+            for name in (*JSON_FIELDS, "versions"):
+                if name in row:
+                    row[name] = json.loads(row[name]) if row[name] else None
             row["partial"] = bool(row["partial"])
             for name in ("content", "reasoning"):
                 length = row.pop(f"{name}_length", None)
@@ -122,6 +123,26 @@ class History:
                 "DELETE FROM messages WHERE turn_id = ? AND conversation_id = ?",
                 (turn_id, self.conversation_id)).rowcount
 
+    def turn_messages(self, turn_id: str) -> list[dict[str, Any]]:
+        """A shown turn's messages (role and content), oldest first."""
+        return self.store.query("SELECT role, content FROM messages WHERE turn_id = ? AND"
+                                " conversation_id = ?" + self.shown + " ORDER BY id",
+                                (turn_id, self.conversation_id))
+
+    def reply_versions(self, turn_id: str) -> list[dict[str, Any]]:
+        """The replies a turn's reply replaced and the reply itself, oldest first: what a
+        regenerated reply keeps to look back at."""
+        if not self.shown:
+            return []
+        row = self.store.query_one(
+            "SELECT content, created_at, versions FROM messages WHERE turn_id = ? AND"
+            " conversation_id = ? AND role = 'assistant' ORDER BY id DESC LIMIT 1",
+            (turn_id, self.conversation_id))
+        if row is None:
+            return []
+        earlier = json.loads(row["versions"]) if row["versions"] else []
+        return [*earlier, {"content": row["content"], "created_at": row["created_at"]}]
+
     def hide_turn(self, turn_id: str, hidden: bool) -> int:
         """Delete an exchange the person can bring back (hidden), or bring it back;
         answers how many messages changed. A file without the mark drops it for good."""
@@ -147,4 +168,8 @@ class History:
              int(bool(message.get("partial"))), message.get("error"), message.get("turn_id"),
              message.get("created_at") or self.store.clock(), message.get("reasoning") or None,
              message.get("round_trips"), self.conversation_id))
+        if message.get("versions") and self.shown:
+            self.store.conn.execute("UPDATE messages SET versions = ? WHERE id = ?",
+                                    (json.dumps(message["versions"], ensure_ascii=False),
+                                     cursor.lastrowid))
         return cursor.lastrowid

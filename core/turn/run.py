@@ -43,6 +43,7 @@ NO_KEY = N_("API Key not configured")
 RECENT_MESSAGES = 6  # earlier exchanges sent along for continuity; memory holds the rest
 RECENT_CHARS = 24_000  # …within this many characters in all (about 6,000 tokens)
 RECENT_MESSAGE_CHARS = 8_000  # and this many for any one of them
+VERSIONS_KEPT = 20  # earlier replies a regenerated one keeps to look back at
 
 
 def no_key() -> str:
@@ -99,8 +100,9 @@ class Turn:
     def run(self, text: Any, replaces_turn: Any = None) -> dict[str, Any]:
         if not isinstance(text, str) or not text.strip():
             raise TurnRefused(tr("user_input must be non-empty text"))
+        earlier: list[dict[str, Any]] = []
         if replaces_turn is not None:
-            self._take_back(replaces_turn)
+            earlier = self._take_back(replaces_turn, text)
         recent = recent_context(self.history)
         self.message = text
         self.said = grounding.said_text(
@@ -130,7 +132,7 @@ class Turn:
                             tool_calls=result.tool_calls, rejected_tools=result.rejected_tools,
                             usage=result.usage, partial=result.code is not None,
                             error=result.error, reasoning=result.reasoning,
-                            round_trips=result.round_trips)
+                            round_trips=result.round_trips, versions=earlier or None)
         if result.error or result.cancelled:
             raise TurnRefused(result.error or N_("cancelled"), data, result.code)
         return data
@@ -203,13 +205,20 @@ class Turn:
             outcome = self._ask_person(outcome)
         return outcome
 
-    def _take_back(self, turn_id: Any) -> None:
+    def _take_back(self, turn_id: Any, text: str) -> list[dict[str, Any]]:
         """Retry, regenerate and editing a message replace a turn and every turn after it
         (the conversation goes on from there): their memory changes are undone first, as
-        one change, so nothing a discarded reply wrote stays, then their messages go."""
+        one change, so nothing a discarded reply wrote stays, then their messages go.
+        Answers the replies a regenerated reply replaces (the same message asked again),
+        for it to keep as earlier versions."""
         turns = self.history.turns_from(turn_id) if isinstance(turn_id, str) else []
         if not turns:
             raise TurnRefused(tr("replaces_turn must name a turn of the conversation"))
+        asked = next((m["content"] for m in self.history.turn_messages(turns[0])
+                      if m["role"] == "user"), None)
+        earlier = self.history.reply_versions(turns[0]) if asked == text else []
+        # a failed reply is no version to keep
+        earlier = [v for v in earlier if v.get("content")][-VERSIONS_KEPT:]
         try:
             self.store.undo_turn(turns[0], later=turns[1:])
         except StoreError as error:
@@ -219,6 +228,7 @@ class Turn:
         for turn in turns:
             approvals.expire_turn(self.store, turn)
             self.history.drop_turn(turn)
+        return earlier
 
     def _ask_person(self, outcome: dict[str, Any]) -> dict[str, Any]:
         """A call over the budget: with a window, keep it for the person to allow; either

@@ -440,3 +440,26 @@ def test_a_table_after_a_code_block_keeps_its_bold_header_and_the_code_its_label
     assert first.blockFormat().leftMargin() == 8  # the code does not touch the tint's edge
     top = document.documentLayout().blockBoundingRect(first).top()
     assert code_rects(document, blocks)[0].top() <= top - 16  # a row for the label above
+
+
+def test_a_regenerated_reply_shows_the_earlier_ones_on_request(qtbot, open_window, home, llm):
+    window = open_window(home)
+    llm.play({"text": "First joke."}, {"text": "Second joke."})
+    window.turns.send("tell me a joke")
+    wait_turn(qtbot, window)
+    window.turns.regenerate()
+    wait_turn(qtbot, window)
+    reply = window.chat.messages[-1]
+    assert reply.content == "Second joke." and reply.position() == (2, 2)
+    row = len(window.chat.messages) - 1
+    window.pane.view.run_action(row, "older")  # the ‹ in its header
+    assert reply.content == "First joke." and reply.position() == (1, 2)
+    assert "earlier reply" in reply.memory_note
+    window.pane.view.run_action(row, "newer")
+    assert reply.content == "Second joke." and reply.position() == (2, 2)
+    # and after a restart, from the history
+    window.close()
+    again = open_window(home)
+    assert again.chat.messages[-1].position() == (2, 2)
+    again.pane.view.run_action(len(again.chat.messages) - 1, "older")
+    assert again.chat.messages[-1].content == "First joke."
