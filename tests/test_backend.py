@@ -403,7 +403,7 @@ def test_a_regenerated_reply_keeps_the_replies_it_replaced(backend, llm):
     for _ in range(2):
         turn = client._send(PacketType.PROCESS_MESSAGE,
                             {"user_input": "tell me a joke", "replaces_turn": turn})["turn_id"]
-    [asked, reply] = client.get_history()["history"]
+    [_asked, reply] = client.get_history()["history"]
     assert reply["content"] == "third try"
     assert [v["content"] for v in reply["versions"]] == ["first try", "second try"]
     # an edited message asks something else: its reply starts afresh

@@ -166,3 +166,31 @@ def test_an_older_file_learns_the_ids_its_history_used(tmp_path):
         assert store.next_id("edges") == 42 and store.next_id("nodes") == 1
     finally:
         store.close()
+
+
+def test_an_undo_that_cannot_be_done_says_why_in_words_not_numbers(executor, store):
+    import re
+
+    from core import i18n
+    from core.store import StoreError
+    from core.tools.corrections import correct
+
+    first = executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "likes", "object": "tea"}]})["data"]["change_id"]
+    correct(store, "rename_node", {"node_id": store.find_node("tea")["id"], "name": "green tea"})
+    try:
+        store.undo(first)
+    except StoreError as error:
+        english = error.said()
+    assert "added “User likes green tea”" in english, english
+    assert not re.search(r"change \\d|committed", english)
+    try:
+        i18n.set_language("zh_CN")
+        try:
+            store.undo(first)
+        except StoreError as error:
+            chinese = error.said()
+        assert "新增" in chinese or "添加" in chinese, chinese
+        assert not re.search(r"committed|change \\d", chinese)
+    finally:
+        i18n.set_language("en")

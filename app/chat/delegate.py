@@ -355,11 +355,13 @@ class MessageDelegate(QStyledItemDelegate):
         palette = option.palette
         hovered = bool(option.state & (QStyle.StateFlag.State_MouseOver
                                        | QStyle.StateFlag.State_Selected))
+        shown, total = message.position()
         for rect, name in parts.actions or ():
             if name not in VERSION_MARKS and not hovered:
                 continue
-            painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText
-                                         if name == "position" else QPalette.ColorRole.Link))
+            idle = name == "position" or (name, shown) in (("older", 1), ("newer", total))
+            painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText if idle
+                                         else QPalette.ColorRole.Link))
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, action_label(message, name))
 
     def _paint_header(self, painter: QPainter, option: QStyleOptionViewItem,

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from core import i18n
+from core.i18n import N_, tr
 from core.store.graph import GraphStore, Row, decode_ops
 
 # Columns whose change alone is bookkeeping, not news: a fact said again, a node seen again.
@@ -133,6 +135,22 @@ def _node_line(op: dict[str, Any], fact_ends: set[int]) -> dict[str, Any] | None
 
 def _changed(before: Row, after: Row) -> set[str]:
     return {k for k in after if before.get(k) != after.get(k)}
+
+
+# A line's verb in the person's language (the window's Review says the same words)
+VERBS = {"added": N_("added"), "removed": N_("removed"), "deleted": N_("deleted"),
+         "replaced": N_("replaced"), "reinforced": N_("reinforced"), "restored": N_("restored"),
+         "archived": N_("archived"), "brought back": N_("brought back"),
+         "updated": N_("updated"), "renamed": N_("renamed"), "set": N_("set"),
+         "imported": N_("imported"), "took back": N_("took back"),
+         "kept, said again since": N_("kept, said again since")}
+
+
+def said_line(line: dict[str, Any]) -> str:
+    """One line as the person reads it: "added “User likes tea”" in their language."""
+    verb = VERBS.get(line["verb"])
+    return tr("{verb} “{text}”", verb=i18n.tr(verb) if verb else line["verb"],
+              text=line["text"])
 
 
 def describe_change(store: GraphStore, change_id: int) -> list[dict[str, Any]]:

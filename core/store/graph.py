@@ -533,7 +533,7 @@ class GraphStore:
                                  ErrorCode.NOT_FOUND, change=change_id)
             if entry["undone_by"] is not None:
                 raise StoreError(N_("“{summary}” was undone already"), ErrorCode.NOTHING_TO_DO,
-                                 change=change_id, summary=entry["summary"] or entry["tool"])
+                                 change=change_id, summary=self.change_words(entry))
             entries.append(entry)
         if not any(decode_ops(e["ops"]) for e in entries):
             raise StoreError(N_("that change changed nothing") if len(entries) == 1
@@ -558,7 +558,7 @@ class GraphStore:
         except sqlite3.IntegrityError as error:
             raise StoreError(N_("“{summary}” cannot be undone: what it would bring back "
                                 "is there again from a later change"), ErrorCode.CONFLICT,
-                             change=change_ids[0], summary=entries[-1]["summary"],
+                             change=change_ids[0], summary=self.change_words(entries[-1]),
                              detail=str(error)) from error
         return change.id
 
@@ -600,9 +600,22 @@ class GraphStore:
         """Undo out of order would throw a later change away: say which row, in words."""
         return StoreError(N_("“{summary}” cannot be undone: {row} was changed again later; "
                              "undo the later change first"), ErrorCode.CONFLICT,
-                          change=entry["id"], summary=entry["summary"] or entry["tool"],
+                          change=entry["id"], summary=self.change_words(entry),
                           row=self.row_words(table, row_id), table=table, row_id=row_id,
                           later=later)
+
+    def change_words(self, entry: Row) -> str:
+        """A logged change as the person knows it, in their language: what it did to its
+        first fact or name ("added User likes tea", "2 more" when there are), not core's
+        English summary or its number."""
+        from core.store.describe import describe_ops, said_line  # noqa: PLC0415 (a cycle)
+
+        lines = describe_ops(self, decode_ops(entry["ops"])) if entry.get("ops") else []
+        if not lines:
+            return entry["summary"] or entry["tool"]
+        said = said_line(lines[0])
+        return said if len(lines) == 1 else tr("{first} and {count} more", first=said,
+                                               count=len(lines) - 1)
 
     def row_words(self, table: str, row_id: int) -> str:
         """A node or edge as a person knows it: its name, or "source —relation→ target"."""
