@@ -20,7 +20,8 @@ class Event(StrEnum):
     TOOL_STARTED = "tool_started"  # {"name", "arguments"}
     TOOL_FINISHED = "tool_finished"  # {"name", "arguments", "success", "result" | "error",
     #                                   "duration_ms", "change_id"?}
-    TOOL_REJECTED = "tool_rejected"  # {"name", "reason"}: a limit or a rule refused it
+    TOOL_REJECTED = "tool_rejected"  # {"name", "reason", "why"}: a limit or a rule refused
+    #   it; "why" is limit, budget, repeat, not_offered or other (the reason is the model's)
     CALLS_IN_TEXT = "calls_in_text"  # {"names": [str]}: calls the model wrote as text
     USAGE = "usage"  # the endpoint's token counts for one request
     APPROVAL_REQUESTED = "approval_requested"  # an approval row: the person decides

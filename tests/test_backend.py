@@ -60,6 +60,8 @@ def test_limits_reject_extra_persona_updates_and_list_them(backend, llm):
     assert len(result["tool_calls"]) == 1
     assert [name for name, _ in result["rejected_tools"]] == ["persona_update"] * 2
     assert result["rejected_tools"][0][1].startswith("Tool call rejected")
+    assert result["refused_why"] == ["limit", "limit"]  # the seed's pairs stay pairs
+    assert client.get_history()["history"][-1]["refused_why"] == ["limit", "limit"]
     replies = [m for m in llm.requests[1]["messages"] if m["role"] == "tool"]
     assert sum("Tool call rejected" in m["content"] for m in replies) == 2
 

@@ -50,7 +50,8 @@ class TurnController(QObject):
         events.tool_started.connect(self._tool_started)
         events.tool_finished.connect(self._flushed(trace.call_finished))
         events.tool_rejected.connect(self._flushed(
-            lambda data: trace.call_rejected(data["name"], data["reason"])))
+            lambda data: trace.call_rejected(data["name"], data["reason"],
+                                             data.get("why", "other"))))
         events.usage.connect(self._flushed(trace.set_usage))
         events.approval_requested.connect(self._flushed(pane.approvals.add))
         events.calls_in_text.connect(self._flushed(self._calls_in_text))

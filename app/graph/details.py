@@ -224,7 +224,11 @@ class DetailsPanel(QWidget):
         self.title.setText(shown_name(node["name"]))
         label = KIND_LABELS.get(node["kind"])  # a task or the persona; a memory says its type
         mentions = node["mention_count"]
-        parts = [*([i18n.tr(label)] if label else []), node["type"] or tr("no type"),
+        kind_type = node["type"]
+        if label and (kind_type or "").casefold() == node["kind"]:
+            kind_type = None  # a task typed "Task" is said once, in the person's language
+        parts = [*([i18n.tr(label)] if label else []),
+                 *([kind_type or tr("no type")] if kind_type or not label else []),
                  tr("1 mention") if mentions == 1 else tr("{n} mentions", n=f"{mentions:,}"),
                  tr("since {date}", date=when(node["created_at"])[:10])]
         if node.get("state"):

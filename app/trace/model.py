@@ -29,7 +29,8 @@ class TraceCall:
     arguments: Any
     result: str | None = None
     duration_ms: float | None = None
-    rejected: str | None = None  # the limiter's reason
+    rejected: str | None = None  # the limiter's reason (what the model read, in English)
+    why: str = "other"  # …and why in one word, said in the person's language
     waiting: int | None = None  # the approval it waits on (over the budget)
     approval: str = "pending"  # …and how that ended: allowed, denied, failed
     outcome: str | None = None  # what the allowed call did, or why it failed
@@ -79,6 +80,19 @@ class TraceCall:
 SAID = {"memory_commit": N_("remembered {created}, reinforced {reinforced}"),
         "memory_recall": N_("recalled {rows}"), "memory_query_archived": N_("found {rows}"),
         "memory_purge": N_("forgot {rows}")}
+
+
+REFUSED = {"limit": N_("refused: this turn's limit for such calls was reached"),
+           "budget": N_("refused: it would remove more than a turn may"),
+           "repeat": N_("refused: the same call again"),
+           "not_offered": N_("refused: that tool was not offered this turn")}
+
+
+def refused_words(call: TraceCall) -> str:
+    """Why a call was refused, in the person's language (the model's English reason is in
+    the tooltip)."""
+    said = REFUSED.get(call.why)
+    return i18n.tr(said) if said else tr("rejected: {reason}", reason=call.rejected)
 
 
 def said_in_words(call: TraceCall) -> str | None:
@@ -207,7 +221,7 @@ class TraceModel(QAbstractItemModel):
         elif call.result is not None and said_in_words(call) is not None:
             result = said_in_words(call)
         elif call.rejected:
-            result = tr("rejected: {reason}", reason=call.rejected)
+            result = refused_words(call)
         elif call.result is None:
             result = tr("running…")
         else:
@@ -287,13 +301,13 @@ class TraceModel(QAbstractItemModel):
                     self.dataChanged.emit(self.index(row, 0, parent),
                                           self.index(row, len(COLUMNS) - 1, parent))
 
-    def call_rejected(self, name: str, reason: str) -> None:
+    def call_rejected(self, name: str, reason: str, why: str = "other") -> None:
         found = self._running_call(name)
         if found is None:
-            self._append_call(TraceCall(name, {}, rejected=reason))
+            self._append_call(TraceCall(name, {}, rejected=reason, why=why))
             return
         row, call = found
-        call.rejected = reason
+        call.rejected, call.why = reason, why
         self._call_changed(row)
 
     def _call_changed(self, row: int) -> None:
@@ -361,8 +375,10 @@ class TraceModel(QAbstractItemModel):
                                        approval=c.get("approval") or "pending",
                                        outcome=c.get("outcome"), counts=c.get("counts"))
                              for c in message.get("tool_calls") or []]
-            pending.calls += [TraceCall(r[0], {}, rejected=r[1])
-                              for r in message.get("rejected_tools") or []]
+            whys = message.get("refused_why") or []
+            pending.calls += [TraceCall(r[0], {}, rejected=r[1],
+                                        why=whys[n] if n < len(whys) else "other")
+                              for n, r in enumerate(message.get("rejected_tools") or [])]
             pending.usage = message.get("usage") or {}
             pending.round_trips = message.get("round_trips")
             pending.error = message.get("error")

@@ -119,8 +119,7 @@ def _play(home: Path, say: Callable[[str], None]) -> list[dict[str, Any]]:
                 "round_trips": answer.get("round_trips", 0),
                 "tools": [c["name"] for c in answer.get("tool_calls") or []],
                 "refused": len(rejected),
-                "repeats": sum(reason.startswith("Not run: this exact")
-                               for _name, reason in rejected),
+                "repeats": (answer.get("refused_why") or []).count("repeat"),
                 "calls_in_text": answer.get("calls_in_text", 0),
                 "rescued": answer.get("rescued", 0),
                 "first_text": round(first_text[0] - started, 2) if first_text else None,

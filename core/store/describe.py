@@ -10,6 +10,7 @@ from typing import Any
 
 from core import i18n
 from core.i18n import N_, tr
+from core.store import graph
 from core.store.graph import GraphStore, Row, decode_ops
 
 # Columns whose change alone is bookkeeping, not news: a fact said again, a node seen again.
@@ -165,3 +166,17 @@ def sentence(lines: list[dict[str, Any]], most: int = 2) -> str:
         parts.append(f"{len(lines) - most} more")
     text = "; ".join(parts) or "nothing visible"
     return text[0].upper() + text[1:]
+
+
+def change_words(store: GraphStore, entry: Row) -> str:
+    """A logged change in the person's language: what it did to its first fact or name
+    ("added “User likes tea”", and how many more), else its summary."""
+    lines = describe_ops(store, decode_ops(entry["ops"])) if entry.get("ops") else []
+    if not lines:
+        return entry["summary"] or entry["tool"]
+    said = said_line(lines[0])
+    return said if len(lines) == 1 else tr("{first} and {count} more", first=said,
+                                           count=len(lines) - 1)
+
+
+graph.CHANGE_WORDS[0] = change_words

@@ -37,6 +37,12 @@ UNLOGGED_COLUMNS = frozenset({"reviewed_at"})
 Row = dict[str, Any]
 
 
+# How a logged change is said to the person: its summary until `core.store` installs the
+# words made from its lines (core.store.describe, which itself reads the store).
+CHANGE_WORDS: list[Callable[[GraphStore, Row], str]] = [
+    lambda _store, entry: entry["summary"] or entry["tool"]]
+
+
 class StoreError(CodedError):
     """A problem the caller can act on, with a message fit to show a person or a model."""
 
@@ -606,16 +612,9 @@ class GraphStore:
 
     def change_words(self, entry: Row) -> str:
         """A logged change as the person knows it, in their language: what it did to its
-        first fact or name ("added User likes tea", "2 more" when there are), not core's
-        English summary or its number."""
-        from core.store.describe import describe_ops, said_line  # noqa: PLC0415 (a cycle)
-
-        lines = describe_ops(self, decode_ops(entry["ops"])) if entry.get("ops") else []
-        if not lines:
-            return entry["summary"] or entry["tool"]
-        said = said_line(lines[0])
-        return said if len(lines) == 1 else tr("{first} and {count} more", first=said,
-                                               count=len(lines) - 1)
+        first fact or name, not core's English summary or its number (see
+        `core.store.describe.change_words`, which the store package installs)."""
+        return CHANGE_WORDS[0](self, entry)
 
     def row_words(self, table: str, row_id: int) -> str:
         """A node or edge as a person knows it: its name, or "source —relation→ target"."""

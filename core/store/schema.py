@@ -285,7 +285,8 @@ UPDATE messages SET error = NULL WHERE error = 'cancelled' AND partial = 1;
 # The hour's budgets read the last hour of the change log by time. The Memory tab's search
 # as you type finds nodes by the beginning of their type ("Instr" finds Instruments). A
 # deleted exchange is kept, marked, so the person can bring it back. A regenerated reply
-# keeps the replies it replaced (`versions`, JSON), for the person to look back at.
+# keeps the replies it replaced (`versions`, JSON), for the person to look back at; a
+# reply's refused calls say why in one word each (`refused_why`, JSON: limit, budget…).
 V13 = """
 ALTER TABLE change_log ADD COLUMN via TEXT;
 ALTER TABLE approvals ADD COLUMN actor TEXT NOT NULL DEFAULT 'model';
@@ -295,6 +296,7 @@ CREATE INDEX change_log_time ON change_log(created_at);
 CREATE INDEX nodes_type ON nodes(type COLLATE NOCASE);
 ALTER TABLE messages ADD COLUMN deleted_at REAL;
 ALTER TABLE messages ADD COLUMN versions TEXT;
+ALTER TABLE messages ADD COLUMN refused_why TEXT;
 """
 
 Migration = str | Callable[[sqlite3.Connection], None]

@@ -66,7 +66,7 @@ class ToolExecutor:
         if limiter is not None:
             refusal = limiter.refusal(tool, args)
             if refusal:
-                return failure(refusal, rejected=True, code="invalid")
+                return failure(refusal, rejected=True, code="invalid", refused="limit")
             limiter.count(tool, args)
         try:
             outcome = self._run(tool, args, turn_id, actor, limiter=limiter,
@@ -152,7 +152,7 @@ class ToolExecutor:
                    "count": over.written if writes else len(over.rows),
                    "summary": summary, "preview": over.preview,
                    "rows": [list(r.key()) for r in over.rows]}
-        return failure(reason, rejected=True, over_budget=request)
+        return failure(reason, rejected=True, over_budget=request, refused="budget")
 
     def undo(self, change_id: int, turn_id: str | None = None) -> dict[str, Any]:
         """Undo one logged change; refused, with the reason, if a later change is in the way."""

@@ -9,6 +9,9 @@ from typing import Any
 from core.store import GraphStore, StoreError, conversations
 
 JSON_FIELDS = ("tool_calls", "rejected_tools", "usage")
+# Kept on files from version 13 on: a regenerated reply's earlier replies, and why each
+# refused call was refused.
+LATER_FIELDS = ("versions", "refused_why")
 CONVERSATIONS_SCHEMA = 8  # the schema version that brought conversations
 DELETED_SCHEMA = 13  # ...and the one that keeps deleted exchanges, marked
 ROLES = ("user", "assistant", "system")
@@ -63,7 +66,8 @@ class History:
         longer than `cap` characters is cut there, with a note saying how much is left
         out, and SQLite never hands the rest over: one 50 MB reply must not slow every
         start."""
-        text = ("versions, " if self.shown else "") + ("content, reasoning" if cap is None else (
+        text = (", ".join(LATER_FIELDS) + ", " if self.shown else "") + (
+            "content, reasoning" if cap is None else (
             "substr(content, 1, :cap) AS content, length(content) AS content_length,"
             " substr(reasoning, 1, :cap) AS reasoning, length(reasoning) AS reasoning_length"))
         rows = self.store.query(
@@ -74,7 +78,7 @@ class History:
             {"cap": cap, "limit": limit if limit is not None else -1,
              "conversation": self.conversation_id})
         for row in rows:
-            for name in (*JSON_FIELDS, "versions"):
+            for name in (*JSON_FIELDS, *LATER_FIELDS):
                 if name in row:
                     row[name] = json.loads(row[name]) if row[name] else None
             row["partial"] = bool(row["partial"])
@@ -168,8 +172,9 @@ class History:
              int(bool(message.get("partial"))), message.get("error"), message.get("turn_id"),
              message.get("created_at") or self.store.clock(), message.get("reasoning") or None,
              message.get("round_trips"), self.conversation_id))
-        if message.get("versions") and self.shown:
-            self.store.conn.execute("UPDATE messages SET versions = ? WHERE id = ?",
-                                    (json.dumps(message["versions"], ensure_ascii=False),
-                                     cursor.lastrowid))
+        for name in LATER_FIELDS if self.shown else ():
+            if message.get(name):
+                self.store.conn.execute(f"UPDATE messages SET {name} = ? WHERE id = ?",
+                                        (json.dumps(message[name], ensure_ascii=False),
+                                         cursor.lastrowid))
         return cursor.lastrowid

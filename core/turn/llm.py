@@ -70,7 +70,9 @@ class TurnResult:
     content: str = ""
     reasoning: str = ""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    rejected_tools: list[tuple[str, str]] = field(default_factory=list)
+    rejected_tools: list[tuple[str, str]] = field(default_factory=list)  # the seed's pairs
+    # …and why each was refused, in one word: limit, budget, repeat, not_offered, other
+    refused_why: list[str] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     round_trips: int = 0
     error: str | None = None  # in the person's words; None when the person stopped it
@@ -82,6 +84,7 @@ class TurnResult:
     def data(self) -> dict[str, Any]:
         return {"content": self.content, "reasoning": self.reasoning,
                 "tool_calls": self.tool_calls, "rejected_tools": self.rejected_tools,
+                "refused_why": self.refused_why,
                 "usage": self.usage, "round_trips": self.round_trips,
                 "calls_in_text": self.calls_in_text, "rescued": self.rescued}
 
@@ -772,7 +775,8 @@ class ChatSession:
         started = time.perf_counter()
         repeated = guard.repeat(call["name"], call["arguments"])
         if repeated is not None:
-            outcome = {"success": False, "error": repeated, "rejected": True}
+            outcome = {"success": False, "error": repeated, "rejected": True,
+                       "refused": "repeat"}
         else:
             outcome = run_tool(call["name"], call["arguments"])
         duration = round((time.perf_counter() - started) * 1000, 3)
@@ -791,8 +795,11 @@ class ChatSession:
             record["waiting"] = outcome["approval_id"]
             result.tool_calls.append(record)
         elif outcome.get("rejected"):
+            why = outcome.get("refused") or "other"
             result.rejected_tools.append((call["name"], outcome["error"]))
-            progress(Event.TOOL_REJECTED, {"name": call["name"], "reason": outcome["error"]})
+            result.refused_why.append(why)
+            progress(Event.TOOL_REJECTED, {"name": call["name"], "reason": outcome["error"],
+                                           "why": why})
         else:
             result.tool_calls.append(record)
         progress(Event.TOOL_FINISHED, record)

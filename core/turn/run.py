@@ -130,6 +130,7 @@ class Turn:
                 "touched": browse.turn_touched(self.store, self.turn_id, self.recalled)}
         self.history.append("assistant", result.content, turn_id=self.turn_id,
                             tool_calls=result.tool_calls, rejected_tools=result.rejected_tools,
+                            refused_why=result.refused_why or None,
                             usage=result.usage, partial=result.code is not None,
                             error=result.error, reasoning=result.reasoning,
                             round_trips=result.round_trips, versions=earlier or None)
@@ -188,7 +189,7 @@ class Turn:
 
     def _run_tool(self, name: str, arguments: str) -> dict[str, Any]:
         if name not in self.offered and name in TOOL_NAMES:
-            return {"success": False, "rejected": True,
+            return {"success": False, "rejected": True, "refused": "not_offered",
                     "error": f"Tool call rejected: {name} is not offered in this turn (it is "
                              "for when the user asks for that kind of work); answer with "
                              "what you have"}

@@ -272,3 +272,25 @@ def test_what_the_memory_did_is_said_in_chinese(qapp):
         assert said_in_words(call) == "记住 3 条，强化 0 条"
     finally:
         i18n.set_language("en")
+
+
+def test_refusals_and_tasks_are_said_in_chinese(qapp):
+    from app.graph.details import DetailsPanel
+    from app.trace.model import TraceCall, refused_words
+
+    try:
+        i18n.set_language("zh_CN")
+        call = TraceCall("memory_commit", {}, rejected="Tool call rejected: memory_commit "
+                         "would exceed the memory update limit of 10 per turn", why="limit")
+        assert english_in(refused_words(call)) == [], refused_words(call)
+        panel = DetailsPanel()
+        panel.show_details({"node": {"id": 1, "name": "订机票", "kind": "task", "type": "Task",
+                                     "mention_count": 1, "created_at": 0, "updated_at": 0,
+                                     "state": None,
+                                     "deleted_at": None, "description": None},
+                            "edges": [], "history": []})
+        shown = " ".join(label.text() for label in panel.findChildren(QLabel))
+        assert "Task" not in shown and "任务" in shown, shown
+        panel.deleteLater()
+    finally:
+        i18n.set_language("en")
