@@ -134,9 +134,9 @@ def test_a_confirmation_is_on_screen_whole_at_any_width(qtbot, open_window, home
 
 def test_rows_and_boxes_are_sized_for_chinese_and_their_titles(qtbot, qapp):
     from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics
-    from PySide6.QtWidgets import QInputDialog, QWidget
+    from PySide6.QtWidgets import QWidget
 
-    from app.dialogs.ask_text import ask_text
+    from app.dialogs.ask_text import TextDialog, ask_text
     from app.sizes import line_height
     from tests.gui.conftest import when_shown
 
@@ -148,11 +148,11 @@ def test_rows_and_boxes_are_sized_for_chinese_and_their_titles(qtbot, qapp):
     qtbot.addWidget(parent)
     seen = []
 
-    def look(box: QInputDialog) -> None:
+    def look(box: TextDialog) -> None:
         seen.append((box.width(), box.fontMetrics().horizontalAdvance(box.windowTitle())))
         box.reject()
 
-    when_shown(QInputDialog, look)
+    when_shown(TextDialog, look)
     assert ask_text(parent, "Rename conversation", "Title:", "A long conversation title")[1] \
         is False
     width, title = seen[0]
