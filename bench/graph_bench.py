@@ -138,6 +138,20 @@ def announce_cost(home: Path) -> tuple[float, float]:
         dispatcher.close()
 
 
+def draw_neighbourhood(app: QApplication, window, node_id: int = 1) -> tuple[float, int]:
+    """Milliseconds to lay out and draw the neighbourhood of `node_id` (node 1 is the hub
+    of `build_store`, with more neighbours than a picture holds), and how many it drew."""
+    answers: list[dict] = []
+    window.host.send(PacketType.GET_SUBGRAPH, {"node_id": node_id, "depth": 1},
+                     answers.append)
+    wait(app, lambda: bool(answers))
+    graph = answers[0]["data"]
+    started = time.perf_counter()
+    window.browser.view.show_graph(graph)
+    window.browser.view.viewport().repaint()
+    return (time.perf_counter() - started) * 1000, len(graph["nodes"])
+
+
 def browse(app: QApplication, home: Path) -> dict[str, float]:
     window = open_ready(app, home, (1400, 900))
     browser = window.browser
@@ -162,16 +176,7 @@ def browse(app: QApplication, home: Path) -> dict[str, float]:
     figures["scroll_stall_ms"] = probe.stop()
     figures["rows_shown"] = model.rowCount()
 
-    answers: list[dict] = []
-    window.host.send(PacketType.GET_SUBGRAPH, {"node_id": 1, "depth": 1},
-                     answers.append)
-    wait(app, lambda: bool(answers))
-    graph = answers[0]["data"]
-    started = time.perf_counter()
-    browser.view.show_graph(graph)
-    browser.view.viewport().repaint()
-    figures["draw_ms"] = (time.perf_counter() - started) * 1000
-    figures["drawn_nodes"] = len(graph["nodes"])
+    figures["draw_ms"], figures["drawn_nodes"] = draw_neighbourhood(app, window)
     figures["labels"] = sum(d.label.isVisible() for d in browser.view.node_items.values())
     window.close()
     return figures

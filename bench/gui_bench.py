@@ -27,7 +27,6 @@ from qt_probe import GapProbe, open_ready, wait
 
 from app import gui
 from core.config import Config, save_config
-from core.protocol.packets import PacketType
 from core.store import GraphStore, conversations
 from core.testing.loopback_llm import ScriptedOpenAIServer
 from core.turn.history import History
@@ -146,7 +145,7 @@ def long_history(app: QApplication, folder: Path) -> tuple[float, float, float, 
 def search_as_you_type(app: QApplication, folder: Path, nodes: int) -> dict[str, float]:
     """Types "Ali", one key at a time as a person does, then "王", into the Memory tab's
     search over a store of `nodes` nodes; then draws the hub's 200-neighbour picture."""
-    from graph_bench import build_store  # the 100,000-node store
+    from graph_bench import build_store, draw_neighbourhood  # the 100,000-node store
 
     build_store(folder / "graph_memory.db", nodes, nodes * 3)
     save_config(folder / "config.json", Config(api_key="sk-bench", recall_by_meaning=False))
@@ -167,15 +166,7 @@ def search_as_you_type(app: QApplication, folder: Path, nodes: int) -> dict[str,
         figures[query] = len(browser.model.ids)
     figures["stall_ms"] = probe.stop()
     figures["first"] = browser.model.index(0, 0).data()
-    answers: list[dict] = []
-    window.host.send(PacketType.GET_SUBGRAPH, {"node_id": 1, "depth": 1}, answers.append)
-    wait(app, lambda: bool(answers))
-    graph = answers[0]["data"]
-    started = time.perf_counter()
-    browser.view.show_graph(graph)
-    browser.view.viewport().repaint()
-    figures["draw_ms"] = (time.perf_counter() - started) * 1000
-    figures["drawn"] = len(graph["nodes"])
+    figures["draw_ms"], figures["drawn"] = draw_neighbourhood(app, window)
     window.close()
     return figures
 

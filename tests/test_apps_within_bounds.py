@@ -48,70 +48,73 @@ def log(home: Path) -> list[dict[str, Any]]:
         store.close()
 
 
-def test_writing_past_the_session_budget_waits_for_the_person_and_allow_runs_it(tmp_path):
-    home = share(tmp_path / "home", share_write_rows=10)
-    memory = SharedMemory(home)
-    try:
-        # 4 facts: the person's node, 4 cats, 4 facts = 9 rows, within 10
-        first, second = session(memory, "Cursor", [("memory_commit", pets(0, 4)),
-                                                    ("memory_commit", pets(4, 3))])
-        assert not first.is_error, text(first)
-        assert second.is_error
-        assert "add or change 6 rows" in text(second)
-        assert "1 of 10 rows left in this session" in text(second)
-        assert "Nothing was changed" in text(second) and "request 1" in text(second)
-        assert len(facts(home)) == 4
-        asked = approvals.pending(memory.store)
-        assert [(a["actor"], a["reason"], a["tool"], a["count"]) for a in asked] == [
-            ("mcp:Cursor", "writes", "memory_commit", 6)]
-        assert {"verb": "added", "text": "User -has a pet-> cat 4"} in asked[0]["preview"]
-        decided = approvals.decide(memory.store, asked[0]["id"], True)
-        assert decided["state"] == "allowed", decided
-        assert len(facts(home)) == 7
-        # the allowed call is the app's change, with how it came, not the person's
-        assert [(r["actor"], r["via"] is not None) for r in log(home)] == [
-            ("mcp:Cursor", True), ("mcp:Cursor", True)]
-    finally:
+@pytest.fixture
+def shared(tmp_path):
+    """A shared memory folder with these settings, and its server object (closed after)."""
+    opened: list[SharedMemory] = []
+
+    def start(**settings: Any) -> tuple[Path, SharedMemory]:
+        home = share(tmp_path / "home", **settings)
+        opened.append(SharedMemory(home))
+        return home, opened[-1]
+
+    yield start
+    for memory in opened:
         memory.close()
 
 
-def test_retyping_existing_nodes_counts_as_writing(tmp_path):
-    home = share(tmp_path / "home", share_write_rows=20)
-    memory = SharedMemory(home)
-    try:
-        people = triplets(*[("User", "knows", f"person {n}") for n in range(12)])
-        assert ToolExecutor(memory.store).execute("memory_commit", people)["success"]
-        # the same facts again, each naming its person a criminal: 12 reinforced facts
-        # (within 20) and 12 retyped nodes, nothing new
-        retype = {"triplets": [{"subject": "User", "relation": "knows",
-                                "object": f"person {n}", "object_type": "Criminal"}
-                               for n in range(12)]}
-        refused = session(memory, "Prankster", [("memory_commit", retype)])[0]
-        assert refused.is_error, text(refused)
-        typed = memory.store.query("SELECT count(*) AS n FROM nodes WHERE type = 'Criminal'")
-        assert typed[0]["n"] == 0  # rolled back whole
-    finally:
-        memory.close()
+def test_writing_past_the_session_budget_waits_for_the_person_and_allow_runs_it(shared):
+    home, memory = shared(share_write_rows=10)
+    # 4 facts: the person's node, 4 cats, 4 facts = 9 rows, within 10
+    first, second = session(memory, "Cursor", [("memory_commit", pets(0, 4)),
+                                                ("memory_commit", pets(4, 3))])
+    assert not first.is_error, text(first)
+    assert second.is_error
+    assert "add or change 6 rows" in text(second)
+    assert "1 of 10 rows left in this session" in text(second)
+    assert "Nothing was changed" in text(second) and "request 1" in text(second)
+    assert len(facts(home)) == 4
+    asked = approvals.pending(memory.store)
+    assert [(a["actor"], a["reason"], a["tool"], a["count"]) for a in asked] == [
+        ("mcp:Cursor", "writes", "memory_commit", 6)]
+    assert {"verb": "added", "text": "User -has a pet-> cat 4"} in asked[0]["preview"]
+    decided = approvals.decide(memory.store, asked[0]["id"], True)
+    assert decided["state"] == "allowed", decided
+    assert len(facts(home)) == 7
+    # the allowed call is the app's change, with how it came, not the person's
+    assert [(r["actor"], r["via"] is not None) for r in log(home)] == [
+        ("mcp:Cursor", True), ("mcp:Cursor", True)]
 
 
-def test_the_hour_bounds_all_apps_together_and_an_app_cannot_bury_the_person(tmp_path):
-    home = share(tmp_path / "home", share_write_rows=5)
-    memory = SharedMemory(home)
-    try:
-        # each session may write 5 rows, all apps 15 an hour; a new fact about new things
-        # is 3 rows: five sessions use the hour up
-        for n, name in enumerate(["A", "B", "C", "D", "E"]):
-            outcome = session(memory, name, [("memory_commit", triplets(
-                (f"thing {n}", "is", f"colour {n}")))])[0]
-            assert not outcome.is_error, text(outcome)
-        refusals = session(memory, "F", [("memory_commit", pets(10 * n, 1)) for n in range(5)])
-        assert all(r.is_error for r in refusals)
-        assert "5 of 5 rows left in this session, 0 of 15 this hour" in text(refusals[0])
-        assert "request 3" in text(refusals[2]) and "3 of your requests already wait" in \
-            text(refusals[3])
-        assert approvals.waiting_from(memory.store, "mcp:F") == approvals.PENDING_PER_APP
-    finally:
-        memory.close()
+def test_retyping_existing_nodes_counts_as_writing(shared):
+    _home, memory = shared(share_write_rows=20)
+    people = triplets(*[("User", "knows", f"person {n}") for n in range(12)])
+    assert ToolExecutor(memory.store).execute("memory_commit", people)["success"]
+    # the same facts again, each naming its person a criminal: 12 reinforced facts
+    # (within 20) and 12 retyped nodes, nothing new
+    retype = {"triplets": [{"subject": "User", "relation": "knows",
+                            "object": f"person {n}", "object_type": "Criminal"}
+                           for n in range(12)]}
+    refused = session(memory, "Prankster", [("memory_commit", retype)])[0]
+    assert refused.is_error, text(refused)
+    typed = memory.store.query("SELECT count(*) AS n FROM nodes WHERE type = 'Criminal'")
+    assert typed[0]["n"] == 0  # rolled back whole
+
+
+def test_the_hour_bounds_all_apps_together_and_an_app_cannot_bury_the_person(shared):
+    _home, memory = shared(share_write_rows=5)
+    # each session may write 5 rows, all apps 15 an hour; a new fact about new things
+    # is 3 rows: five sessions use the hour up
+    for n, name in enumerate(["A", "B", "C", "D", "E"]):
+        outcome = session(memory, name, [("memory_commit", triplets(
+            (f"thing {n}", "is", f"colour {n}")))])[0]
+        assert not outcome.is_error, text(outcome)
+    refusals = session(memory, "F", [("memory_commit", pets(10 * n, 1)) for n in range(5)])
+    assert all(r.is_error for r in refusals)
+    assert "5 of 5 rows left in this session, 0 of 15 this hour" in text(refusals[0])
+    assert "request 3" in text(refusals[2]) and "3 of your requests already wait" in \
+        text(refusals[3])
+    assert approvals.waiting_from(memory.store, "mcp:F") == approvals.PENDING_PER_APP
 
 
 def test_an_app_cannot_pose_as_the_person_or_the_assistant():
