@@ -20,7 +20,9 @@ class InputBox(QPlainTextEdit):
         super().__init__(parent)
         self.setObjectName("messageInput")
         self.setAccessibleName(tr("Message"))
-        self.setPlaceholderText(tr("Message TrulyMEM (Enter sends, Shift+Enter: new line)"))
+        self._placeholders = (tr("Message TrulyMEM (Enter sends, Shift+Enter: new line)"),
+                              tr("Message TrulyMEM"))
+        self.setPlaceholderText(self._placeholders[0])
         self.setTabChangesFocus(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.sent: list[str] = []
@@ -43,6 +45,14 @@ class InputBox(QPlainTextEdit):
 
     def minimumSizeHint(self) -> QSize:
         return self.sizeHint()
+
+    def resizeEvent(self, event) -> None:
+        """The keys' hint where it fits on one line, the short one where it would wrap."""
+        super().resizeEvent(event)
+        room = self.viewport().width() - 2 * self.document().documentMargin()
+        full, short = self._placeholders
+        self.setPlaceholderText(full if self.fontMetrics().horizontalAdvance(full) <= room
+                                else short)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         key, modifiers = event.key(), event.modifiers()

@@ -157,3 +157,18 @@ def test_rows_and_boxes_are_sized_for_chinese_and_their_titles(qtbot, qapp):
         is False
     width, title = seen[0]
     assert width >= title + 4 * QFontMetrics(parent.font()).height()
+
+
+def test_the_message_box_hint_never_wraps(qtbot):
+    from app.chat.input_box import InputBox
+
+    box = InputBox()
+    qtbot.addWidget(box)
+    for width in (300, 1200):
+        box.resize(width, box.sizeHint().height())
+        box.show()
+        qtbot.waitExposed(box)
+        room = box.viewport().width() - 2 * box.document().documentMargin()
+        assert box.fontMetrics().horizontalAdvance(box.placeholderText()) <= room or \
+            box.placeholderText() == "Message TrulyMEM"
+    assert "Enter" in box.placeholderText()  # wide: the keys' hint
