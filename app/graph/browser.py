@@ -31,7 +31,7 @@ from app.backend_host import BackendHost
 from app.dialogs.ask_text import ask_text
 from app.graph.details import DetailsPanel
 from app.graph.fact_form import FactDialog
-from app.graph.node_model import NodeIdRole, NodeListModel
+from app.graph.node_model import NodeIdRole, NodeListModel, shown_name
 from app.graph.node_picker import NodePicker
 from app.graph.review import ReviewView
 from app.graph.view import NeighbourhoodView
@@ -293,7 +293,10 @@ class GraphBrowser(QWidget):
             self.refresh()
 
     def filters(self) -> dict[str, Any]:
-        return {"query": self.search.text().strip(),
+        query = self.search.text().strip()
+        if query and query == shown_name("User") != "User":  # 你: the person's own node
+            query = "User"
+        return {"query": query,
                 "kinds": KIND_FILTERS[self.kind.currentIndex()][1],
                 "status": STATUS_FILTERS[self.status.currentIndex()][1],
                 "sort": "relevance" if self.search.text().strip() and self.sort == (

@@ -248,3 +248,17 @@ def test_the_persons_node_is_named_in_the_persons_language():
         assert NodeListModel._cell(row, 0) == "你" and NodeListModel._cell(row, 1) == "Person"
     finally:
         i18n.set_language("en")
+
+
+def test_the_persons_name_in_chinese_finds_their_node(qtbot, open_window, seeded):
+    from core import i18n
+
+    window = open_window(seeded)
+    try:
+        i18n.set_language("zh_CN")
+        window.browser.search.setText("你")
+        assert window.browser.filters()["query"] == "User"
+        window.browser.search.setText("你好")
+        assert window.browser.filters()["query"] == "你好"
+    finally:
+        i18n.set_language("en")
