@@ -34,10 +34,11 @@ class StatusBar(QObject):
         self.meaning_label.setObjectName("meaningIndex")
         self.meaning_separator = separator()
         bar.addWidget(self.state_label, 2)
-        for label in (self.endpoint_label, self.tokens_label, self.memory_label,
-                      self.review_label):
+        # the memory's counts say the most: they get the most room
+        for label, room in ((self.endpoint_label, 1), (self.tokens_label, 1),
+                            (self.memory_label, 2), (self.review_label, 1)):
             bar.addPermanentWidget(separator())
-            bar.addPermanentWidget(label, 1)
+            bar.addPermanentWidget(label, room)
         bar.addPermanentWidget(self.meaning_separator)
         bar.addPermanentWidget(self.meaning_label, 1)
         self.show_meaning({"state": "ready"})
