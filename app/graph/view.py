@@ -119,6 +119,7 @@ class NeighbourhoodView(QGraphicsView):
         self.graph: dict[str, Any] | None = None  # the last answer drawn
         self.opened: set[str] = set()  # relations whose group the person opened
         self.groups: dict[int, dict[str, Any]] = {}  # the group nodes drawn, by id
+        self.edge_labels: list[QGraphicsItem] = []  # relations' names on their lines
 
     # -- drawing --------------------------------------------------------------------------
 
@@ -132,6 +133,7 @@ class NeighbourhoodView(QGraphicsView):
         scene = self.scene()
         scene.clear()
         self.node_items.clear()
+        self.edge_labels.clear()
         look = Look.of(self)
         metrics = QFontMetricsF(look.font)
         self.center = graph["center"]
@@ -192,6 +194,7 @@ class NeighbourhoodView(QGraphicsView):
         self.graph = None
         self.center = self.selected = None
         self.node_items.clear()
+        self.edge_labels.clear()
         self.positions.clear()
         self.legend = []
         self.note = ""
@@ -234,6 +237,7 @@ class NeighbourhoodView(QGraphicsView):
         anchor = self._pinned(shown, look.small, look.muted, look)
         anchor.setPos(middle.x(), middle.y() - QFontMetricsF(look.small).height() / 2)
         anchor.setZValue(-1)
+        self.edge_labels.append(anchor)
 
     def _node(self, node: dict[str, Any], fill: QColor, look: Look) -> None:
         point = self.positions[node["id"]]
@@ -312,7 +316,8 @@ class NeighbourhoodView(QGraphicsView):
     def _declutter(self) -> None:
         """Labels keep their size whatever the zoom, so at this zoom some would cover
         others: the more important (the centre, the selected, what the turn changed, the
-        most mentioned) keep theirs, the others show on hover."""
+        most mentioned) keep theirs, the others show on hover; a relation's name on its
+        line shows only where no name covers it."""
         order = sorted(self.node_items.items(), key=lambda item: (
             item[0] != self.center, item[0] != self.selected,
             item[0] not in self.highlighted, -item[1].rect().width()))
@@ -327,6 +332,13 @@ class NeighbourhoodView(QGraphicsView):
             dot.always = clear or node_id in (self.center, self.selected)
             anchor.setVisible(dot.always)
             if dot.always:
+                placed.append(box)
+        for anchor in self.edge_labels:  # a relation's name only where it is read whole
+            box = QRectF(anchor.childrenBoundingRect()).translated(
+                QPointF(self.mapFromScene(anchor.scenePos())))
+            clear = not any(box.intersects(other) for other in placed)
+            anchor.setVisible(clear)
+            if clear:
                 placed.append(box)
 
     def _node_at(self, event) -> int | None:

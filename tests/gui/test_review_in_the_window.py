@@ -213,6 +213,16 @@ def test_the_picture_colours_by_type_and_keeps_crowded_labels_readable(qtbot, cr
     fills = {view.node_items[i].brush().color().name() for i in view.node_items}
     assert len(fills) >= 4  # three types and Anna's own
     assert {"Person", "City", "Food"} <= {text for _, text in view.legend}
+    # no name covers another, nor a relation's name on its line
+    from PySide6.QtCore import QPointF, QRectF
+
+    def box(anchor):
+        return QRectF(anchor.childrenBoundingRect()).translated(
+            QPointF(view.mapFromScene(anchor.scenePos())))
+
+    shown = [box(d.label) for d in view.node_items.values() if d.label.isVisible()]
+    shown += [box(a) for a in view.edge_labels if a.isVisible()]
+    assert not any(a.intersects(b) for n, a in enumerate(shown) for b in shown[n + 1:])
     labelled = {i for i, dot in view.node_items.items() if dot.label.isVisible()}
     assert browser.current in labelled and len(labelled) < 15
     friend = next(i for i, dot in view.node_items.items()
