@@ -218,8 +218,8 @@ class TraceModel(QAbstractItemModel):
     def _call_cells(call: TraceCall) -> tuple[str, str, str, str]:
         if call.waiting is not None:
             result = call.waiting_text()
-        elif call.result is not None and said_in_words(call) is not None:
-            result = said_in_words(call)
+        elif call.result is not None and (said := said_in_words(call)) is not None:
+            result = said
         elif call.rejected:
             result = refused_words(call)
         elif call.result is None:

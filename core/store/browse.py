@@ -13,7 +13,7 @@ from typing import Any
 from core.errors import CodedError, ErrorCode
 from core.i18n import N_
 from core.store import GraphStore
-from core.store.describe import describe_change
+from core.store.describe import describe_ops
 from core.store.graph import Row, decode_ops
 from core.store.search import EDGE_SELECT, fts_candidates, marks
 from core.store.text import has_cjk, normalize_name
@@ -251,13 +251,13 @@ def node_details(store: GraphStore, node_id: Any, history_limit: int = 100) -> d
     edge_ids = [e["id"] for e in edges]
     history = store.query(
         "SELECT c.id, c.created_at, c.tool, c.actor, c.via, c.turn_id, c.summary, c.undo_of,"
-        " c.undone_by FROM change_log c WHERE c.id IN ("
+        " c.undone_by, c.ops FROM change_log c WHERE c.id IN ("
         " SELECT change_id FROM change_rows WHERE tbl = 'nodes' AND row_id = ?"
         f" UNION SELECT change_id FROM change_rows WHERE tbl = 'edges' AND row_id IN"
         f" ({marks(edge_ids) or 'NULL'})) ORDER BY c.id DESC LIMIT ?",
         [node["id"], *edge_ids, history_limit])
     for change in history:  # what each did, as lines the window says in its language
-        change["lines"] = describe_change(store, change["id"])
+        change["lines"] = describe_ops(store, decode_ops(change.pop("ops")))
     return {"node": node, "edges": edges, "history": history}
 
 
