@@ -162,8 +162,7 @@ class TurnController(QObject):
             for call in waited:
                 call["approval"], call["outcome"] = request["state"], request.get("outcome")
             if waited:
-                self.chat.change(row, memory_note=memory_line(message.calls, message.refused,
-                                                              message.undone))
+                self._note_again(row)
 
     def _maybe_undone(self, event: dict[str, Any]) -> None:
         """Turns whose memory changes were taken back: their replies and trace say so."""
@@ -174,8 +173,13 @@ class TurnController(QObject):
         for row, message in enumerate(self.chat.messages):
             if message.role == "assistant" and message.turn_id in turns:
                 message.undone = True
-                self.chat.change(row, memory_note=memory_line(message.calls, message.refused,
-                                                              undone=True))
+                self._note_again(row)
+
+    def _note_again(self, row: int) -> None:
+        """The line under a reply, from its calls as they stand now."""
+        message = self.chat.messages[row]
+        self.chat.change(row, memory_note=memory_line(message.calls, message.refused,
+                                                      message.undone))
 
     def _count_tokens(self, usage: dict[str, Any]) -> None:
         self.last_tokens = int(usage.get("total_tokens") or 0)
