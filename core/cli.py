@@ -23,6 +23,7 @@ from core.paths import config_path, data_home
 from core.protocol.client import BackendClient
 from core.protocol.packets import PacketType
 from core.protocol.server import BackendServer
+from core.secrets import scrub_known
 
 HELP = N_("""Commands:
   /help                 this list
@@ -34,12 +35,25 @@ HELP = N_("""Commands:
   /quit                 leave (so does end of input)""")
 
 
+class Scrubbed:
+    """A terminal stream that writes no known key, whatever a server or model said."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(scrub_known(text))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
 class TerminalChat:
     """One terminal conversation: a BackendServer on its own thread, driven line by line."""
 
     def __init__(self, home: str | Path | None, out: TextIO = sys.stdout,
                  err: TextIO = sys.stderr) -> None:
-        self.out, self.err = out, err
+        self.out, self.err = Scrubbed(out), Scrubbed(err)
         self._streamed = False
         self.server = BackendServer(home=home, progress=self._progress)
         self.client = BackendClient(self.server)

@@ -29,6 +29,7 @@ from core.protocol.announcer import Announcer
 from core.protocol.backup_keeper import BackupKeeper
 from core.protocol.handlers.table import Refusal
 from core.protocol.packets import Packet, PacketResponse, PacketType
+from core.secrets import remember, scrub, scrub_logs
 from core.store import GraphStore, describe_sqlite_error
 from core.store.opening import open_checked
 from core.tools.budget import taken_this_hour
@@ -82,13 +83,21 @@ class Dispatcher:
         self.events: Progress = _no_progress
         self.meaning: Any = None  # core.meaning.indexer.Meaning while recall by meaning runs
         self.models: dict[tuple[str, str], list[str]] = {}  # per endpoint and key
+        scrub_logs()
 
     # -- routing -------------------------------------------------------------------------
 
     def handle(self, packet: Packet, progress: Progress = _no_progress,
                backend: Any = None) -> PacketResponse:
         """Answer one packet; never raises. The read lane passes its `Reader` as `backend`
-        (and leaves the running packet's progress channel alone)."""
+        (and leaves the running packet's progress channel alone). No error it answers
+        carries a known key, whoever put the words together."""
+        response = self._answer(packet, progress, backend)
+        if response.error:
+            response.error = scrub(response.error)
+        return response
+
+    def _answer(self, packet: Packet, progress: Progress, backend: Any) -> PacketResponse:
         if not isinstance(packet, Packet) or not isinstance(packet.type, PacketType):
             return PacketResponse.fail(getattr(packet, "id", "?"), tr("unknown packet type"))
         handler = HANDLERS.get(packet.type)
@@ -174,6 +183,7 @@ class Dispatcher:
         self.saved_config = saved
         self.overrides = {k: v for k, v in self.overrides.items() if k not in changes}
         self.config = updated(saved, **self.overrides)
+        remember(self.config.api_key, self.config.share_token)
         if self.store is not None:
             self.store.trash_days = self.config.trash_days
         if self.meaning_wanted():
@@ -201,6 +211,7 @@ class Dispatcher:
         except ConfigError as error:
             self.config_warning = tr("start options ignored: {error}", error=error.said())
         self.config = updated(self.saved_config, **self.overrides)
+        remember(self.config.api_key, self.saved_config.api_key, self.config.share_token)
         self.limiter = ToolLimiter(self.config.tool_limits)
         self.limiter.taken_this_hour = self._model_took_this_hour
         if not self.use_embedded_db:

@@ -11,6 +11,7 @@ from typing import Any
 
 from core.errors import ErrorCode
 from core.i18n import N_
+from core.secrets import scrub_known
 from core.store.graph import GraphStore, Row, StoreError
 from core.store.search import fts_candidates
 from core.store.text import display_name, plain_text
@@ -84,7 +85,8 @@ def rename(store: GraphStore, conversation_id: int, title: Any) -> Row:
 
 
 def title_from(text: str) -> str:
-    """A title from the first message: its first line, cut at a word."""
+    """A title from the first message: its first line, cut at a word (no known key)."""
+    text = scrub_known(text)
     line = " ".join(text.strip().splitlines()[0].split()) if text.strip() else NEW_TITLE
     if len(line) <= TITLE_CHARS:
         return line
@@ -161,7 +163,8 @@ def markdown(store: GraphStore, conversation_id: int) -> str:
         who = "You" if message["role"] == "user" else "Assistant"
         lines += [f"**{who}** · {when}", ""]
         lines += [message["content"] or f"*({message['error'] or 'no reply'})*", ""]
-    return "\n".join(lines).rstrip() + "\n"
+    # messages stored before keys were scrubbed at the history's door may still hold one
+    return scrub_known("\n".join(lines).rstrip() + "\n")
 
 
 def holding_turn(store: GraphStore, turn_id: str) -> int | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from core.secrets import scrub_value
 from core.store import GraphStore, StoreError, conversations
 
 JSON_FIELDS = ("tool_calls", "rejected_tools", "usage")
@@ -160,7 +161,9 @@ class History:
                  int(hidden))).rowcount
 
     def _insert(self, message: dict[str, Any]) -> int:
-        message = clean_text(message)
+        # The one door into the history (and so into backups and exports): no known key
+        # passes it, whoever wrote the words (a server's error, a model, a pasted key).
+        message = scrub_value(clean_text(message))
         extra = {k: message[k] for k in JSON_FIELDS if message.get(k) is not None}
         cursor = self.store.conn.execute(
             "INSERT INTO messages(role, content, tool_calls, rejected_tools, usage, partial,"

@@ -26,7 +26,8 @@ from core.store.text import has_cjk
 from core.tools.registry import REGISTRY
 from core.turn.guards import LoopGuard
 from core.turn.repetition import repetition_start
-from core.turn.secrets import scrub, sent_key
+from core import secrets
+from core.secrets import scrub, scrub_known, sent_key
 from core.turn.text_calls import read_reply, visible_prefix
 
 Progress = Callable[[str, dict[str, Any]], None]
@@ -143,6 +144,7 @@ def make_client(api_key: str, base_url: str, timeout: float) -> openai.OpenAI:
     """An OpenAI-compatible client that retries nothing itself (the turn loop retries what
     is worth retrying, so a stalled endpoint is reported after one timeout, not three) and
     follows no redirect: the conversation goes only to the address the person set."""
+    secrets.remember(api_key)  # whatever a server says back is scrubbed of it
     http = openai.DefaultHttpxClient(follow_redirects=False)
     return openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0,
                          http_client=http)
@@ -342,6 +344,19 @@ def _counts(outcome: dict[str, Any]) -> dict[str, int]:
     return counts
 
 
+def _before_a_key(text: str, cut: int) -> int:
+    """`cut` moved back so that no known key is shown in part: not across the cut, and
+    not where the text so far ends with what may be a key's beginning (its rest has not
+    arrived yet to be masked)."""
+    if not secrets.known() or not cut:
+        return cut
+    for key in secrets.known():
+        start = text.find(key, max(0, cut - len(key) + 1), cut + len(key) - 1)
+        if start != -1 and start < cut < start + len(key):
+            cut = start
+    return cut - secrets.held_back(text[:cut]) if cut == len(text) else cut
+
+
 def _assistant_message(text: str, reasoning: str,
                        calls: list[dict[str, str]]) -> dict[str, Any]:
     """The model's tool-calling message, as the next request must repeat it."""
@@ -485,8 +500,9 @@ class ChatSession:
             return
         attempt.pending += piece
         cut, attempt.holding = visible_prefix(attempt.pending, at_start=not attempt.shown)
+        cut = _before_a_key(attempt.pending, cut)
         if cut:
-            attempt.progress(Event.TEXT, {"delta": attempt.pending[:cut]})
+            attempt.progress(Event.TEXT, {"delta": scrub_known(attempt.pending[:cut])})
             attempt.shown += cut
             attempt.pending = attempt.pending[cut:]
 
@@ -495,7 +511,7 @@ class ChatSession:
         """Stream the text up to `upto` to the person (what was not shown yet)."""
         text = "".join(attempt.text)
         if upto > attempt.shown:
-            attempt.progress(Event.TEXT, {"delta": text[attempt.shown:upto]})
+            attempt.progress(Event.TEXT, {"delta": scrub_known(text[attempt.shown:upto])})
             attempt.shown = upto
 
     @staticmethod
@@ -771,7 +787,8 @@ class ChatSession:
 
     def run_call(self, call: dict[str, str], run_tool: RunTool, progress: Progress,
                   result: TurnResult, guard: LoopGuard) -> tuple[str, str | None]:
-        progress(Event.TOOL_STARTED, {"name": call["name"], "arguments": call["arguments"]})
+        progress(Event.TOOL_STARTED, {"name": call["name"],
+                                      "arguments": scrub_known(call["arguments"])})
         started = time.perf_counter()
         repeated = guard.repeat(call["name"], call["arguments"])
         if repeated is not None:
@@ -786,7 +803,7 @@ class ChatSession:
             reply = outcome["error"] if outcome.get("rejected") else f"Error: {outcome['error']}"
         if repeated is None:
             guard.record(call["name"], call["arguments"], outcome, reply)
-        arguments = _kept_arguments(call["arguments"])
+        arguments = _kept_arguments(scrub_known(call["arguments"]))
         record = {"name": call["name"], "arguments": arguments, "result": reply,
                   "duration_ms": duration, "success": outcome["success"],
                   "counts": _counts(outcome)}

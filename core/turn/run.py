@@ -33,7 +33,7 @@ from core.turn.guards import LoopGuard
 from core.turn.history import History
 from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, model_words
 from core.turn.prompts import system_prompt, turn_message
-from core.turn.secrets import scrub, sent_key
+from core.secrets import scrub, scrub_known, scrub_value, sent_key
 from core.turn.snapshot import active_tasks, memory_snapshot, person_profile, related_facts
 
 log = logging.getLogger(__name__)
@@ -126,6 +126,8 @@ class Turn:
         result = self._play(messages, options)
         if extracting and result.code is None and extract.worth_asking(text):
             self._write_memory(text, result)
+        result.content, result.error = scrub_known(result.content), scrub(result.error or "")
+        result.error, result.reasoning = result.error or None, scrub_known(result.reasoning)
         data = {**result.data(), "turn_id": self.turn_id, "approvals": self.asked,
                 "touched": browse.turn_touched(self.store, self.turn_id, self.recalled)}
         self.history.append("assistant", result.content, turn_id=self.turn_id,
@@ -193,6 +195,8 @@ class Turn:
                     "error": f"Tool call rejected: {name} is not offered in this turn (it is "
                              "for when the user asks for that kind of work); answer with "
                              "what you have"}
+        # a key a server put in the model's mouth is not stored as a memory
+        arguments = scrub_known(arguments) if isinstance(arguments, str) else arguments
         arguments, refused = grounding.check_call(name, arguments, self.said, self.message)
         if refused and not arguments:
             return {"success": False, "invalid": True, "error": refused}
