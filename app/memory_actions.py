@@ -75,8 +75,10 @@ class MemoryActions(QObject):
             QMessageBox.information(self.window, tr("Undo this turn"), answer["error"])
             return
         count = len(answer["data"]["undone"])
-        self.said.emit(tr("Took back {changes} of that turn.", changes=count_of(
-            count, tr("1 memory change"), tr("{n} memory changes"))), 10000)
+        said = tr("Took back {changes} of that turn.", changes=count_of(
+            count, tr("1 memory change"), tr("{n} memory changes")))
+        kept = answer["data"].get("kept_message")
+        self.said.emit(f"{said} {kept}" if kept else said, 15000 if kept else 10000)
         if answer["data"].get("expired_approvals"):
             self.load_approvals()
 

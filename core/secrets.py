@@ -34,9 +34,23 @@ SHORTEST = 4  # a key shorter than this is no secret (and masking it would eat w
 PLACEHOLDERS = frozenset({"ollama", "lm-studio", "not-needed", "empty", "none",
                           "sk-no-key-required"})
 
-_lock = threading.Lock()
-_known: tuple[str, ...] = ()  # longest first, so a key that contains another goes whole
-_pattern: re.Pattern[str] | None = None
+class _Known:
+    """The keys remembered so far and one pattern that finds any of them."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.keys: tuple[str, ...] = ()  # longest first: a key containing another goes whole
+        self.pattern: re.Pattern[str] | None = None
+
+    def add(self, fresh: set[str]) -> None:
+        with self.lock:
+            if fresh <= set(self.keys):
+                return
+            self.keys = tuple(sorted(set(self.keys) | fresh, key=lambda k: (-len(k), k)))
+            self.pattern = _compile(self.keys)
+
+
+_KNOWN = _Known()
 
 
 def _forms(key: str) -> set[str]:
@@ -58,24 +72,18 @@ def remember(*keys: Any) -> None:
     """Treat `keys` as secrets from now on (empty, short and placeholder values are
     skipped). Called wherever the app takes a key: making a client, loading the config,
     saving a new key, the MCP token."""
-    global _known, _pattern
-    fresh = set()
-    for key in keys:
-        if not isinstance(key, str):
-            continue
-        key = key.strip()
+    fresh: set[str] = set()
+    for given in keys:
+        key = given.strip() if isinstance(given, str) else ""
         if len(key) >= SHORTEST and key.lower() not in PLACEHOLDERS:
             fresh |= {form for form in _forms(key) if len(form) >= SHORTEST}
-    with _lock:
-        if fresh <= set(_known):
-            return
-        _known = tuple(sorted(set(_known) | fresh, key=lambda k: (-len(k), k)))
-        _pattern = _compile(_known)
+    if fresh:
+        _KNOWN.add(fresh)
 
 
 def known() -> tuple[str, ...]:
     """The keys remembered so far, longest first."""
-    return _known
+    return _KNOWN.keys
 
 
 def scrub_known(text: str, *extra: str | None) -> str:
@@ -85,7 +93,7 @@ def scrub_known(text: str, *extra: str | None) -> str:
         return text
     if any(extra):
         remember(*extra)
-    pattern = _pattern
+    pattern = _KNOWN.pattern
     return pattern.sub(MASK, text) if pattern is not None else text
 
 
@@ -115,7 +123,7 @@ def held_back(text: str) -> int:
     stream shows text as it arrives, and a key split over two pieces must not be shown
     half before the rest arrives to be masked."""
     longest = 0
-    for key in _known:
+    for key in _KNOWN.keys:
         for size in range(min(len(key) - 1, len(text)), longest, -1):
             if key.startswith(text[-size:]):
                 longest = size
@@ -140,7 +148,7 @@ def sent_key(error: Any) -> str | None:
 def _scrubbed_record_factory(base: Any) -> Any:
     def make(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = base(*args, **kwargs)
-        if _pattern is None:
+        if _KNOWN.pattern is None:
             return record
         try:
             message = record.getMessage()

@@ -40,7 +40,7 @@ def test_a_key_the_endpoint_echoes_reaches_nothing(headless, llm, tmp_path, key)
     llm.play({"text": f"Your key is {key}, and it works."})
     said = client.process_message("what is my key?")
     assert said["success"] and key not in said["content"]
-    assert "Your key is …, and it works." == said["content"]
+    assert said["content"] == "Your key is …, and it works."
     store = server.dispatcher.store
     _nowhere_in(key, store.conn)
     exported = client.request(PacketType.EXPORT_CONVERSATION)["data"]["markdown"]

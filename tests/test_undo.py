@@ -101,13 +101,113 @@ def test_undo_keeps_a_fact_said_again_since_and_brings_back_the_rest(executor, r
     assert store.dump() == before_undo
 
 
-def test_undo_is_refused_when_a_later_change_rewrote_a_row(executor, run, store, world):
+def test_undo_of_a_reinforcement_takes_back_only_its_own_mention(executor, run, store, world):
     first = commit(run, ("Ann", "likes", "tea"))  # reinforces
     commit(run, ("Ann", "likes", "tea"))  # reinforces the same row again
+    mentions = store.query_one("SELECT mention_count FROM edges WHERE id = 1")["mention_count"]
+    result = executor.undo(first["change_id"])
+    assert result["success"], result
+    assert store.query_one("SELECT mention_count, status FROM edges WHERE id = 1") == {
+        "mention_count": mentions - 1, "status": "active"}
+
+
+def test_undo_is_refused_only_when_a_later_change_rewrote_every_part(executor, store,
+                                                                      world):
+    from core.tools.corrections import correct
+
+    first = correct(store, "edit_relation", {"edge_id": 1, "relation": "loves"})
+    correct(store, "edit_relation", {"edge_id": 1, "relation": "adores"})
     before = store.dump()
     result = executor.undo(first["change_id"])
-    assert not result["success"] and "was changed again later" in result["error"]
+    assert not result["success"] and result["code"] == "conflict"
+    assert "was changed again later" in result["error"]
     assert store.dump() == before
+
+
+def _active(store, subject="User"):
+    return sorted((r["relation"], r["object"]) for r in store.query(
+        "SELECT e.relation, t.name AS object FROM edges e JOIN nodes s ON s.id = e.source_id"
+        " JOIN nodes t ON t.id = e.target_id WHERE s.name = ? AND e.status = 'active'",
+        (subject,)))
+
+
+def test_undoing_an_older_turn_leaves_what_a_later_turn_did(executor, store, clock):
+    """Turn A stores "User likes tea", turn B "User owns a dog": both touch the person's
+    node, and undoing A took nothing back ("“User” was changed again later")."""
+    a = executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "likes", "object": "tea"}]}, turn_id="A")
+    clock.advance(5)
+    executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "owns", "object": "dog"}]}, turn_id="B")
+    mentions = store.find_node("User")["mention_count"]
+    undo_id, undone = store.undo_turn("A")
+    assert undone == [a["data"]["change_id"]]
+    assert _active(store) == [("owns", "dog")]
+    assert store.find_node("tea") is None  # A's own node goes with its fact
+    assert store.find_node("User")["mention_count"] == mentions - 1
+    assert store.kept_by_undo(undo_id) == []
+    assert store.integrity_problems() == []
+    # and the undo itself is undone as exactly
+    store.undo(undo_id)
+    assert _active(store) == [("likes", "tea"), ("owns", "dog")]
+    assert store.find_node("User")["mention_count"] == mentions
+
+
+def test_undoing_an_older_turn_keeps_and_names_only_what_a_later_turn_rewrote(
+        executor, store, clock):
+    executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "likes", "object": "tea"},
+        {"subject": "User", "relation": "lives in", "object": "Paris"},
+        {"subject": "User", "relation": "plays", "object": "chess"}]}, turn_id="A")
+    clock.advance(5)
+    executor.execute("memory_purge", {"criteria": {"subject": "User", "relation_type":
+                     "lives in"}, "mode": "supersede", "new_relation": {"target": "Rome"}},
+                     turn_id="B")
+    executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "plays", "object": "chess"}]}, turn_id="C")
+    undo_id, _undone = store.undo_turn("A")
+    # A's tea goes; B's move to Rome stays and so does Paris, which B replaced; C said
+    # chess again, so chess stays C's
+    assert _active(store) == [("lives in", "Rome"), ("plays", "chess")]
+    assert store.query_one("SELECT status FROM edges e JOIN nodes t ON t.id = e.target_id"
+                           " WHERE t.name = 'Paris'")["status"] == "superseded"
+    kept = store.kept_by_undo(undo_id)
+    assert [(k["row"], k["why"]) for k in kept] == [("“User —lives in→ Paris”", "changed")]
+    assert store.integrity_problems() == []
+    lines = describe.describe_change(store, undo_id)
+    assert ("kept, said again since", "User plays chess") in {
+        (line["verb"], line["text"]) for line in lines}
+    assert "Paris" in describe.kept_words(kept)
+
+
+@pytest.mark.parametrize(("later", "expected"), [
+    ({"action": "edit_relation", "relation": "loves"}, [("loves", "tea")]),
+    ({"action": "delete_edge"}, []),
+    ({"action": "rename_node", "name": "green tea"}, []),
+])
+def test_every_later_change_to_an_older_turns_fact_is_respected(executor, store, clock,
+                                                                later, expected):
+    """Whatever a later change did to a fact or name an older turn made, undoing the
+    older turn leaves that work as it is and says so."""
+    from core.tools.corrections import correct
+
+    executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "likes", "object": "tea"},
+        {"subject": "User", "relation": "reads", "object": "novels"}]}, turn_id="A")
+    clock.advance(5)
+    edge = store.query_one("SELECT id, target_id FROM edges WHERE norm_relation = 'likes'")
+    arguments = {k: v for k, v in later.items() if k != "action"}
+    arguments["node_id" if later["action"] == "rename_node" else "edge_id"] = (
+        edge["target_id"] if later["action"] == "rename_node" else edge["id"])
+    assert correct(store, later["action"], arguments)["change_id"]
+    undo_id, _ = store.undo_turn("A")
+    assert ("reads", "novels") not in _active(store)  # A's untouched fact went back
+    assert _active(store) == expected
+    kept = store.kept_by_undo(undo_id)
+    assert kept and all(k["why"] == "changed" for k in kept)
+    if later["action"] == "rename_node":
+        assert store.find_node("green tea") is not None  # the person's rename stays
+    assert store.integrity_problems() == []
 
 
 def test_a_change_is_undone_once(executor, run, world):
@@ -175,14 +275,17 @@ def test_an_undo_that_cannot_be_done_says_why_in_words_not_numbers(executor, sto
     from core.store import StoreError
     from core.tools.corrections import correct
 
-    first = executor.execute("memory_commit", {"triplets": [
-        {"subject": "User", "relation": "likes", "object": "tea"}]})["data"]["change_id"]
+    executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "likes", "object": "tea"}]})
+    first = correct(store, "edit_relation", {"edge_id": 1, "relation": "enjoys"})["change_id"]
     correct(store, "rename_node", {"node_id": store.find_node("tea")["id"], "name": "green tea"})
+    correct(store, "edit_relation", {"edge_id": 1, "relation": "adores"})
     try:
         store.undo(first)
     except StoreError as error:
         english = error.said()
-    assert "added “User likes green tea”" in english, english
+    assert "“User —adores→ green tea” was changed again later" in english, english
+    assert "changed the relation of “User enjoys green tea”" in english, english
     assert not re.search(r"change \\d|committed", english)
     try:
         i18n.set_language("zh_CN")
@@ -190,7 +293,24 @@ def test_an_undo_that_cannot_be_done_says_why_in_words_not_numbers(executor, sto
             store.undo(first)
         except StoreError as error:
             chinese = error.said()
-        assert "新增" in chinese or "添加" in chinese, chinese
+        assert "修改了关系" in chinese, chinese
         assert not re.search(r"committed|change \\d", chinese)
     finally:
         i18n.set_language("en")
+
+
+def test_undo_of_an_older_turn_through_the_packet(headless, llm):
+    """The person's Ctrl+Alt+Z on an older turn, as the window sends it."""
+    from core.protocol.packets import PacketType
+
+    server, client = headless()
+    for thing in ("tea", "dog"):
+        llm.play({"tool_calls": [{"name": "memory_commit", "arguments": {"triplets": [
+            {"subject": "User", "relation": "likes", "object": thing}]}}]},
+            {"text": "Noted."})
+        assert client.process_message(f"I like {thing}")["success"]
+    first = client.get_history()["history"][1]["turn_id"]
+    answer = client.request(PacketType.UNDO_TURN, {"turn_id": first})
+    assert answer["success"], answer
+    assert answer["data"]["kept"] == [] and answer["data"]["kept_message"] == ""
+    assert _active(server.dispatcher.store) == [("likes", "dog")]

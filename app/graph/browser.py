@@ -609,8 +609,10 @@ class GraphBrowser(QWidget):
                 tr("Redo: {error}.", error=answer["error"]) if redo
                 else tr("Undo: {error}.", error=answer["error"]))
             return
-        self.status_message.emit(f"{answer['message']}." if redo else
-                                 tr("{message}. Redo: Ctrl+Shift+Z.", message=answer["message"]))
+        said = f"{answer['message']}." if redo else \
+            tr("{message}. Redo: Ctrl+Shift+Z.", message=answer["message"])
+        kept = answer.get("kept_message")
+        self.status_message.emit(f"{said} {kept}" if kept else said)
 
     def _open_message(self, edge: dict[str, Any]) -> None:
         if edge.get("source_message"):

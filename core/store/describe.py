@@ -92,7 +92,7 @@ def _edge_line(op: dict[str, Any], names: dict[int, str],
     elif before["status"] != after["status"]:
         verb = STATUS_VERBS.get((before["status"], after["status"]), after["status"])
     elif before["relation"] != after["relation"]:
-        verb = f"renamed the relation {before['relation']!r} in"
+        verb = "changed the relation of"
     elif _changed(before, after) - QUIET_COLUMNS:
         verb = "updated"
     elif after["mention_count"] > before["mention_count"]:
@@ -144,7 +144,8 @@ VERBS = {"added": N_("added"), "removed": N_("removed"), "deleted": N_("deleted"
          "archived": N_("archived"), "brought back": N_("brought back"),
          "updated": N_("updated"), "renamed": N_("renamed"), "set": N_("set"),
          "imported": N_("imported"), "took back": N_("took back"),
-         "kept, said again since": N_("kept, said again since")}
+         "kept, said again since": N_("kept, said again since"),
+         "changed the relation of": N_("changed the relation of")}
 
 
 def said_line(line: dict[str, Any]) -> str:
@@ -166,6 +167,18 @@ def sentence(lines: list[dict[str, Any]], most: int = 2) -> str:
         parts.append(f"{len(lines) - most} more")
     text = "; ".join(parts) or "nothing visible"
     return text[0].upper() + text[1:]
+
+
+def kept_words(kept: list[dict[str, Any]], most: int = 3) -> str:
+    """What an undo left as later changes made it, in the person's language ("“User lives
+    in Paris” was changed again later"); empty when it took everything back."""
+    if not kept:
+        return ""
+    parts = [tr("{row} was removed later", row=k["row"]) if k.get("why") == "gone" else
+             tr("{row} was changed again later", row=k["row"]) for k in kept[:most]]
+    if len(kept) > most:
+        parts.append(tr("{count} more", count=len(kept) - most))
+    return tr("Kept as later changes left it: {parts}.", parts="; ".join(parts))
 
 
 def change_words(store: GraphStore, entry: Row) -> str:

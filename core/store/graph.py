@@ -22,6 +22,7 @@ from typing import Any
 from core.errors import CodedError, ErrorCode
 from core.i18n import N_, tr
 from core.paths import PRIVATE_FILE, make_private_file
+from core.store import takeback
 from core.store.schema import migrate
 from core.store.text import display_name, normalize_name, search_text
 
@@ -501,8 +502,10 @@ class GraphStore:
     def undo(self, change_id: int, turn_id: str | None = None, actor: str = "user") -> int:
         """Put back the rows `change_id` touched; returns the id of the undo's own change.
 
-        Refused when a later change touched the same rows: undoing out of order would
-        silently throw that later change away.
+        Compared column by column (see `core.store.takeback`): what a later change only
+        counted again stays counted, and a row a later change rewrote or removed is left
+        as that change left it and listed as `kept` in the undo's arguments (see
+        `kept_by_undo`). Refused only when nothing at all could be taken back.
         """
         return self.undo_changes([change_id], "undo", {"change_id": change_id}, turn_id, actor)
 
@@ -545,6 +548,7 @@ class GraphStore:
             raise StoreError(N_("that change changed nothing") if len(entries) == 1
                              else N_("those changes changed nothing"), ErrorCode.NOTHING_TO_DO,
                              change=change_ids[0])
+        kept: list[dict[str, Any]] = []
         try:
             with self.write(tool, arguments, turn_id, actor) as change:
                 for entry in entries:
@@ -552,9 +556,21 @@ class GraphStore:
                         if "id" not in op:
                             self._undo_bulk(entry["id"], op)
                             continue
-                        if not same_image(self.row(op["table"], op["id"]), op["after"]):
-                            raise self._changed_later(entry, op["table"], op["id"])
-                        self._restore(op["table"], op["id"], op["before"])
+                        why = self._take_back(op)
+                        if why:
+                            kept.append({"change": entry["id"], "table": op["table"],
+                                         "row_id": op["id"], "why": why,
+                                         "row": self.row_words(op["table"], op["id"])})
+                if kept and not change.ops:  # every part was rewritten later: say which
+                    first = kept[0]
+                    raise self._changed_later(self.change(first["change"]), first["table"],
+                                              first["row_id"])
+                if not change.ops:
+                    raise StoreError(N_("that change changed nothing that is still there"),
+                                     ErrorCode.NOTHING_TO_DO, change=change_ids[0])
+                if kept:
+                    change.arguments = {**(arguments if isinstance(arguments, dict) else
+                                           {"arguments": arguments}), "kept": kept}
                 names = ", ".join(f"{e['id']} ({e['tool']})" for e in entries[:5])
                 more = f" and {len(entries) - 5} more" if len(entries) > 5 else ""
                 verb = "redid: took back undo" if tool == "redo" else "undid change"
@@ -567,6 +583,59 @@ class GraphStore:
                              change=change_ids[0], summary=self.change_words(entries[-1]),
                              detail=str(error)) from error
         return change.id
+
+    def kept_by_undo(self, undo_id: int) -> list[dict[str, Any]]:
+        """The rows an undo left as later changes had rewritten or removed them."""
+        entry = self.change(undo_id)
+        try:
+            arguments = json.loads(entry["arguments"]) if entry else None
+        except (TypeError, ValueError):
+            return []
+        kept = arguments.get("kept") if isinstance(arguments, dict) else None
+        return kept if isinstance(kept, list) else []
+
+    def _take_back(self, op: dict[str, Any]) -> str:
+        """Undo one logged row change as far as later changes allow; answers why a part
+        stayed ("changed", "gone") or "" when it was taken back or is theirs now."""
+        table, row_id = op["table"], op["id"]
+        now = self.row(table, row_id)
+        plan = takeback.step(op["before"], op["after"], now)
+        if plan.action == "delete":
+            if self._attempt(lambda: self.delete(table, row_id)):
+                return ""
+            # a later fact stands on this row (a node this change made): it stays theirs,
+            # less what this change counted
+            plan = takeback.Step("keep", takeback.counts_back(op["after"], now, floor=1),
+                                 "again")
+        if plan.action == "insert":
+            done = self._attempt(lambda: self._restore(table, row_id, plan.values))
+            return "" if done else "changed"
+        if plan.action == "update":
+            done = not plan.values or self._attempt(
+                lambda: self._restore(table, row_id, {**now, **plan.values}))
+            return "" if done else "changed"
+        if plan.values:  # kept as stated again later: only this change's mentions go
+            values = {k: v for k, v in plan.values.items() if now.get(k) != v}
+            if values:
+                self.update(table, row_id, values)
+                self._require_change().ops[-1]["merged"] = True
+        return "" if plan.why == "again" else plan.why
+
+    def _attempt(self, write: Callable[[], None]) -> bool:
+        """Run one part of an undo, or leave it out when SQLite refuses it (a later row
+        depends on it, or holds its name): the rest goes on."""
+        change = self._require_change()
+        mark = len(change.ops)
+        self.conn.execute("SAVEPOINT take_back")
+        try:
+            write()
+        except sqlite3.IntegrityError:
+            self.conn.execute("ROLLBACK TO take_back")
+            self.conn.execute("RELEASE take_back")
+            del change.ops[mark:]
+            return False
+        self.conn.execute("RELEASE take_back")
+        return True
 
     def _undo_bulk(self, change_id: int, op: dict[str, Any]) -> None:
         """Remove rows a bulk import added, unless a later change touched one of them."""

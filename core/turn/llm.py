@@ -19,15 +19,15 @@ from typing import Any
 
 import openai
 
+from core import secrets
 from core.errors import ErrorCode
 from core.events import Event
 from core.i18n import tr
+from core.secrets import scrub, scrub_known, sent_key
 from core.store.text import has_cjk
 from core.tools.registry import REGISTRY
 from core.turn.guards import LoopGuard
 from core.turn.repetition import repetition_start
-from core import secrets
-from core.secrets import scrub, scrub_known, sent_key
 from core.turn.text_calls import read_reply, visible_prefix
 
 Progress = Callable[[str, dict[str, Any]], None]

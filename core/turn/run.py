@@ -24,6 +24,7 @@ from core.config import Config
 from core.errors import CodedError, ErrorCode
 from core.events import Event
 from core.i18n import N_, tr
+from core.secrets import scrub, scrub_known, sent_key
 from core.store import GraphStore, StoreError, browse
 from core.tools import ToolExecutor, approvals, openai_tools
 from core.tools.limits import ToolLimiter
@@ -33,7 +34,6 @@ from core.turn.guards import LoopGuard
 from core.turn.history import History
 from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, model_words
 from core.turn.prompts import system_prompt, turn_message
-from core.secrets import scrub, scrub_known, scrub_value, sent_key
 from core.turn.snapshot import active_tasks, memory_snapshot, person_profile, related_facts
 
 log = logging.getLogger(__name__)

@@ -67,8 +67,11 @@ def redo(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _described(store: Any, change_id: int) -> dict[str, Any]:
+    """What an undo or redo did, and what it left as later changes made it."""
     lines = describe.describe_change(store, change_id)
-    return {"lines": lines, "message": describe.sentence(lines)}
+    kept = store.kept_by_undo(change_id)
+    return {"lines": lines, "message": describe.sentence(lines), "kept": kept,
+            "kept_message": describe.kept_words(kept)}
 
 
 @handles(PacketType.MEMORY_STATE, {}, reads=True)

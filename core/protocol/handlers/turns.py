@@ -8,7 +8,7 @@ from core.errors import ErrorCode
 from core.i18n import N_
 from core.protocol.handlers.table import NAME, Refusal, handles
 from core.protocol.packets import PacketType
-from core.store import browse
+from core.store import browse, describe
 from core.tools import approvals
 from core.turn.run import Turn, TurnRefused
 from core.turn.snapshot import glance
@@ -43,8 +43,10 @@ def undo_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
         raise Refusal(N_("no turn has memory changes left to undo"), ErrorCode.NOTHING_TO_DO)
     change_id, undone = store.undo_turn(turn_id)
     expired = approvals.expire_turn(store, turn_id)
+    kept = store.kept_by_undo(change_id)
     return {"change_id": change_id, "undone": undone, "turn_id": turn_id,
-            "expired_approvals": expired}
+            "expired_approvals": expired, "kept": kept,
+            "kept_message": describe.kept_words(kept)}
 
 
 @handles(PacketType.DELETE_TURN, {"turn_id": NAME}, long_running=True)
