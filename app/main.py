@@ -14,7 +14,8 @@ from core import cli
 from core.config import language_setting
 from core.i18n import set_language, tr
 from core.paths import data_home, database_path, secure_home
-from core.store import GraphStore, StoreError
+from core.store.graph import TRASH_DAYS
+from core.store.opening import open_checked
 from core.tools import TOOL_NAMES, ToolExecutor
 
 
@@ -73,10 +74,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def run_tool(home, tool: str, arguments: str) -> int:
     secure_home(home)
-    try:
-        store = GraphStore(database_path(home))
-    except StoreError as error:
-        print(f"trulymem: {error}", file=sys.stderr)
+    # opened as the window opens it: a missing memory with backups is not made anew
+    opened = open_checked(database_path(home), TRASH_DAYS)
+    store = opened.store
+    if store is None:
+        print(f"trulymem: {opened.error}", file=sys.stderr)
         return 1
     try:
         result = ToolExecutor(store).execute(tool, arguments, actor="user")

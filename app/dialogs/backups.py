@@ -70,7 +70,9 @@ class BackupsDialog(QDialog):
         self.setObjectName("backupsDialog")
         self.setWindowTitle(tr("Restore from backup"))
         self.host = host
-        self.backups = answer["backups"]
+        # the copies restores kept aside come after the backups, and come back the same way
+        self.backups = answer["backups"] + [{**copy, "kept_aside": True}
+                                            for copy in answer.get("kept_aside") or []]
         self.current = answer.get("current")
         intro = QLabel(tr("Backups are made automatically, at most once an hour while you use "
                           "TrulyMEM and when you quit. They are kept in {folder}. "
@@ -124,7 +126,10 @@ class BackupsDialog(QDialog):
             readable = backup["facts"] is not None
             facts = f"{backup['facts']:,}" if readable else tr("cannot be read")
             chats = f"{backup.get('conversations') or 0:,}" if readable else ""
-            cells = [QStandardItem(_day(backup["created_at"])), QStandardItem(facts),
+            made = _day(backup["created_at"])
+            if backup.get("kept_aside"):
+                made = tr("{when}, kept aside by a restore", when=made)
+            cells = [QStandardItem(made), QStandardItem(facts),
                      QStandardItem(chats), QStandardItem(_size(backup["bytes"]))]
             for cell in cells[1:]:
                 cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -162,7 +167,11 @@ class BackupsDialog(QDialog):
             if box.clickedButton() is not box.findChild(QPushButton, "restoreConfirm"):
                 return
         self.restore_button.setEnabled(False)
-        self.host.send(PacketType.RESTORE_BACKUP, {"name": backup["name"]}, self._restored)
+        if backup.get("kept_aside"):
+            self.host.send(PacketType.UNDO_RESTORE, {"kept_aside": backup["name"]},
+                           self._restored)
+        else:
+            self.host.send(PacketType.RESTORE_BACKUP, {"name": backup["name"]}, self._restored)
 
     def _restored(self, answer: dict[str, Any]) -> None:
         self.restore_button.setEnabled(True)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from core.i18n import N_, tr
 from core.paths import aside_path
-from core.store import backups
+from core.store import backups, restoring
 from core.store.graph import GraphStore, StoreError, describe_sqlite_error
 
 RESTORE = N_("Restore a backup to go on (File > Restore from backup…)")
@@ -49,6 +49,7 @@ def remove_leftovers(db_path: Path, now: float | None = None) -> list[str]:
     folder = backups.backup_folder(db_path)
     found = [*db_path.parent.glob(f"{db_path.name}.import-staging*"),
              *db_path.parent.glob(f".{db_path.name}.restoring*"),
+             *db_path.parent.glob(f".{db_path.name}.restore-journal.new"),
              *(folder.glob(".*.partial*") if folder.is_dir() else [])]
     removed = []
     for leftover in found:
@@ -59,7 +60,51 @@ def remove_leftovers(db_path: Path, now: float | None = None) -> list[str]:
     return removed
 
 
+def _finish_restore(db_path: Path) -> str | None:
+    """A restore stopped in the middle, finished (see `core.store.restoring`)."""
+    try:
+        return restoring.finish_interrupted(db_path)
+    except OSError as error:
+        return tr("A restore was stopped in the middle and could not be finished ({error}); "
+                  "nothing was deleted", error=error.strerror or error)
+
+
+def _missing(db_path: Path) -> str | None:
+    """No memory file where backups or kept copies say there was one: not a first start,
+    so no new empty memory is made in its place without the person's word."""
+    if db_path.exists():
+        return None
+    saved = backups.backup_files(backups.backup_folder(db_path))
+    kept = restoring.kept_aside_files(db_path)
+    if not saved and not kept:
+        return None  # a first start
+    found = []
+    if saved:
+        newest = time.strftime("%Y-%m-%d %H:%M", time.localtime(backups.made_at(saved[0])))
+        found.append(tr("1 backup (made {when})", when=newest) if len(saved) == 1 else
+                     tr("{n} backups (the newest made {when})", n=len(saved), when=newest))
+    if kept:
+        found.append(tr("1 copy kept aside by a restore") if len(kept) == 1 else
+                     tr("{n} copies kept aside by restores", n=len(kept)))
+    return tr("the memory file {name} is missing from {folder}, but {found} are there. "
+              "No new memory was started in its place: restore one to go on (File > "
+              "Restore from backup…). To start with an empty memory instead, move them "
+              "out of that folder", name=db_path.name, folder=db_path.parent,
+              found=tr(" and ").join(found))
+
+
 def open_checked(db_path: Path, trash_days: int) -> Opened:
+    finished = _finish_restore(db_path)
+    missing = _missing(db_path)
+    if missing:
+        return Opened(None, error=missing)
+    opened = _open(db_path, trash_days)
+    if finished:
+        opened.notice = f"{finished} {opened.notice}" if opened.notice else finished
+    return opened
+
+
+def _open(db_path: Path, trash_days: int) -> Opened:
     remove_leftovers(db_path)
     saved = backups.backup_files(backups.backup_folder(db_path))
     if db_path.exists() and db_path.stat().st_size == 0 and saved:

@@ -10,7 +10,7 @@ from core.errors import ErrorCode
 from core.i18n import N_
 from core.protocol.handlers.table import Refusal, handles
 from core.protocol.packets import PacketType
-from core.store import backups
+from core.store import backups, restoring
 
 if TYPE_CHECKING:
     from core.protocol.dispatcher import Dispatcher
@@ -18,11 +18,14 @@ if TYPE_CHECKING:
 
 @handles(PacketType.LIST_BACKUPS, {}, reads=True)
 def list_backups(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
-    """The backups, and what the memory holds now: a restore replaces all of it."""
+    """The backups, the copies restores kept aside (UNDO_RESTORE brings one back), and
+    what the memory holds now: a restore replaces all of it."""
     folder = backups.backup_folder(backend.db_path)
     current = backups.describe(backend.db_path) if backend.db_path.exists() else None
     return {"folder": str(folder), "current": current,
-            "backups": [backups.describe(p) for p in backups.backup_files(folder)]}
+            "backups": [backups.describe(p) for p in backups.backup_files(folder)],
+            "kept_aside": [backups.describe(p) for p in
+                           restoring.kept_aside_files(backend.db_path)]}
 
 
 @handles(PacketType.RESTORE_BACKUP, {"name": {"type": "string"}}, long_running=True)
@@ -41,7 +44,7 @@ def restore_backup(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 def undo_restore(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     """Take a restore back: the file it kept aside returns, and what the restore brought
     is kept aside in its turn (nothing is deleted either way)."""
-    chosen = backups.kept_aside(backend.db_path, body.get("kept_aside"))
+    chosen = restoring.kept_aside(backend.db_path, body.get("kept_aside"))
     if chosen is None:
         raise Refusal(N_("there is no memory kept aside by a restore called {name}"),
                       ErrorCode.NOT_FOUND, name=repr(body.get("kept_aside")))
@@ -52,7 +55,7 @@ def _put_in_place(backend: Dispatcher, chosen: Path) -> dict[str, Any]:
     """`chosen` in place of the memory, the current file kept aside; answers both."""
     backend.close_store()
     try:
-        aside = backups.restore(backend.db_path, chosen)  # checks the backup first
+        aside = restoring.restore(backend.db_path, chosen)  # checks the backup first
     except backups.BackupError:
         backend.open_store()
         raise
