@@ -21,7 +21,7 @@ from core.share.server import SharedMemory, build_server
 from core.store import GraphStore
 from core.tools import ToolExecutor, approvals
 from tests.conftest import ask
-from tests.test_share_mcp import facts, share, stdio, text, triplets
+from tests.test_share_mcp import facts, http_server, share, stdio, text, triplets
 
 pytestmark = pytest.mark.slow
 
@@ -179,3 +179,77 @@ def test_the_window_is_told_of_an_apps_request_and_of_the_hours_activity(tmp_pat
         assert activity["apps"][0]["via"].startswith("stdio")
     finally:
         memory.close()
+
+
+def _facts_to_remove(home: Path, count: int) -> None:
+    store = GraphStore(home / "graph_memory.db")
+    try:
+        assert ToolExecutor(store).execute("memory_commit", pets(0, count))["success"]
+    finally:
+        store.close()
+
+
+PURGE = ("memory_purge", {"criteria": {"subject": "User", "relation_type": "has a pet"},
+                          "confirm": True})
+
+
+def test_rotating_names_over_one_token_cannot_flood_the_approvals(http_server):
+    """One HTTP token, a new connection and a new name for every call (some posing as
+    TrulyMEM or a well-known app): the requests kept are bounded by the token."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    from tests.test_share_mcp import TOKEN
+
+    url, home = http_server
+    _facts_to_remove(home, 40)
+    names = ["Claude Desktop", "TrulyMEM (you)", "Cursor", "truly-mem"] + \
+        [f"app {n}" for n in range(16)]
+
+    async def flood() -> list[types.CallToolResult]:
+        answers = []
+        for name in names:
+            async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}) as \
+                    http, Client(streamable_http_client(url, http_client=http),
+                                 client_info=types.Implementation(name=name,
+                                                                  version="1")) as client:
+                answers.append(await client.call_tool(*PURGE))
+        return answers
+
+    answers = anyio.run(flood)
+    assert all(a.is_error for a in answers)
+    assert "requests from apps using the sharing token already wait" in text(answers[-1]) \
+        or "requests from this connection already wait" in text(answers[-1])
+    store = GraphStore(home / "graph_memory.db")
+    try:
+        waiting = approvals.pending(store)
+        assert 0 < len(waiting) <= approvals.PENDING_PER_TOKEN
+        assert len(facts(home)) == 40  # nothing was removed
+        actors = [a["actor"] for a in waiting]
+        assert "mcp:unnamed app (says “TrulyMEM (you)”)" in actors
+        assert all(a["via"].startswith("HTTP from ") for a in waiting)
+    finally:
+        store.close()
+
+
+def test_waiting_requests_are_bounded_per_connection_and_for_all_apps(shared):
+    home, memory = shared()
+    _facts_to_remove(home, 40)
+    # one program, many names: its connection's bound
+    for n in range(6):
+        memory.call(*PURGE, f"name {n}", f"session {n}", via="stdio, started by x (pid 7)")
+    assert len(approvals.pending(memory.store)) == approvals.PENDING_PER_CONNECTION
+    # many programs: all apps together
+    for n in range(12):
+        refused = memory.call(*PURGE, f"other {n}", f"other session {n}",
+                              via=f"stdio, started by y (pid {100 + n})")
+        assert not refused["success"]
+    assert len(approvals.pending(memory.store)) == approvals.PENDING_FROM_APPS
+    assert "requests from apps already wait" in refused["error"]
+
+
+def test_a_name_cannot_claim_to_be_trulymem():
+    for name in ("TrulyMEM (you)", "Truly MEM", "TRULYMEM helper", "Your assistant",
+                 "用户的助手"):
+        assert client_actor(name).startswith("mcp:unnamed app (says"), name
+    assert client_actor("Claude Desktop") == "mcp:Claude Desktop"

@@ -57,6 +57,9 @@ def shown_summary(summary: str) -> str:
     return shown
 
 
+# The change log's name for an app whose name claimed to be the person, the assistant or
+# TrulyMEM (see core.share.identity.client_actor)
+CLAIMED = re.compile(r"^unnamed app \(says “(.*)”\)$", re.DOTALL)
 # What happens to each memory a request lists, in the person's language
 PREVIEW_VERBS = {"deleted": N_("deleted"), "superseded": N_("superseded"),
                  "archived": N_("archived"), "removed for good": N_("removed for good"),
@@ -74,12 +77,18 @@ def preview_line(line: Any) -> str:
 
 
 def asker_wants(request: dict[str, Any]) -> str:
-    """"The assistant wants to …", or another app by its name and how it came."""
+    """"The assistant wants to …", or another app by the name it gives itself, which is
+    its own word (how it came, which it cannot choose, follows in `why_it_waits`)."""
     action = shown_summary(request["summary"])
     actor = request.get("actor") or "model"
     if not actor.startswith("mcp:"):
         return tr("The assistant wants to {action}.", action=action)
-    return tr("The app “{app}” wants to {action}.", app=actor[4:], action=action)
+    claimed = CLAIMED.match(actor[4:])
+    if claimed:
+        return tr("An app that calls itself “{app}”, a name only you and TrulyMEM have, "
+                  "wants to {action}.", app=claimed.group(1), action=action)
+    return tr("An app that calls itself “{app}” wants to {action}.", app=actor[4:],
+              action=action)
 
 
 def why_it_waits(request: dict[str, Any]) -> str:
@@ -90,6 +99,9 @@ def why_it_waits(request: dict[str, Any]) -> str:
                  tr("That is more than other apps may remove in one session or an hour"))
         text = tr("{limit}, so nothing has been changed yet. Allow runs it once; Deny "
                   "drops it.", limit=limit)
+        if came and came.startswith("HTTP"):
+            return text + "\n" + tr("It came over {via}, with the sharing token from "
+                                    "Settings.", via=came)
         return text + ("\n" + tr("It came over {via}.", via=came) if came else "")
     return tr("That is more than one turn may remove on its own, so nothing has been removed "
               "yet. Allow runs it once; Deny drops it.")

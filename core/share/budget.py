@@ -16,6 +16,7 @@ from typing import Any
 from core.share.identity import APPS_ACTOR
 from core.store import GraphStore
 from core.store.graph import decode_ops
+from core.tools import approvals
 from core.tools.budget import (
     HOUR,
     HOURLY_FACTOR,
@@ -99,7 +100,7 @@ class AppBudget:
         self.written += rows
 
     def refusal_text(self, tool: str, request: dict[str, Any], approval_id: int | None,
-                     waiting: int) -> str:
+                     full: str | None) -> str:
         """What the app reads when its call is over a budget: nothing changed, and where
         the request waits (or why it does not)."""
         if request.get("reason") == "writes":
@@ -116,7 +117,13 @@ class AppBudget:
             then = (f"The call waits in TrulyMEM's window for the person (request "
                     f"{approval_id}): they may allow it there. Do not send it again.")
         else:
-            then = (f"{waiting} of your requests already wait for the person, so this one "
-                    "was not kept. Tell the person: they can do it themselves in "
-                    "TrulyMEM's Memory tab.")
+            waiting = {"app": f"{approvals.PENDING_PER_APP} of your requests",
+                       "connection": f"{approvals.PENDING_PER_CONNECTION} requests from "
+                                     "this connection",
+                       "token": f"{approvals.PENDING_PER_TOKEN} requests from apps using "
+                                "the sharing token",
+                       "all": f"{approvals.PENDING_FROM_APPS} requests from apps"}.get(
+                full or "app")
+            then = (f"{waiting} already wait for the person, so this one was not kept. "
+                    "Tell the person: they can do it themselves in TrulyMEM's Memory tab.")
         return f"Refused for now: {over}. Nothing was changed. {then}"

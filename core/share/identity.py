@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from pathlib import Path
 
 APPS_ACTOR = "mcp:"  # the change log's actor for an app is "mcp:" and its name
@@ -21,6 +22,18 @@ COMMAND_LIMIT = 160  # characters of a command line kept in `via`
 # Names that would read as the person or the assistant wherever actors are shown.
 RESERVED = {"user", "you", "me", "person", "the person", "model", "assistant", "trulymem",
             "system", "你", "我", "用户", "助手", "模型", "系统", "本人"}
+# Words that, anywhere in a name, claim to be the person, the assistant or this app
+# ("TrulyMEM (you)", "Your assistant"): such a name is shown as an app's claim.
+CLAIM_WORDS = {"you", "your", "user", "person", "assistant", "trulymem"}
+CLAIM_TEXT = ("trulymem", "你", "用户", "助手", "本人")
+
+
+def _claims_to_be_us(name: str) -> bool:
+    folded = name.casefold()
+    squashed = "".join(c for c in folded if c.isalnum())
+    return (folded.strip(" .:-_\"'“”") in RESERVED
+            or any(text in squashed for text in CLAIM_TEXT)
+            or bool(set(re.findall(r"\w+", folded)) & CLAIM_WORDS))
 
 
 def client_actor(name: str | None) -> str:
@@ -30,7 +43,7 @@ def client_actor(name: str | None) -> str:
     clean = "".join(c for c in (name or "") if c.isprintable()).strip()[:NAME_LIMIT]
     if not clean:
         return APPS_ACTOR + "unknown app"
-    if clean.casefold().strip(" .:-_\"'“”") in RESERVED:
+    if _claims_to_be_us(clean):
         return APPS_ACTOR + f"unnamed app (says “{clean}”)"
     return APPS_ACTOR + clean
 

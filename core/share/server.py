@@ -157,11 +157,10 @@ class SharedMemory:
             over = result.get("over_budget")
             if result["success"] or not over:
                 return result
-            waiting = approvals.waiting_from(self.store, actor)
-            asked = (approvals.request(self.store, None, over, actor, via)["id"]
-                     if waiting < approvals.PENDING_PER_APP else None)
-            return {"success": False, "error": budget.refusal_text(tool, over, asked, waiting),
-                    "approval_id": asked}
+            asked, full = approvals.app_request(self.store, over, actor, via)
+            asked_id = asked["id"] if asked is not None else None
+            return {"success": False, "error": budget.refusal_text(tool, over, asked_id, full),
+                    "approval_id": asked_id}
 
     def read(self, uri: str) -> str:
         stopped = self.follow_settings()

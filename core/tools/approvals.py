@@ -20,9 +20,15 @@ from core.tools.executor import ToolExecutor
 
 FIELDS = ("id, turn_id, tool, arguments, summary, count, preview, state, outcome, change_id,"
           " created_at, decided_at, actor, via, reason")
-# Requests one app may leave waiting at once: past them its calls are refused outright, so
-# an app cannot bury the person's window under requests.
+# Requests other apps may leave waiting at once: past any of these bounds a call is
+# refused outright, so no app can bury the person's window under requests. The name is
+# the app's own word, so it is not the only bound: the connection (how it came, which it
+# cannot choose), the one HTTP sharing token all HTTP apps hold, and all apps together.
 PENDING_PER_APP = 3
+PENDING_PER_CONNECTION = 3
+PENDING_PER_TOKEN = 5
+PENDING_FROM_APPS = 8
+APPS_LIKE = "mcp:%"
 
 
 class ApprovalError(CodedError, ValueError):
@@ -34,6 +40,11 @@ def request(store: GraphStore, turn_id: str | None, over_budget: dict[str, Any],
     """Keep a refused call for the person to decide; answers it as `approval()` does.
     `actor` is whose call it is (the model, or an app: "mcp:<name>")."""
     # One statement, committed on its own: a request is not a change to the memory.
+    return approval(store, _insert(store, turn_id, over_budget, actor, via))
+
+
+def _insert(store: GraphStore, turn_id: str | None, over_budget: dict[str, Any], actor: str,
+            via: str | None) -> int:
     cursor = store.conn.execute(
         "INSERT INTO approvals (turn_id, tool, arguments, summary, count, rows, preview,"
         " created_at, actor, via, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -41,7 +52,37 @@ def request(store: GraphStore, turn_id: str | None, over_budget: dict[str, Any],
          over_budget["summary"], over_budget["count"], json.dumps(over_budget["rows"]),
          json.dumps(over_budget["preview"], ensure_ascii=False), store.clock(), actor, via,
          over_budget.get("reason", "removes")))
-    return approval(store, cursor.lastrowid)
+    return cursor.lastrowid
+
+
+def app_request(store: GraphStore, over_budget: dict[str, Any], actor: str,
+                via: str | None) -> tuple[Row | None, str | None]:
+    """Keep an app's refused call for the person unless a bound on waiting requests is
+    reached; answers (the request, None) or (None, which bound: "app", "connection",
+    "token" or "all"). Counted and kept in one transaction, so apps in other processes
+    cannot slip past a bound together."""
+    store.conn.execute("BEGIN IMMEDIATE")
+    try:
+        by_app, by_connection, by_token, total = store.conn.execute(
+            "SELECT count(*) FILTER (WHERE actor = :actor),"
+            " count(*) FILTER (WHERE via IS :via), count(*) FILTER (WHERE via LIKE 'HTTP%'),"
+            " count(*) FROM approvals WHERE state = 'pending' AND actor LIKE :apps",
+            {"actor": actor, "via": via, "apps": APPS_LIKE}).fetchone()
+        over_http = (via or "").startswith("HTTP")
+        for bound, count, most in (("app", by_app, PENDING_PER_APP),
+                                   ("connection", by_connection, PENDING_PER_CONNECTION),
+                                   ("token", by_token if over_http else 0, PENDING_PER_TOKEN),
+                                   ("all", total, PENDING_FROM_APPS)):
+            if count >= most:
+                store.conn.execute("ROLLBACK")
+                return None, bound
+        kept = _insert(store, None, over_budget, actor, via)
+        store.conn.execute("COMMIT")
+    except BaseException:
+        if store.conn.in_transaction:
+            store.conn.execute("ROLLBACK")
+        raise
+    return approval(store, kept), None
 
 
 def waiting_from(store: GraphStore, actor: str) -> int:

@@ -106,7 +106,8 @@ def test_an_apps_call_over_its_budget_waits_on_the_card_and_allow_runs_it(qtbot,
     assert not refused["success"] and refused["approval_id"] == 1
     card = window.pane.approvals
     qtbot.waitUntil(card.isVisible, timeout=10000)
-    assert card.title.text() == "The app “Cursor” wants to add or change 3 memories."
+    assert card.title.text() == \
+        "An app that calls itself “Cursor” wants to add or change 3 memories."
     assert "other apps may write" in card.note.text()
     assert "/usr/bin/cursor" in card.note.text()
     assert "added: User -plays-> cello" in card.rows.toPlainText()
