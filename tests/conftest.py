@@ -153,3 +153,30 @@ def ask(dispatcher: Dispatcher, kind: PacketType, body: Any = None,
     answer = dispatcher.handle(packet, heard)
     dispatcher.between_packets(packet)
     return answer
+
+
+@pytest.fixture
+def http_server(tmp_path):
+    """`trulymem mcp --http` on a free port over a shared folder; yields its address and
+    the folder once it says it serves."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.test_share_mcp import share
+
+    home = share(tmp_path / "home")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app.main", "mcp", "--http", "--port", "0", "--home",
+         str(home)], cwd=Path(__file__).resolve().parents[1], stderr=subprocess.PIPE,
+        text=True)
+    try:
+        line = process.stderr.readline()  # the handshake: printed once it accepts
+        found = re.search(r"http://127\.0\.0\.1:\d+/mcp", line)
+        assert found, line
+        yield found.group(0), home
+    finally:
+        process.terminate()
+        process.wait(30)
+        process.stderr.close()

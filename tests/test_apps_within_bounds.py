@@ -21,7 +21,7 @@ from core.share.server import SharedMemory, build_server
 from core.store import GraphStore
 from core.tools import ToolExecutor, approvals
 from tests.conftest import ask
-from tests.test_share_mcp import facts, http_server, share, stdio, text, triplets
+from tests.test_share_mcp import facts, share, stdio, text, triplets
 
 pytestmark = pytest.mark.slow
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -227,24 +226,6 @@ def test_the_server_will_not_start_while_sharing_is_off(tmp_path):
     assert done.returncode == 3
     assert "Share memory with other apps" in done.stderr
     assert not (home / "graph_memory.db").exists()
-
-
-@pytest.fixture
-def http_server(tmp_path):
-    """`trulymem mcp --http` on a free port; yields its address once it says it serves."""
-    home = share(tmp_path / "home")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "app.main", "mcp", "--http", "--port", "0", "--home",
-         str(home)], cwd=ROOT, stderr=subprocess.PIPE, text=True)
-    try:
-        line = process.stderr.readline()  # the handshake: printed once it accepts
-        found = re.search(r"http://127\.0\.0\.1:\d+/mcp", line)
-        assert found, line
-        yield found.group(0), home
-    finally:
-        process.terminate()
-        process.wait(30)
-        process.stderr.close()
 
 
 def test_http_needs_the_token_and_attributes_the_change(http_server):
