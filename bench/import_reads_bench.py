@@ -3,10 +3,10 @@
     python bench/import_reads_bench.py [--nodes N] [--every SECONDS]
 
 A headless BackendServer imports the export on its worker; meanwhile this script asks,
-every `--every` seconds, for the status, the counts, the Memory tab's node list and the
-chat history (the read lane answers them on its own connection). It prints each read's
-p50, p99 and slowest answer, how many were asked, and the import's own time. The target
-is every read answered within 100 ms.
+every `--every` seconds, for the status, the counts, the Memory tab's node list, the
+chat history and a recall (memory_recall through EXECUTE_TOOL); the read lane answers
+them on its own connection. It prints each read's p50, p99 and slowest answer, how many
+were asked, and the import's own time. The target is every read answered within 100 ms.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ READS = {
     "counts": (PacketType.MEMORY_STATE, {}),
     "node list": (PacketType.LIST_NODES, {"query": "Thing 5"}),
     "history": (PacketType.GET_HISTORY, {}),
+    "recall": (PacketType.EXECUTE_TOOL, {"tool_name": "memory_recall",
+                                         "arguments": {"query_intent": "Thing 5"}}),
 }
 
 

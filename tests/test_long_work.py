@@ -53,6 +53,33 @@ def test_reads_are_answered_while_a_turn_holds_the_worker(headless, llm):
     assert turn_answer["success"] and turn_answer["content"] == "All done.", turn_answer
 
 
+def test_a_reading_tool_is_answered_while_long_work_runs_and_a_writing_one_waits(
+        headless, llm):
+    """memory_recall through EXECUTE_TOOL gave up after 5 s behind an import: a tool that
+    only reads belongs on the read lane; one that writes keeps its place in line."""
+    server, client = headless()
+    assert client.execute_tool("memory_commit", COMMIT)["success"]
+    gate = threading.Event()
+    llm.play({"hold": gate, "text": "All done."})
+    turn, _ = _in_thread(lambda: client.process_message("take your time"))
+    _until(lambda: llm.requests)
+    try:
+        recalled = client.execute_tool("memory_recall", {"query_intent": "cello"})
+        tasks = client.execute_tool("task_query", {})
+        assert turn.is_alive() and not gate.is_set()
+        write, write_answer = _in_thread(lambda: client.execute_tool("memory_commit", {
+            "triplets": [{"subject": "User", "relation": "plays", "object": "piano"}]}))
+        _until(lambda: server.unanswered == 2)  # the write waits behind the turn
+        assert not write_answer
+    finally:
+        gate.set()
+    assert recalled["success"] and "cello" in recalled["result"], recalled
+    assert tasks["success"], tasks
+    write.join(30)
+    turn.join(30)
+    assert write_answer["success"], write_answer
+
+
 def test_a_read_never_overtakes_a_write_sent_before_it(headless, llm):
     server, client = headless()
     gate = threading.Event()

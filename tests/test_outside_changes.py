@@ -61,3 +61,48 @@ def test_a_damaged_change_row_is_told_as_a_bulk_change(programs):
                         " WHERE id = ?", (change_id,))
     found = outside.poll()
     assert [c.id for c in found] == [change_id] and found[0].touched()["bulk"]
+
+
+def test_a_headless_backend_sees_another_programs_writes(tmp_path):
+    """`trulymem --tool`, a separate process, writes to the memory a headless backend has
+    open: the backend's counts follow the file, and its clients hear memory_changed."""
+    import subprocess
+    import sys
+    import threading
+    from pathlib import Path
+
+    from core.events import Event
+    from core.protocol.client import BackendClient
+    from core.protocol.packets import PacketType
+    from core.protocol.server import BackendServer
+
+    heard, told = [], threading.Event()
+
+    def progress(event: str, data: dict) -> None:
+        if event == Event.MEMORY_CHANGED and data.get("elsewhere", True):
+            heard.append(data)
+            told.set()
+
+    home = tmp_path / "home"
+    server = BackendServer(home=home, progress=progress)
+    server.start()
+    client = BackendClient(server)
+    try:
+        assert client.execute_tool("memory_commit", {"triplets": [
+            {"subject": "User", "relation": "likes", "object": "tea"}]})["success"]
+        before = client.request(PacketType.MEMORY_STATE)["data"]["counts"]["edges"]
+        heard.clear()
+        told.clear()
+        written = subprocess.run(
+            [sys.executable, "-m", "app.main", "--home", str(home), "--tool", "memory_commit",
+             '{"triplets": [{"subject": "User", "relation": "owns", "object": "a dog"}]}'],
+            cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True,
+            timeout=120, check=False)
+        assert written.returncode == 0, written.stderr
+        # the very next answer counts it, without waiting for a look
+        after = client.request(PacketType.MEMORY_STATE)["data"]["counts"]["edges"]
+        assert after == before + 1
+        assert told.wait(30), "no memory_changed for the other program's write"
+        assert any(change.get("tool") == "memory_commit" for change in heard)
+    finally:
+        server.shutdown()

@@ -108,6 +108,9 @@ class Dispatcher:
             return PacketResponse.fail(packet.id, tr("the packet body must be an object"))
         if backend is None:
             self.progress = progress
+            # what other programs (trulymem mcp, --tool) wrote is known before any
+            # answer: the counts and events every client sees are the file's own
+            self.notice_outside_changes()
         try:
             handler.check(packet.body)
             return PacketResponse.ok(packet.id, handler.run(backend or self, packet.body))

@@ -36,7 +36,7 @@ READER = N_("this connection only reads")
 def overtakes(dispatcher: Dispatcher, packet: Packet, ahead: Collection[Packet]) -> bool:
     """True when the read lane should answer `packet`: it reads, and the worker is on long
     work (`ahead`: the packets sent to the worker and not yet answered, in order)."""
-    if not reads_memory(packet.type) or not (ahead or dispatcher.backing_up):
+    if not reads_memory(packet.type, packet.body) or not (ahead or dispatcher.backing_up):
         return False
     return all(runs_long(waiting.type) for waiting in ahead)
 
@@ -60,6 +60,8 @@ class Reader:
             self.close()  # a restore or a reopening put another file in its place
             self._store = GraphStore(dispatcher.db_path, read_only=READER)
             self._generation = dispatcher.store_generation
+        # recall by meaning as on the worker (its searches run on their own thread)
+        self._store.meaning = getattr(dispatcher, "meaning", None)
         self._store.trash_days = dispatcher.config.trash_days
         return self._store
 

@@ -28,6 +28,9 @@ TURN_GRACE = 10.0  # seconds beyond the turn time limit before the caller stops 
 # How long a stopped packet may take to stop: an import stops within a SQLite progress
 # step, a turn at its next chunk; an undo cannot stop and is waited for this long.
 STOP_GRACE = 120.0
+# How often an idle worker looks for other programs' writes (one PRAGMA when there are
+# none): their memory_changed events reach headless clients as they reach the window.
+OUTSIDE_CHANGES_EVERY = 0.5
 
 
 class BackendServer:
@@ -82,7 +85,11 @@ class BackendServer:
         self.dispatcher.open(api_key, base_url, model)  # the store is made on this thread
         self._started.set()
         while True:
-            packet = self._queue.get()
+            try:
+                packet = self._queue.get(timeout=OUTSIDE_CHANGES_EVERY)
+            except queue.Empty:
+                self.dispatcher.notice_outside_changes()
+                continue
             if packet is None:
                 break
             with self._packets_lock:

@@ -12,7 +12,7 @@ from core.i18n import N_
 from core.protocol.handlers.table import ID_LIST, NAME, WHOLE, Refusal, handles
 from core.protocol.packets import PacketType
 from core.store import browse, describe, exchange, review, trash
-from core.tools import ToolExecutor, approvals, corrections
+from core.tools import REGISTRY, ToolExecutor, approvals, corrections
 
 if TYPE_CHECKING:
     from core.protocol.dispatcher import Dispatcher
@@ -27,7 +27,16 @@ def _outcome(outcome: dict[str, Any]) -> dict[str, Any]:
     return outcome["data"]
 
 
-@handles(PacketType.EXECUTE_TOOL, {"tool_name": {"type": "string"}, "arguments": {}})
+def _reads_only(body: dict[str, Any]) -> bool:
+    """A tool that only reads (memory_recall, task_query…) is answered on the read lane
+    while long work runs: a recall must not wait minutes behind an import."""
+    spec = REGISTRY.get(body.get("tool_name")) if isinstance(body.get("tool_name"), str) \
+        else None
+    return spec is not None and not spec.writes
+
+
+@handles(PacketType.EXECUTE_TOOL, {"tool_name": {"type": "string"}, "arguments": {}},
+         reads=_reads_only)
 def execute_tool(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     if "tool_name" not in body:
         raise Refusal(N_("tool_name must be text"))

@@ -44,7 +44,8 @@ class Refusal(CodedError):
 class Handler:
     run: Run
     validator: Draft202012Validator | None
-    reads: bool = False
+    # True, or a test of the body: EXECUTE_TOOL reads when its tool only reads
+    reads: bool | Callable[[dict[str, Any]], bool] = False
     long_running: bool = False
 
     def check(self, body: dict[str, Any]) -> None:
@@ -61,7 +62,8 @@ HANDLERS: dict[PacketType, Handler] = {}
 
 
 def handles(packet_type: PacketType, schema: dict[str, Any] | None = None, *,
-            reads: bool = False, long_running: bool = False) -> Callable[[Run], Run]:
+            reads: bool | Callable[[dict[str, Any]], bool] = False,
+            long_running: bool = False) -> Callable[[Run], Run]:
     """Register the decorated function as the handler of `packet_type`. `schema` lists
     the body's properties (an object schema is made around them when only properties
     are given); `reads` and `long_running` are the marks the module docstring explains."""
@@ -78,9 +80,14 @@ def handles(packet_type: PacketType, schema: dict[str, Any] | None = None, *,
     return register
 
 
-def reads_memory(packet_type: PacketType) -> bool:
+def reads_memory(packet_type: PacketType, body: Any = None) -> bool:
+    """Whether a packet only reads the memory (the read lane may answer it)."""
     handler = HANDLERS.get(packet_type)
-    return handler is not None and handler.reads
+    if handler is None:
+        return False
+    if callable(handler.reads):
+        return isinstance(body, dict) and bool(handler.reads(body))
+    return handler.reads
 
 
 def runs_long(packet_type: PacketType) -> bool:
