@@ -431,3 +431,56 @@ def test_a_restore_says_what_it_replaces_and_can_be_undone(tmp_path, opened):
     assert os.path.exists(undone.data["kept_aside"])  # the restored state is kept too
     history = ask(dispatcher, PacketType.GET_HISTORY).data
     assert "I like coffee too" in str(history)
+
+
+def test_a_turn_whose_memory_write_failed_says_nothing_was_saved(headless, llm):
+    """The model wrote "Noted." after its write failed on a full disk: the person reads
+    under the reply that nothing was saved, there and in the history."""
+    import threading
+
+    server, client = headless()
+    store = server.dispatcher.store
+    asked, answered = threading.Event(), threading.Event()
+    # a value longer than a page: it needs a new page, which the full disk refuses
+    llm.play({"hold": asked, "tool_calls": [{"name": "persona_update", "arguments": {
+        "attributes": [{"attribute": "background", "value": "a long story " * 400}]}}]},
+        {"hold": answered, "text": "Noted."})
+    turn = threading.Thread(target=lambda: reply.update(client.process_message(
+        "call yourself a storyteller")))
+    reply: dict = {}
+    turn.start()
+    try:
+        _until(lambda: len(llm.requests) >= 1)  # the message is stored, the model asked
+        pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
+        store.conn.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full now
+        asked.set()
+        _until(lambda: len(llm.requests) >= 2)  # the write was tried and failed
+        store.conn.execute("PRAGMA max_page_count = 1073741823")  # room for the reply
+    finally:
+        asked.set()
+        answered.set()
+        turn.join(60)
+    assert reply["success"], reply
+    assert reply["content"].startswith("Noted.")
+    assert "Not saved to the memory: the disk is full" in reply["content"], reply
+    assert reply["not_saved"]
+    kept = client.get_history()["history"][-1]["content"]
+    assert "Not saved to the memory" in kept
+
+
+def _until(condition, seconds: float = 60.0) -> None:
+    """A handshake: wait until `condition()` holds (fails the test after `seconds`)."""
+    import threading
+    import time
+
+    pause, give_up = threading.Event(), time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < give_up, "the handshake never came"
+        pause.wait(0.01)
+
+
+def test_a_missing_import_file_is_not_found(headless, tmp_path):
+    _server, client = headless()
+    answer = client.request(PacketType.IMPORT_MEMORY, {"path": str(tmp_path / "gone.json")})
+    assert not answer["success"] and answer["code"] == "not_found", answer
+    assert "gone.json" in answer["error"]

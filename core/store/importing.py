@@ -24,6 +24,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from core.errors import ErrorCode
 from core.i18n import N_, tr
 from core.paths import PRIVATE_FILE
 from core.store import exchange_format
@@ -119,6 +120,9 @@ def _open_export(path: Path, limit: int) -> Iterator[tuple[io.TextIOBase, int]]:
     writer from hanging the backend."""
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise ExchangeError(N_("there is no file {name} in {folder}"), ErrorCode.NOT_FOUND,
+                            name=path.name, folder=str(path.parent)) from None
     except OSError as error:
         raise ExchangeError(tr("cannot read {name}: {error}", name=path.name,
                                error=error.strerror)) from None

@@ -81,13 +81,15 @@ class TurnResult:
     cancelled: bool = False
     calls_in_text: int = 0  # calls the model wrote as reply text, taken as calls
     rescued: int = 0  # answers the app made because the model still called when told not to
+    not_saved: str | None = None  # why the turn's memory writes failed in the store
 
     def data(self) -> dict[str, Any]:
         return {"content": self.content, "reasoning": self.reasoning,
                 "tool_calls": self.tool_calls, "rejected_tools": self.rejected_tools,
                 "refused_why": self.refused_why,
                 "usage": self.usage, "round_trips": self.round_trips,
-                "calls_in_text": self.calls_in_text, "rescued": self.rescued}
+                "calls_in_text": self.calls_in_text, "rescued": self.rescued,
+                "not_saved": self.not_saved}
 
 
 @dataclass

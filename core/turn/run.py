@@ -26,7 +26,7 @@ from core.events import Event
 from core.i18n import N_, tr
 from core.secrets import scrub, scrub_known, sent_key
 from core.store import GraphStore, StoreError, browse
-from core.tools import ToolExecutor, approvals, openai_tools
+from core.tools import REGISTRY, ToolExecutor, approvals, openai_tools
 from core.tools.limits import ToolLimiter
 from core.tools.schemas import TOOL_NAMES
 from core.turn import extract, grounding, offer
@@ -44,6 +44,8 @@ RECENT_MESSAGES = 6  # earlier exchanges sent along for continuity; memory holds
 RECENT_CHARS = 24_000  # …within this many characters in all (about 6,000 tokens)
 RECENT_MESSAGE_CHARS = 8_000  # and this many for any one of them
 VERSIONS_KEPT = 20  # earlier replies a regenerated one keeps to look back at
+# Tool failures that mean the store could not keep a write (not a wrong call)
+STORE_FAILURES = (ErrorCode.STORE.value, ErrorCode.READ_ONLY.value)
 
 
 def no_key() -> str:
@@ -94,6 +96,7 @@ class Turn:
         self.offered: set[str] = set()
         self.recalled: list[int] = []
         self.asked: list[dict[str, Any]] = []
+        self.not_saved: str | None = None  # why a write of this turn failed in the store
         self.message = ""  # the person's message of this turn…
         self.said = ""  # …and what they wrote recently: a fact must be made of it
 
@@ -126,6 +129,8 @@ class Turn:
         result = self._play(messages, options)
         if extracting and result.code is None and extract.worth_asking(text):
             self._write_memory(text, result)
+        if self.not_saved and not result.cancelled:
+            self._say_not_saved(result)
         result.content, result.error = scrub_known(result.content), scrub(result.error or "")
         result.error, result.reasoning = result.error or None, scrub_known(result.reasoning)
         data = {**result.data(), "turn_id": self.turn_id, "approvals": self.asked,
@@ -206,9 +211,20 @@ class Turn:
             outcome["data"]["result"] += f"\nNot stored: {refused}"
         if outcome["success"]:
             self.recalled.extend(outcome["data"].get("edge_ids") or [])
+        elif outcome.get("code") in STORE_FAILURES and name in REGISTRY \
+                and REGISTRY[name].writes:
+            self.not_saved = self.not_saved or outcome["error"].removeprefix(f"{name}: ")
         elif outcome.get("over_budget"):
             outcome = self._ask_person(outcome)
         return outcome
+
+    def _say_not_saved(self, result: Any) -> None:
+        """A write failed in the store (a full disk, a locked or read-only file): whatever
+        the reply says ("noted"), the person reads under it that nothing was saved."""
+        note = "\n\n[" + tr("Not saved to the memory: {why}", why=self.not_saved) + "]"
+        result.content += note
+        result.not_saved = self.not_saved
+        self.progress(Event.TEXT, {"delta": note})
 
     def _take_back(self, turn_id: Any, text: str) -> list[dict[str, Any]]:
         """Retry, regenerate and editing a message replace a turn and every turn after it
