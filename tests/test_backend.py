@@ -342,7 +342,8 @@ def test_browser_packets_read_correct_undo_export_and_import(backend, llm, tmp_p
     path = str(tmp_path / "memory.json")
     assert client.request(PacketType.EXPORT_MEMORY, {"path": path})["edges"] == 1
     refused = client.request(PacketType.IMPORT_MEMORY, {"path": str(tmp_path / "none.json")})
-    assert not refused["success"] and "cannot read" in refused["error"]
+    assert not refused["success"] and refused["code"] == "not_found"
+    assert "there is no file none.json" in refused["error"]
     merged = client.request(PacketType.IMPORT_MEMORY, {"path": path})
     # its own export: everything is there already, nothing is counted twice
     assert merged["success"] and merged["edges_known"] == 1 and merged["edges_merged"] == 0
