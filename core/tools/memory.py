@@ -19,6 +19,7 @@ from core.tools.base import (
     fact_line,
     the_person,
 )
+from core.tools.one_value import older_values
 from core.tools.registry import FULL, tool
 from core.tools.schema_parts import DAYS, MAX_NAMES, NAME, NAMES, POSITIVE_DAYS, STR, obj
 from core.tools.tasks import task_line
@@ -164,7 +165,7 @@ def memory_commit(store: GraphStore, args: dict[str, Any]) -> Outcome:
     types = args.get("entity_types", {})
     typed = {normalize_name(k): v for k, v in types.items()}
     tag = args.get("temporal_tag")
-    created, reinforced, lines = 0, 0, []
+    created, reinforced, lines, replaced = 0, 0, [], []
     for triplet in args["triplets"]:
         subject, obj = the_person(triplet["subject"]), the_person(triplet["object"])
         source = store.upsert_node(
@@ -177,9 +178,18 @@ def memory_commit(store: GraphStore, args: dict[str, Any]) -> Outcome:
         created += new
         reinforced += not new
         lines.append(("+ " if new else "= ") + fact_line(_edge(store, edge["id"])))
-    summary = f"committed {created} new, reinforced {reinforced}"
-    text, _ = bounded(f"Committed: {created} new, {reinforced} reinforced.", lines)
-    return Outcome(text, {"created": created, "reinforced": reinforced}, summary)
+        for old in older_values(store, edge, target["name"]):
+            store.set_edge_status(old, "superseded", valid_to=store.clock(),
+                                  superseded_by=edge["id"])
+            replaced.append(old["id"])
+            lines.append(f"~ {fact_line(_edge(store, old['id']))} (no longer true: replaced)")
+    summary = f"committed {created} new, reinforced {reinforced}" + (
+        f", replaced {len(replaced)}" if replaced else "")
+    text, _ = bounded(f"Committed: {created} new, {reinforced} reinforced"
+                      + (f", {len(replaced)} older values replaced." if replaced else "."),
+                      lines)
+    return Outcome(text, {"created": created, "reinforced": reinforced,
+                          "replaced": len(replaced), "replaced_ids": replaced}, summary)
 
 
 def _parse_time(text: str) -> float:

@@ -1,0 +1,97 @@
+"""Relations that hold one value at a time for a subject: where one lives, one's job,
+diet, name, partner, age. When a new value arrives for one of them, the app replaces the
+old (kept as superseded, with the time it stopped being true), whatever the model wrote:
+a small model stores "moved to Rome" as one more fact beside "lives in Paris", and both
+were then active. Relations that hold many values (likes, plays, friends) are left alone.
+
+Which relations: the families below, in English and Chinese, matched on the relation's
+normalised words; and, learnt from the memory itself, any relation whose value for that
+subject was replaced before (by the person in the Memory tab, the model or an app).
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.store import GraphStore, Row
+from core.store.text import normalize_name
+
+# Each family is one slot: a new value under any of its relations replaces a value under
+# any other ("moved to Rome" replaces "lives in Paris").
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "home": ("lives in", "lives at", "live in", "living in", "lives", "resides in",
+             "moved to", "home", "home city", "city", "current city", "location",
+             "based in", "住在", "住", "居住在", "居住", "家在", "现居", "现住", "搬到",
+             "搬去", "所在城市", "城市"),
+    "job": ("job", "works as", "work as", "occupation", "profession", "job title",
+            "career", "职业", "工作是", "是一名"),
+    "employer": ("works at", "works for", "work at", "work for", "employer", "company",
+                 "employed by", "在工作", "就职于", "公司", "供职于"),
+    "diet": ("diet", "eats diet", "is on diet", "饮食", "饮食习惯", "吃素"),
+    "name": ("name", "name is", "is called", "called", "is named", "named", "goes by",
+             "叫", "名字", "名字是", "名叫", "姓名"),
+    "partner": ("partner", "spouse", "married to", "wife", "husband", "girlfriend",
+                "boyfriend", "dating", "伴侣", "配偶", "妻子", "丈夫", "老婆", "老公",
+                "女朋友", "男朋友", "对象"),
+    "age": ("age", "is aged", "years old", "年龄", "岁", "年纪"),
+    "birthday": ("birthday", "born on", "date of birth", "生日", "出生日期"),
+    "school": ("studies at", "student at", "attends", "goes to school at", "school",
+               "university", "在读", "就读于", "学校"),
+    "phone": ("phone", "phone number", "mobile", "电话", "手机", "手机号"),
+    "email": ("email", "email address", "e-mail", "邮箱", "电子邮件"),
+}
+_FAMILY_OF = {normalize_name(relation): family for family, relations in FAMILIES.items()
+              for relation in relations}
+# "is a vegetarian", "is vegan" say a diet without naming it: the object decides.
+_DIET_WORDS = re.compile(r"\b(vegetarian|vegan|pescatarian|carnivore|keto|paleo|"
+                         r"omnivore|gluten[- ]free|halal|kosher)\b|素食|吃素|纯素|荤",
+                         re.IGNORECASE)
+
+
+_SAYS_A_DIET = {normalize_name(r) for r in ("is", "is a", "am", "是", "eats", "follows", "吃")}
+
+
+def family(relation: str, target: str = "") -> str | None:
+    """The slot a relation fills (None: it may hold many values)."""
+    found = _FAMILY_OF.get(normalize_name(relation))
+    if found is None and normalize_name(relation) in _SAYS_A_DIET and _DIET_WORDS.search(target):
+        return "diet"
+    return found
+
+
+def _relations_of(family_name: str) -> list[str]:
+    return [normalize_name(r) for r in FAMILIES[family_name]]
+
+
+def replaced_before(store: GraphStore, source_id: int, norm_relation: str) -> bool:
+    """The memory itself says this relation holds one value for this subject: a value
+    of it was replaced by another of the same relation before."""
+    return store.query_one(
+        "SELECT 1 AS yes FROM edges old JOIN edges new ON new.id = old.superseded_by"
+        " WHERE old.source_id = ? AND old.norm_relation = ? AND old.status = 'superseded'"
+        " AND new.norm_relation = old.norm_relation AND new.target_id != old.target_id"
+        " LIMIT 1", (source_id, norm_relation)) is not None
+
+
+def older_values(store: GraphStore, edge: Row, target_name: str) -> list[Row]:
+    """The active facts a new fact `edge` replaces: the same subject's values in the
+    same one-value slot, other than the new one."""
+    slot = family(edge["relation"], target_name)
+    if slot is not None:
+        relations = _relations_of(slot)
+    elif replaced_before(store, edge["source_id"], edge["norm_relation"]):
+        relations = [edge["norm_relation"]]
+    else:
+        return []
+    if slot == "diet":  # "is vegetarian" said a diet too
+        relations += sorted(_SAYS_A_DIET)
+    marks = ", ".join("?" * len(relations))
+    candidates = store.query(
+        "SELECT e.*, t.name AS target_name FROM edges e JOIN nodes t ON t.id = e.target_id"
+        f" WHERE e.source_id = ? AND e.status = 'active' AND e.category = 'general' AND"
+        f" e.id != ? AND e.target_id != ? AND e.norm_relation IN ({marks})",
+        (edge["source_id"], edge["id"], edge["target_id"], *relations))
+    if slot is None:
+        return candidates
+    # "is a" holds many values: only what says a diet is replaced by a new diet
+    return [c for c in candidates if family(c["relation"], c["target_name"]) == slot]
