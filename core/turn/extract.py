@@ -21,7 +21,7 @@ from typing import Any
 
 from core.store.text import has_cjk
 from core.tools.base import fact_line
-from core.turn import grounding
+from core.turn import forgetting, grounding, whose
 
 
 def _object(**fields: dict[str, Any]) -> dict[str, Any]:
@@ -86,12 +86,15 @@ def _text(value: Any) -> str:
 
 
 def calls(update: Any, message: str, known: list[dict[str, Any]],
-          tasks: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+          tasks: list[dict[str, Any]], similar: forgetting.Similar | None = None,
+          ) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
     """The tool calls that apply `update` (the step's JSON), in a safe order: forget and
-    replace first, then new facts, then tasks. Anything malformed, or not backed by the
-    message and the known facts and tasks, is left out."""
+    replace first, then new facts, then tasks; and what the person asked to forget that
+    matches no kept fact (`similar` finds facts by meaning, see `core.turn.forgetting`).
+    Anything malformed, or not backed by the message and the known facts and tasks, is
+    left out."""
     if not isinstance(update, dict):
-        return []
+        return [], []
     said = grounding.said_text([message])
 
     def items(key: str, *fields: str) -> list[dict[str, str]]:
@@ -101,13 +104,15 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
         return [r for r in rows if all(r.values())]
 
     planned: list[tuple[str, dict[str, Any]]] = []
-    objects = {str(k.get("target_name", "")).casefold() for k in known}
-    forgotten = set()
+    forgotten, unmatched, matched = set(), [], []
     for fact in items("forget", "object"):
-        if fact["object"].casefold() in objects:
-            forgotten.add(fact["object"].casefold())
-            planned.append(("memory_purge", {"criteria": {"object": fact["object"]},
-                                             "mode": "soft"}))
+        found = forgetting.matching(fact["object"], known, similar)
+        if not found:
+            unmatched.append(fact["object"])
+        forgotten |= {fact["object"].casefold()} | {
+            str(f["target_name"]).casefold() for f in found}
+        matched += found
+    planned += forgetting.purges(matched)
     person = {str(k.get("target_name", "")).casefold() for k in known
               if str(k.get("source_name", "")).casefold() in grounding.PERSON}
     if _CHANGE_WORDS.search(message):
@@ -120,6 +125,7 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
                     "new_relation": {"object": new}}))
     triplets = [{"subject": "User", **f} for f in items("user_facts", "relation", "object")]
     triplets += items("other_facts", "subject", "relation", "object")
+    triplets = whose.owned(triplets, message)
     triplets = [t for t in triplets if grounding.grounded(t["object"], said)
                 and grounding.grounded(t["subject"], said)
                 and t["object"].casefold() not in forgotten]  # not stated again as it goes
@@ -133,7 +139,7 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
         name = names.get(task["name"].casefold())
         if name and grounding.grounded(name, said):  # "booked the flights": that task only
             planned.append(("task_set_state", {"task_id": name, "state": "completed"}))
-    return planned
+    return planned, unmatched
 
 
 def parse(text: str) -> Any:

@@ -29,7 +29,7 @@ from core.store import GraphStore, StoreError, browse
 from core.tools import REGISTRY, ToolExecutor, approvals, openai_tools
 from core.tools.limits import ToolLimiter
 from core.tools.schemas import TOOL_NAMES
-from core.turn import extract, grounding, offer
+from core.turn import extract, grounding, offer, whose
 from core.turn.guards import LoopGuard
 from core.turn.history import History
 from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, model_words
@@ -97,6 +97,7 @@ class Turn:
         self.recalled: list[int] = []
         self.asked: list[dict[str, Any]] = []
         self.not_saved: str | None = None  # why a write of this turn failed in the store
+        self.not_forgotten: list[str] = []  # what the person asked to forget, unmatched
         self.message = ""  # the person's message of this turn…
         self.said = ""  # …and what they wrote recently: a fact must be made of it
 
@@ -131,6 +132,10 @@ class Turn:
             self._write_memory(text, result)
         if self.not_saved and not result.cancelled:
             self._say_not_saved(result)
+        if self.not_forgotten and not result.cancelled:
+            self._add_note(result, tr("Nothing in the memory matched {what}, so nothing was "
+                                      "forgotten", what=", ".join(
+                                          f"“{w}”" for w in self.not_forgotten)))
         result.content, result.error = scrub_known(result.content), scrub(result.error or "")
         result.error, result.reasoning = result.error or None, scrub_known(result.reasoning)
         data = {**result.data(), "turn_id": self.turn_id, "approvals": self.asked,
@@ -188,7 +193,11 @@ class Turn:
             log.warning("memory extraction failed: %s", scrub(str(error), sent_key(error)))
             return
         guard = LoopGuard()
-        planned = extract.calls(extract.parse(answer), text, facts, tasks)
+        meaning = getattr(self.store, "meaning", None)
+        planned, unmatched = extract.calls(
+            extract.parse(answer), text, facts, tasks,
+            meaning.similar_among if meaning is not None else None)
+        self.not_forgotten = unmatched
         for i, (name, arguments) in enumerate(planned):
             call = {"id": f"extract_{i}", "name": name,
                     "arguments": json.dumps(arguments, ensure_ascii=False)}
@@ -202,6 +211,8 @@ class Turn:
                              "what you have"}
         # a key a server put in the model's mouth is not stored as a memory
         arguments = scrub_known(arguments) if isinstance(arguments, str) else arguments
+        if name == "memory_commit" and isinstance(arguments, str):
+            arguments = whose.owned_in_call(arguments, self.message)
         arguments, refused = grounding.check_call(name, arguments, self.said, self.message)
         if refused and not arguments:
             return {"success": False, "invalid": True, "error": refused}
@@ -221,9 +232,13 @@ class Turn:
     def _say_not_saved(self, result: Any) -> None:
         """A write failed in the store (a full disk, a locked or read-only file): whatever
         the reply says ("noted"), the person reads under it that nothing was saved."""
-        note = "\n\n[" + tr("Not saved to the memory: {why}", why=self.not_saved) + "]"
-        result.content += note
         result.not_saved = self.not_saved
+        self._add_note(result, tr("Not saved to the memory: {why}", why=self.not_saved))
+
+    def _add_note(self, result: Any, words: str) -> None:
+        """A line the app adds under the model's reply, shown as it streams and kept."""
+        note = f"\n\n[{words}]"
+        result.content += note
         self.progress(Event.TEXT, {"delta": note})
 
     def _take_back(self, turn_id: Any, text: str) -> list[dict[str, Any]]:

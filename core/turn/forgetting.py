@@ -1,0 +1,78 @@
+"""Which kept facts a "forget …" means: by words, and by meaning across languages.
+
+The memory-writing step names what to forget in its own words ("green tea"), and the fact
+may have been kept in the person's other language ("绿茶"): matching the stored name
+exactly forgot nothing, and the next answer repeated the fact. So a fact is matched by
+its object's words (either way round), then, where nothing shares words, by meaning
+with the multilingual embedding model the app ships: the closest facts, when they stand
+clearly above the rest. What is matched is forgotten fact by fact (the trace lists each);
+what matches nothing is told to the person, not passed over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from core.turn import grounding
+
+Similar = Callable[[str, list[int]], list[tuple[int, float]]]
+
+# multilingual-e5-small scores related texts 0.75–0.95: a match must be close in its own
+# right and clearly closer than the facts it is not (measured on facts in two languages:
+# "green tea" → "User likes 绿茶" 0.86, the nearest unrelated fact 0.76).
+CLOSE = 0.83
+BAND = 0.03  # facts this close to the best one are meant as well (the same thing twice)
+CLEARLY = 0.015  # …and the best must stand this far above every fact left out
+
+
+def _by_words(words: str, known: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    said = grounding.said_text([words])
+    found = []
+    for fact in known:
+        target = str(fact.get("target_name", ""))
+        if not target:
+            continue
+        if target.casefold() == words.casefold() or grounding.grounded(target, said) or \
+                grounding.grounded(words, grounding.said_text([target])):
+            found.append(fact)
+    return found
+
+
+def _by_meaning(words: str, known: list[dict[str, Any]],
+                similar: Similar | None) -> list[dict[str, Any]]:
+    if similar is None or not known:
+        return []
+    by_id = {fact["id"]: fact for fact in known if "id" in fact}
+    scored = sorted(similar(words, list(by_id)), key=lambda pair: -pair[1])
+    if not scored or scored[0][1] < CLOSE:
+        return []
+    cut = max(CLOSE, scored[0][1] - BAND)
+    chosen = [fact_id for fact_id, score in scored if score >= cut]
+    rest = [score for _fact_id, score in scored if score < cut]
+    if rest and min(score for _id, score in scored[:len(chosen)]) - rest[0] < CLEARLY:
+        return []  # no clear winner: better to say nothing matched than forget wrongly
+    return [by_id[fact_id] for fact_id in chosen if fact_id in by_id]
+
+
+def matching(words: str, known: list[dict[str, Any]],
+             similar: Similar | None = None) -> list[dict[str, Any]]:
+    """The known facts `words` (what to forget) means, best first; [] when none clearly."""
+    words = words.strip()
+    if not words:
+        return []
+    return _by_words(words, known) or _by_meaning(words, known, similar)
+
+
+def purges(facts: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """One soft purge per fact, naming it exactly (subject, relation, object)."""
+    planned, seen = [], set()
+    for fact in facts:
+        key = (fact["source_name"], fact["relation"], fact["target_name"])
+        if key in seen:
+            continue
+        seen.add(key)
+        planned.append(("memory_purge", {"criteria": {
+            "subject": fact["source_name"], "relation": fact["relation"],
+            "object": fact["target_name"]}, "mode": "soft"}))
+    return planned

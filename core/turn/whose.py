@@ -1,0 +1,130 @@
+"""Whose fact it is: the person's, or someone's they talk about.
+
+The memory-writing step lists the person's own facts without a subject, and a 1.5B model
+put the sister's name, job and city there ("My sister Mei is a doctor in Paris" became
+`User -job-> doctor`, `User -home-> Paris` beside the person's own). So the app reads the
+message itself: each clause belongs to whoever it is about (the person when they speak of
+themselves, "my sister", "她" …; a clause without either goes on with the one before), and
+a fact the step gave the person, found only in clauses about someone else, is moved to
+that someone, by the name the message gives them when it does.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from core.turn import grounding
+
+# People a person talks about, in English and Chinese (longest first, so 女朋友 wins
+# over 朋友).
+RELATIVES = sorted({
+    "sister", "brother", "mom", "mum", "mother", "dad", "father", "wife", "husband",
+    "partner", "boyfriend", "girlfriend", "friend", "colleague", "coworker", "co-worker",
+    "son", "daughter", "boss", "neighbor", "neighbour", "roommate", "aunt", "uncle",
+    "cousin", "grandma", "grandmother", "grandpa", "grandfather", "fiance", "fiancée",
+    "姐姐", "妹妹", "哥哥", "弟弟", "妈妈", "母亲", "爸爸", "父亲", "妻子", "老婆", "丈夫",
+    "老公", "女朋友", "男朋友", "朋友", "同事", "儿子", "女儿", "老板", "邻居", "室友",
+    "姑姑", "阿姨", "叔叔", "舅舅", "表姐", "表妹", "表哥", "表弟", "奶奶", "爷爷", "外婆",
+    "外公", "太太", "先生", "男友", "女友"}, key=len, reverse=True)
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_OTHER = re.compile("|".join(
+    rf"\bmy {re.escape(r)}s?\b" if not _CJK.search(r) else re.escape(r) for r in RELATIVES),
+    re.IGNORECASE)
+_PRONOUN = re.compile(r"\b(she|he|her|his|they|their)\b|[她他]", re.IGNORECASE)
+_SELF = re.compile(r"\b(i|i'm|im|i've|i'd|i'll|me|myself)\b|我(?!的?(" + "|".join(
+    re.escape(r) for r in RELATIVES if _CJK.search(r)) + "))", re.IGNORECASE)
+_CLAUSES = re.compile(r"[.!?;:。！？；：\n]+|[,，、]\s*|\s+(?:and|but)\s+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who a clause is about: None for the person, else how they are named ("sister")."""
+
+    who: str | None
+
+
+PERSON = Owner(None)
+PERSON_WORDS = grounding.PERSON
+
+
+def _relative(found: str) -> str:
+    word = found.casefold().removeprefix("my ").strip()
+    return word[:-1] if word.endswith("s") and word[:-1] in RELATIVES else word
+
+
+def clause_owners(message: str) -> list[tuple[str, Owner]]:
+    """Each clause with whom it is about."""
+    owners: list[tuple[str, Owner]] = []
+    current, last_other = PERSON, None
+    for clause in (c.strip() for c in _CLAUSES.split(message)):
+        if not clause:
+            continue
+        other, me = _OTHER.search(clause), _SELF.search(clause)
+        pronoun = _PRONOUN.search(clause)
+        if other and (not me or other.start() < me.start()):
+            last_other = _relative(other.group(0))
+            current = Owner(last_other)
+        elif me:
+            current = PERSON
+        elif pronoun and last_other is not None:
+            current = Owner(last_other)
+        owners.append((clause, current))
+    return owners
+
+
+def owner_of(words: str, message: str) -> Owner:
+    """Whom `words` (a fact's object) belongs to in `message`: someone else only when
+    every clause that holds it is about that one someone."""
+    holders = {owner for clause, owner in clause_owners(message)
+               if grounding.grounded(words, grounding.said_text([clause]))}
+    if len(holders) == 1:
+        return holders.pop()
+    return PERSON
+
+
+def is_relative(relation: str) -> str | None:
+    """The relative a relation names ("sister", "my sister", "姐姐"), or None."""
+    word = relation.casefold().strip().removeprefix("my ").removesuffix(" is").strip()
+    word = word.removeprefix("is ").removesuffix("'s name").strip()
+    return word if word in RELATIVES else None
+
+
+def owned(triplets: list[dict[str, str]], message: str) -> list[dict[str, str]]:
+    """The person's facts that the message says of someone else, given to that someone
+    (see above): by the name given them in the same facts ("sister": "Mei"), else by how
+    the person calls them ("sister")."""
+    mine = [t for t in triplets if t["subject"].strip().casefold() in PERSON_WORDS]
+    names: dict[str, str] = {}
+    for fact in mine:
+        relative = is_relative(fact["relation"])
+        if relative:
+            names.setdefault(relative, fact["object"])
+
+    def whose_fact(fact: dict[str, str]) -> dict[str, str]:
+        if fact not in mine or is_relative(fact["relation"]):
+            return fact
+        owner = owner_of(fact["object"], message).who
+        return fact if owner is None else {**fact, "subject": names.get(owner, owner)}
+
+    return [whose_fact(fact) for fact in triplets]
+
+
+def owned_in_call(arguments: str, message: str) -> str:
+    """A model's memory_commit arguments with its facts about the person that the message
+    says of someone else given to that someone; anything malformed is left as it is for
+    the validator to explain."""
+    try:
+        args = json.loads(arguments or "{}")
+    except (ValueError, RecursionError):
+        return arguments
+    triplets = args.get("triplets") if isinstance(args, dict) else None
+    if not isinstance(triplets, list) or not all(
+            isinstance(t, dict) and all(isinstance(t.get(k), str)
+                                        for k in ("subject", "relation", "object"))
+            for t in triplets):
+        return arguments
+    moved = owned(triplets, message)
+    return arguments if moved == triplets else json.dumps({**args, "triplets": moved},
+                                                          ensure_ascii=False)

@@ -1,0 +1,71 @@
+"""A forget takes whatever language the fact was kept in, and a forget that matches
+nothing is told, not passed over: the person told a fact in Chinese, asked in English to
+forget it, and the next answer repeated it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.meaning import engine
+from core.turn import forgetting
+
+WAIT = 120.0  # seconds: a ceiling for a cold, loaded machine, not an expected time
+
+
+def update(**lists):
+    empty = {"user_facts": [], "other_facts": [], "changed_user_facts": [], "forget": [],
+             "new_tasks": [], "finished_tasks": []}
+    return {"text": json.dumps({**empty, **lists})}
+
+
+def facts(client, words: str) -> str:
+    return client.execute_tool("memory_recall", {"query_intent": words})["data"]["result"]
+
+
+@pytest.fixture
+def small_local(headless):
+    """A local server with a small model: its memory is written by the extraction step."""
+    return headless("small", model="local-model")
+
+
+def test_a_forget_by_other_words_matches_the_facts_object():
+    known = [{"id": 1, "source_name": "User", "relation": "likes", "target_name": "green tea"},
+             {"id": 2, "source_name": "User", "relation": "plays", "target_name": "piano"}]
+    assert [f["id"] for f in forgetting.matching("the tea", known)] == [1]
+    assert [f["id"] for f in forgetting.matching("Green Tea", known)] == [1]
+    assert forgetting.matching("my boat", known) == []
+    assert forgetting.purges(forgetting.matching("tea", known)) == [("memory_purge", {
+        "criteria": {"subject": "User", "relation": "likes", "object": "green tea"},
+        "mode": "soft"})]
+
+
+@pytest.mark.meaning
+@pytest.mark.skipif(engine.problem() is not None, reason="no embedding engine here")
+def test_a_fact_kept_in_chinese_is_forgotten_when_asked_in_english(small_local, llm):
+    server, client = small_local
+    llm.play({"text": "好的。"}, update(user_facts=[{"relation": "喜欢", "object": "绿茶"},
+                                                   {"relation": "住在", "object": "杭州"},
+                                                   {"relation": "养", "object": "一只猫"}]))
+    client.process_message("我喜欢绿茶，住在杭州，养了一只猫。")
+    assert server.dispatcher.meaning.wait_idle(WAIT)
+    llm.play({"text": "Done."}, update(forget=[{"object": "green tea"}]))
+    answer = client.process_message("Please forget that I like green tea.")
+    assert [(c["name"], c["arguments"]["criteria"]["object"]) for c in answer["tool_calls"]] \
+        == [("memory_purge", "绿茶")]
+    assert "-喜欢-> 绿茶" not in facts(client, "绿茶 喜欢")
+    assert "杭州" in facts(client, "杭州") and "猫" in facts(client, "猫")
+    assert "nothing was forgotten" not in answer["content"]
+
+
+def test_a_forget_that_matches_nothing_says_so(small_local, llm):
+    _server, client = small_local
+    llm.play({"text": "Hi."}, update(user_facts=[{"relation": "plays", "object": "piano"}]))
+    client.process_message("I play the piano.")
+    llm.play({"text": "Forgotten!"}, update(forget=[{"object": "my boat"}]))
+    answer = client.process_message("Forget about my boat, please.")
+    assert answer["content"].startswith("Forgotten!")
+    assert answer["content"].endswith(
+        "[Nothing in the memory matched “my boat”, so nothing was forgotten]")
+    assert "piano" in facts(client, "piano")

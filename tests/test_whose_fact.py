@@ -1,0 +1,55 @@
+"""Other people's facts never land on the person: a 1.5B model stored the sister's name,
+job and city as the person's own beside the person's real ones."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.turn import whose
+
+
+def update(**lists):
+    empty = {"user_facts": [], "other_facts": [], "changed_user_facts": [], "forget": [],
+             "new_tasks": [], "finished_tasks": []}
+    return {"text": json.dumps({**empty, **lists})}
+
+
+def active(server) -> list[tuple[str, str, str]]:
+    return sorted((r["s"], r["relation"], r["t"]) for r in server.dispatcher.store.query(
+        "SELECT s.name AS s, e.relation, t.name AS t FROM edges e JOIN nodes s ON"
+        " s.id = e.source_id JOIN nodes t ON t.id = e.target_id WHERE e.status = 'active'"
+        " AND e.category = 'general'"))
+
+
+@pytest.mark.parametrize(("message", "owners"), [
+    ("My sister Mei lives in Paris and works as a doctor. I live in Rome.",
+     ["sister", "sister", None]),
+    ("我姐姐叫李娜，她是医生，住在上海。我住在杭州。", ["姐姐", "姐姐", "姐姐", None]),
+    ("I live in Rome, my sister lives in Paris.", [None, "sister"]),
+    ("My brother plays guitar. He lives in Oslo. I play piano.", ["brother", "brother", None]),
+    ("I'm a nurse and I love my dogs.", [None, None]),
+])
+def test_each_clause_belongs_to_whom_it_is_about(message, owners):
+    assert [o.who for _clause, o in whose.clause_owners(message)] == owners
+
+
+def test_the_steps_facts_about_a_sister_go_to_her(headless, llm):
+    server, client = headless("small", model="local-model")
+    llm.play({"text": "Nice!"}, update(user_facts=[
+        {"relation": "sister", "object": "Mei"}, {"relation": "job", "object": "doctor"},
+        {"relation": "home", "object": "Paris"}, {"relation": "lives in", "object": "Rome"}]))
+    client.process_message("My sister Mei is a doctor in Paris. I live in Rome.")
+    assert active(server) == [("Mei", "home", "Paris"), ("Mei", "job", "doctor"),
+                              ("User", "lives in", "Rome"), ("User", "sister", "Mei")]
+
+
+def test_a_models_own_call_about_a_brother_goes_to_him(headless, llm):
+    server, client = headless()
+    llm.play({"tool_calls": [{"name": "memory_commit", "arguments": {"triplets": [
+        {"subject": "User", "relation": "plays", "object": "guitar"},
+        {"subject": "User", "relation": "plays", "object": "piano"}]}}]},
+        {"text": "Noted."})
+    client.process_message("My brother plays guitar. I play piano.")
+    assert active(server) == [("User", "plays", "piano"), ("brother", "plays", "guitar")]
