@@ -69,3 +69,46 @@ def test_a_forget_that_matches_nothing_says_so(small_local, llm):
     assert answer["content"].endswith(
         "[Nothing in the memory matched “my boat”, so nothing was forgotten]")
     assert "piano" in facts(client, "piano")
+
+
+@pytest.mark.skipif(engine.problem() is not None, reason="no embedding engine here")
+def test_meaning_forgets_only_a_clear_match_and_never_a_look_alike():
+    """The model favours text in the query's own script: "花生" (peanuts) scores closest
+    to the one Chinese fact, learning Japanese. A close call forgets nothing."""
+    import numpy as np
+
+    from core.meaning.vectors import fact_text
+
+    rows = [("is allergic to", "peanuts"), ("lives in", "Shanghai"), ("在学", "日语"),
+            ("has a cat called", "Mochi"), ("works as", "nurse")]
+    known = [{"id": i, "source_name": "User", "relation": r, "target_name": o}
+             for i, (r, o) in enumerate(rows)]
+    vectors = np.asarray(engine.engine("index").passages(
+        [fact_text("User", r, o) for r, o in rows]))
+
+    def similar(text: str, ids: list[int]) -> list[tuple[int, float]]:
+        scores = vectors @ np.asarray(engine.engine("query").query(text))
+        return [(i, float(scores[i])) for i in ids]
+
+    assert forgetting.matching("花生", known, similar) == []
+    assert [f["target_name"] for f in forgetting.matching("peanut allergy", known,
+                                                          similar)] == ["peanuts"]
+    assert [f["target_name"] for f in forgetting.matching("the Japanese lessons", known,
+                                                          similar)] == ["日语"]
+
+
+@pytest.mark.meaning
+@pytest.mark.skipif(engine.problem() is not None, reason="no embedding engine here")
+def test_a_models_forget_in_other_words_forgets_what_it_means(headless, llm):
+    server, client = headless()
+    for relation, thing in (("喜欢", "绿茶"), ("住在", "杭州")):
+        assert client.execute_tool("memory_commit", {"triplets": [
+            {"subject": "User", "relation": relation, "object": thing}]})["success"]
+    assert server.dispatcher.meaning.wait_idle(WAIT)
+    llm.play({"tool_calls": [{"name": "memory_purge", "arguments": {
+        "criteria": {"subject": "User", "object": "green tea"}}}]}, {"text": "Forgotten."})
+    answer = client.process_message("Forget that I like green tea.")
+    [call] = answer["tool_calls"]
+    assert "forgot what it means instead" in call["result"] and "绿茶" in call["result"]
+    assert "-喜欢-> 绿茶" not in facts(client, "绿茶")
+    assert "杭州" in facts(client, "杭州")

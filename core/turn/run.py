@@ -29,7 +29,7 @@ from core.store import GraphStore, StoreError, browse
 from core.tools import REGISTRY, ToolExecutor, approvals, openai_tools
 from core.tools.limits import ToolLimiter
 from core.tools.schemas import TOOL_NAMES
-from core.turn import extract, grounding, offer, whose
+from core.turn import extract, forgetting, grounding, offer, whose
 from core.turn.guards import LoopGuard
 from core.turn.history import History
 from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, model_words
@@ -220,6 +220,9 @@ class Turn:
                                                    actor="model", limiter=self.limiter)
         if refused and outcome["success"]:
             outcome["data"]["result"] += f"\nNot stored: {refused}"
+        if name == "memory_purge" and outcome["success"] and \
+                not outcome["data"].get("edge_ids"):
+            outcome = self._forget_what_was_meant(arguments, outcome)
         if outcome["success"]:
             self.recalled.extend(outcome["data"].get("edge_ids") or [])
         elif outcome.get("code") in STORE_FAILURES and name in REGISTRY \
@@ -265,6 +268,40 @@ class Turn:
             approvals.expire_turn(self.store, turn)
             self.history.drop_turn(turn)
         return earlier
+
+    def _forget_what_was_meant(self, arguments: str, outcome: dict[str, Any]) -> dict[str, Any]:
+        """A forget whose names match no fact exactly ("peanut allergy" for "peanuts",
+        "green tea" for 绿茶): the app matches it by words and meaning (see
+        `core.turn.forgetting`) and forgets those facts one by one, under the same
+        limits; the result lists them, so the trace shows what went."""
+        try:
+            args = json.loads(arguments)
+        except (ValueError, RecursionError):
+            return outcome
+        criteria = args.get("criteria") if isinstance(args, dict) else None
+        if not isinstance(criteria, dict) or args.get("mode", "soft") != "soft":
+            return outcome
+        words = next((criteria[k] for k in ("object", "target", "object_contains",
+                                            "target_contains") if isinstance(criteria.get(k),
+                                                                             str)), None)
+        if not words:
+            return outcome
+        profile = person_profile(self.store)
+        known = profile + related_facts(self.store, words, profile)
+        meaning = getattr(self.store, "meaning", None)
+        matched = forgetting.matching(words, known, meaning.similar_among if meaning else None)
+        lines, ids = [], []
+        for tool, purge in forgetting.purges(matched):
+            done = ToolExecutor(self.store).execute(tool, purge, turn_id=self.turn_id,
+                                                    actor="model", limiter=self.limiter)
+            if done["success"]:
+                ids += done["data"].get("edge_ids") or []
+                lines.append(done["data"]["result"])
+        if not ids:
+            return outcome
+        result = (f"Nothing is named exactly {words!r}; forgot what it means instead:\n"
+                  + "\n".join(lines))
+        return {**outcome, "data": {**outcome["data"], "result": result, "edge_ids": ids}}
 
     def _ask_person(self, outcome: dict[str, Any]) -> dict[str, Any]:
         """A call over the budget: with a window, keep it for the person to allow; either
