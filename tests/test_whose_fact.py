@@ -53,3 +53,13 @@ def test_a_models_own_call_about_a_brother_goes_to_him(headless, llm):
         {"text": "Noted."})
     client.process_message("My brother plays guitar. I play piano.")
     assert active(server) == [("User", "plays", "piano"), ("brother", "plays", "guitar")]
+
+
+def test_the_link_to_a_relative_stays_the_persons():
+    said = "My sister Mei lives in Beijing."
+    facts = [{"subject": "User", "relation": "has a sister", "object": "Mei"},
+             {"subject": "Mei", "relation": "lives in", "object": "Beijing"},
+             {"subject": "User", "relation": "sister's name", "object": "Mei"}]
+    assert whose.owned(facts, said) == facts
+    assert whose.owned([{"subject": "我", "relation": "姐姐叫", "object": "李娜"}],
+                       "我姐姐叫李娜。")[0]["subject"] == "我"

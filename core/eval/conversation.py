@@ -91,12 +91,12 @@ class ScriptedModel:
         [{"tool_calls": [_commit(("User", "has a sister", "Mei"),
                                  ("Mei", "lives in", "Beijing"))]},
          {"text": "Got it: Mei lives in Beijing."}],
-        [{"tool_calls": [_call("memory_purge", criteria={"subject": "User",
-                                                         "relation": "lives in"},
-                               mode="supersede", new_relation={"object": "Shanghai"})]},
+        # A change written as one more fact, as small models write it: the app replaces.
+        [{"tool_calls": [_commit(("User", "lives in", "Shanghai"))]},
          {"text": "Updated: you live in Shanghai now."}],
+        # A forget in other words than the fact's: the app finds what it means.
         [{"tool_calls": [_call("memory_purge", criteria={"subject": "User",
-                                                         "object": "peanuts"},
+                                                         "object": "peanut allergy"},
                                mode="soft")]},
          {"text": "Forgotten."}],
         [{"tool_calls": [

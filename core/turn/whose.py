@@ -84,11 +84,18 @@ def owner_of(words: str, message: str) -> Owner:
     return PERSON
 
 
+_RELATIVE_WORD = re.compile("|".join(
+    rf"\b{re.escape(r)}s?\b" if not _CJK.search(r) else re.escape(r) for r in RELATIVES),
+    re.IGNORECASE)
+
+
 def is_relative(relation: str) -> str | None:
-    """The relative a relation names ("sister", "my sister", "姐姐"), or None."""
-    word = relation.casefold().strip().removeprefix("my ").removesuffix(" is").strip()
-    word = word.removeprefix("is ").removesuffix("'s name").strip()
-    return word if word in RELATIVES else None
+    """The relative a relation names ("sister", "has a sister", "sister's name", "姐姐叫"),
+    or None: such a fact links the person to that relative, and stays the person's."""
+    found = _RELATIVE_WORD.search(relation)
+    if found is None or len(relation.split()) > 4:
+        return None
+    return _relative(found.group(0))
 
 
 def owned(triplets: list[dict[str, str]], message: str) -> list[dict[str, str]]:
