@@ -272,3 +272,16 @@ def test_extraction_guesses_are_checked_against_the_message(small_local, llm):
     small_local.process_message("I've booked the flights.")
     tasks = small_local.execute_tool("task_query", {})["data"]["result"]
     assert "[completed] Book flights" in tasks and "[in_progress] Reserve a hotel" in tasks
+
+
+def test_a_model_without_tools_reads_its_memory_as_short_sentences(small_local, llm):
+    small_local.execute_tool("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "plays", "object": "the cello"},
+        {"subject": "Mei", "relation": "lives in", "object": "Beijing"},
+        {"subject": "User", "relation": "has a sister", "object": "Mei"}]})
+    llm.play({"text": "You play the cello."})
+    small_local.process_message("What do I play?")
+    prompt = llm.requests[-1]["messages"][-1]["content"]
+    profile = prompt.split("About the user (you are talking to them):")[1]
+    assert "- plays the cello" in profile and "->" not in profile
+    assert "- has a sister Mei" in profile

@@ -126,7 +126,7 @@ class Turn:
         # messages, then what changes every turn: a server's prompt cache reuses the rest.
         messages = [{"role": "system", "content": system_prompt(compact, not extracting)},
                     *recent, {"role": "user", "content": turn_message(
-                        memory_snapshot(self.store, text), text)}]
+                        memory_snapshot(self.store, text, plain=extracting), text)}]
         result = self._play(messages, options)
         if extracting and result.code is None and extract.worth_asking(text):
             self._write_memory(text, result)

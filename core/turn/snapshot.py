@@ -69,14 +69,28 @@ def related_facts(store: GraphStore, message: str, profile: list[dict]) -> list[
             if e["id"] not in shown][:SNAPSHOT_MEMORIES]
 
 
-def memory_snapshot(store: GraphStore, message: str) -> str:
+def plain_line(edge: dict) -> str:
+    """A fact as a short sentence a small model answers from: "lives in Shanghai" under
+    the person's heading, "Mei lives in Beijing" for anyone else; no arrows, counts or
+    dates (a 1.5B model said "I don't have enough information" with
+    `User -pets-> guitar (x2, 2026-11-30)` in front of it)."""
+    about = "" if edge["source_name"] == PERSON_NODE else f"{edge['source_name']} "
+    target = "you" if edge["target_name"] == PERSON_NODE else edge["target_name"]
+    return f"- {about}{edge['relation']} {target}"
+
+
+def memory_snapshot(store: GraphStore, message: str, plain: bool = False) -> str:
     """Profile, persona, active tasks and the memories most relevant to `message`; a
-    section with nothing in it is left out."""
+    section with nothing in it is left out. `plain`: facts as short sentences, for a
+    model that answers from the snapshot and calls no tools."""
     profile = person_profile(store)
-    lines = ["About the user:" + (" nothing yet" if not profile else "")]
+    if plain:
+        profile = sorted(profile, key=lambda e: e["source_name"] != PERSON_NODE)
+    heading = "About the user (you are talking to them):" if plain else "About the user:"
+    lines = [heading + (" nothing yet" if not profile else "")]
     used = 0
     for edge in profile:
-        line = f"  {fact_line(edge)}"
+        line = plain_line(edge) if plain else f"  {fact_line(edge)}"
         used += len(line)
         if used > PROFILE_CHARS:
             break
@@ -91,7 +105,7 @@ def memory_snapshot(store: GraphStore, message: str) -> str:
     relevant = related_facts(store, message, profile)
     if relevant:
         lines.append("Related memories:")
-        lines += [f"  {fact_line(e)}" for e in relevant]
+        lines += [plain_line(e) if plain else f"  {fact_line(e)}" for e in relevant]
     return quoted("\n".join(lines))
 
 
