@@ -285,3 +285,18 @@ def test_a_model_without_tools_reads_its_memory_as_short_sentences(small_local, 
     profile = prompt.split("About the user (you are talking to them):")[1]
     assert "- plays the cello" in profile and "->" not in profile
     assert "- has a sister Mei" in profile
+
+
+def test_a_plan_step_said_done_in_other_words_is_completed_and_only_that_one(small_local,
+                                                                              llm):
+    llm.play({"text": "Planned."}, update(new_tasks=[{"name": "Buy a gift for Mom"},
+                                                     {"name": "Book a table for Mom"},
+                                                     {"name": "Send invitations"}]))
+    small_local.process_message("Help me plan Mom's birthday: buy a gift for her, book a "
+                                "table, send invitations.")
+    llm.play({"text": "Lovely!"}, update(finished_tasks=[{"name": "buy gift"},
+                                                         {"name": "Book a table for Mom"}]))
+    small_local.process_message("I bought the gift already.")
+    tasks = small_local.execute_tool("task_query", {})["data"]["result"]
+    assert "[completed] Buy a gift for Mom" in tasks
+    assert "[in_progress] Book a table for Mom" in tasks  # "Mom" sets nothing apart

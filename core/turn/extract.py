@@ -134,12 +134,27 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
     for task in items("new_tasks", "name"):
         planned.append(("task_create", {"task_id": task["name"][:80],
                                         "description": task["name"]}))
-    names = {t["name"].casefold(): t["name"] for t in tasks}
     for task in items("finished_tasks", "name"):
-        name = names.get(task["name"].casefold())
-        if name and grounding.grounded(name, said):  # "booked the flights": that task only
+        name = _known_task(task["name"], tasks)
+        # "booked the flights": that task only; "I bought the gift" finishes "Buy a gift
+        # for Mom": a word said that sets it apart from the other open tasks is enough
+        others = [t["name"] for t in tasks if t["name"] != name]
+        if name and grounding.mentions(name, said, others):
             planned.append(("task_set_state", {"task_id": name, "state": "completed"}))
     return planned, unmatched
+
+
+def _known_task(named: str, tasks: list[dict[str, Any]]) -> str | None:
+    """The open task the step means: named exactly, else the one whose name shares the
+    most words with what the step wrote (a small model shortens "Buy a gift for Mom" to
+    "buy gift")."""
+    exact = {t["name"].casefold(): t["name"] for t in tasks}
+    if named.casefold() in exact:
+        return exact[named.casefold()]
+    wrote = grounding.said_text([named])
+    sharing = [(grounding.shared_words(t["name"], wrote), t["name"]) for t in tasks]
+    best = max(sharing, default=(0, None))
+    return best[1] if best[0] > 0 and [s for s, _ in sharing].count(best[0]) == 1 else None
 
 
 def parse(text: str) -> Any:

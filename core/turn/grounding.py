@@ -30,6 +30,9 @@ EMPTY_WORDS = {
     "a", "an", "the", "is", "are", "was", "of", "to", "in", "on", "at", "and", "or", "my",
     "yes", "no", "true", "false", "none", "null", "n/a", "na", "unknown", "something",
     "是", "否", "不", "没有", "有", "的", "了"}
+# Little words a task's name has that say nothing of which task it is
+CONNECTIVES = {"for", "with", "from", "about", "by", "as", "it", "this", "that", "up",
+               "为", "给", "和", "把"}
 _WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*|[\u3400-\u9fff\uf900-\ufaff]+", re.IGNORECASE)
 # A plan the person asks help with: the words people use to ask for one.
 _PLAN = re.compile(
@@ -62,6 +65,26 @@ def grounded(name: str, said: str) -> bool:
     if not words:
         return False
     return sum(_word_in(w, said) for w in words) * 2 >= len(words)
+
+
+def _meaningful(name: str) -> list[str]:
+    return [w for w in _WORD.findall(name.casefold()) if w not in EMPTY_WORDS | CONNECTIVES]
+
+
+def shared_words(name: str, said: str) -> int:
+    """How many of `name`'s meaningful words are in `said`."""
+    return sum(_word_in(w, said) for w in _meaningful(name))
+
+
+def mentions(name: str, said: str, others: list[str] = ()) -> bool:
+    """`said` names `name` by a word that sets it apart from `others` ("gift" of "Buy a
+    gift for Mom" in "I bought the gift already"; "Kyoto", in every step of the trip,
+    names none of them); with no such word, by half of its words (`grounded`)."""
+    theirs = " ".join(o.casefold() for o in others)
+    own = [w for w in _meaningful(name) if not _word_in(w, theirs)]
+    if not own:
+        return grounded(name, said)
+    return any(_word_in(w, said) for w in own)
 
 
 def said_text(messages: list[str]) -> str:
