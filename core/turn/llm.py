@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import threading
 import time
 import urllib.request
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,97 +21,32 @@ from core import secrets
 from core.errors import ErrorCode
 from core.events import Event
 from core.i18n import tr
-from core.secrets import scrub, scrub_known, sent_key
-from core.store.text import has_cjk
-from core.tools.registry import REGISTRY
+from core.secrets import scrub_known
+from core.turn.api_errors import (
+    describe_api_error,
+    describe_broken_stream,
+    model_missing,
+    retry_after,
+)
 from core.turn.guards import LoopGuard
 from core.turn.repetition import repetition_start
 from core.turn.text_calls import read_reply, visible_prefix
+from core.turn.tool_round import Progress, RunTool, assistant_message, rewrite, run_call
+from core.turn.turn_result import (
+    BadReply,
+    EmptyStream,
+    TurnCancelled,
+    TurnOptions,
+    TurnResult,
+    add_usage,
+    made_answer,
+    model_words,
+)
 
-Progress = Callable[[str, dict[str, Any]], None]
-# Earlier versions ended a turn that used every round trip with this note; such replies
-# in the history are sent back to the model without it. Now the last round trip always
-# ends in an answer (see ChatSession._rescue).
-_STOPPED = re.compile(r"\n\n\[Stopped: the model used all \d+ round trips of this turn "
-                      r"without a final answer\.\]$")
-
-
-def model_words(content: str) -> str:
-    """A reply as the model wrote it, without the app's own note about stopping it."""
-    return _STOPPED.sub("", content)
-RunTool = Callable[[str, str], dict[str, Any]]
-
-
-class TurnCancelled(Exception):
-    """The person stopped the turn."""
-
-    def __init__(self, partial: str = "") -> None:
-        super().__init__("cancelled")
-        self.partial = partial  # text that arrived before the stop
-
-
-class EmptyStream(Exception):
-    """The endpoint answered a streamed request with a stream of nothing. llama-cpp-python's
-    function-calling formats do this when the model wants a tool ("automatic streaming
-    tool choice is not supported"); the same request without streaming works there."""
-
-
-class BadReply(Exception):
-    """The endpoint answered, but not with a whole chat completion stream."""
-
-    def __init__(self, message: str, partial: str = "") -> None:
-        super().__init__(message)
-        self.partial = partial  # text that arrived before the stream broke off
-
-
-@dataclass
-class TurnResult:
-    content: str = ""
-    reasoning: str = ""
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    rejected_tools: list[tuple[str, str]] = field(default_factory=list)  # the seed's pairs
-    # …and why each was refused, in one word: limit, budget, repeat, not_offered, other
-    refused_why: list[str] = field(default_factory=list)
-    usage: dict[str, Any] = field(default_factory=dict)
-    round_trips: int = 0
-    error: str | None = None  # in the person's words; None when the person stopped it
-    code: ErrorCode | None = None  # why it failed or stopped (see core.errors)
-    cancelled: bool = False
-    calls_in_text: int = 0  # calls the model wrote as reply text, taken as calls
-    rescued: int = 0  # answers the app made because the model still called when told not to
-    not_saved: str | None = None  # why the turn's memory writes failed in the store
-
-    def data(self) -> dict[str, Any]:
-        return {"content": self.content, "reasoning": self.reasoning,
-                "tool_calls": self.tool_calls, "rejected_tools": self.rejected_tools,
-                "refused_why": self.refused_why,
-                "usage": self.usage, "round_trips": self.round_trips,
-                "calls_in_text": self.calls_in_text, "rescued": self.rescued,
-                "not_saved": self.not_saved}
-
-
-@dataclass
-class TurnOptions:
-    """What one turn sends and how long it waits. `first_token_timeout` runs from the
-    request to the first chunk, `stall_timeout` between chunks; both are measured on
-    chunks, so the SSE keep-alive comments some servers send do not reset them."""
-
-    tools: list[dict[str, Any]]
-    max_round_trips: int = 12
-    temperature: float | None = None
-    first_token_timeout: float = 120.0
-    stall_timeout: float = 60.0
-    max_tokens: int | None = None  # a cap on one reply (local servers run to the end)
-    extra_body: dict[str, Any] = field(default_factory=dict)  # provider options (thinking)
-    # Rounds of tool calls before the model must answer (None: until max_round_trips).
-    # Small local models kept calling for all twelve round trips without an answer.
-    max_tool_rounds: int | None = None
-    # An answer without tools is asked by sending no tools at all, not tool_choice "none":
-    # llama-server keeps the tools in the prompt under "none", and the model writes the
-    # call as text. Cloud services honour "none" and keep their prompt cache.
-    drop_tools_to_answer: bool = False
-    person_text: str = ""  # the person's message: the language of a reply the app makes
-    local: bool = False  # a server on this machine: it may be asked whether it is busy
+# What other modules have taken from here since before the turn was split in modules
+__all__ = ["BadReply", "ChatSession", "EmptyStream", "TurnCancelled", "TurnOptions",
+           "TurnResult", "add_usage", "describe_api_error", "made_answer", "make_client",
+           "model_words"]
 
 
 @dataclass
@@ -152,129 +85,6 @@ def make_client(api_key: str, base_url: str, timeout: float) -> openai.OpenAI:
                          http_client=http)
 
 
-def _server_words(error: Exception) -> str:
-    """What the server itself said about the error, if anything."""
-    body = getattr(error, "body", None)
-    words = None
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict):
-            words = inner.get("message") or inner.get("code")
-        elif isinstance(inner, str):
-            words = inner
-    words = scrub(str(words or "").strip(), sent_key(error))
-    return f": {words[:300]}" if words else ""
-
-
-_MISSING_MODEL = re.compile(
-    r"model.{0,80}\b(not exist|does not exist|doesn't exist|not found|no such|unknown|"
-    r"not available|invalid)|(unknown|invalid|no such) model", re.IGNORECASE | re.DOTALL)
-
-
-def model_missing(error: Exception) -> bool:
-    """The endpoint said the requested model does not exist: OpenAI answers 404 with the
-    code model_not_found, DeepSeek 400 "Model Not Exist", Ollama 404 "model … not found"."""
-    if not isinstance(error, (openai.NotFoundError, openai.BadRequestError)):
-        return False
-    body = getattr(error, "body", None)
-    inner = body.get("error", body) if isinstance(body, dict) else body
-    if isinstance(inner, dict) and inner.get("code") == "model_not_found":
-        return True
-    return bool(_MISSING_MODEL.search(_server_words(error)))
-
-
-def describe_api_error(error: Exception, base_url: str, model: str = "") -> str:
-    """A sentence a person can act on, with the server's own words; never the key."""
-    if model and model_missing(error):
-        return tr("the endpoint has no model named {model}{words}: choose one it offers",
-                  model=model, words=f" ({_server_words(error)[2:]})"
-                  if _server_words(error) else "")
-    status = getattr(error, "status_code", None)
-    if isinstance(error, openai.APIStatusError) and status is not None and 300 <= status < 400:
-        target = error.response.headers.get("location", tr("another address"))
-        return tr("the endpoint {base_url} redirected to {target}; TrulyMEM does not follow "
-                  "redirects, so the conversation was not sent there. If you trust that "
-                  "address, set it as the base URL", base_url=base_url, target=target)
-    words = _server_words(error)
-    if isinstance(error, openai.AuthenticationError):
-        return tr("the API key was rejected (401{words}): check it in the settings",
-                  words=words)
-    if isinstance(error, openai.PermissionDeniedError):
-        return tr("the API refused access (403{words}): the key may lack access to this "
-                  "model", words=words)
-    if isinstance(error, openai.NotFoundError):
-        return tr("not found (404{words}): check the base URL and the model name", words=words)
-    if isinstance(error, openai.RateLimitError):
-        return _rate_limited(error, words)
-    if isinstance(error, openai.APITimeoutError):
-        return tr("timeout: the API did not answer in time")
-    if isinstance(error, openai.APIConnectionError):
-        return tr("cannot reach the API at {base_url}: check the address and your "
-                  "connection", base_url=base_url)
-    if isinstance(error, openai.InternalServerError):
-        return tr("the API failed ({status}{words}), still after retries: try again later",
-                  status=error.status_code, words=words)
-    if isinstance(error, openai.APIStatusError):
-        return tr("the API answered with an error ({status}{words})",
-                  status=error.status_code, words=words)
-    if isinstance(error, (openai.APIResponseValidationError, json.JSONDecodeError)):
-        return tr("the API sent a response that is not valid JSON")
-    if isinstance(error, openai.APIError):  # an error event inside the stream
-        return tr("the API reported an error in the middle of the reply{words}",
-                  words=_stream_words(error))
-    return tr("the reply stream broke off ({name})", name=type(error).__name__)
-
-
-def _rate_limited(error: Exception, words: str) -> str:
-    told = _retry_after(error)
-    if told is not None:
-        return tr("the API is rate-limiting requests (429{words}): it asks to try again in "
-                  "{seconds} s", words=words, seconds=f"{told:g}")
-    return tr("the API is rate-limiting requests (429{words}), still after retries: try "
-              "again later", words=words)
-
-
-def _stream_words(error: openai.APIError) -> str:
-    return _server_words(error) or (
-        f": {scrub(error.message, sent_key(error))[:300]}" if error.message else "")
-
-
-def describe_broken_stream(error: Exception) -> str:
-    """A stream that had started and then failed: the server's words when it sent an
-    error event, else that the connection broke (not "cannot reach": it was reached)."""
-    if isinstance(error, openai.APIError) and not isinstance(
-            error, (openai.APIConnectionError, openai.APIResponseValidationError)):
-        return tr("the API reported an error in the middle of the reply{words}; what had "
-                  "arrived is kept", words=_stream_words(error))
-    if isinstance(error, openai.APITimeoutError):
-        return tr("timeout: the reply stopped arriving; what had arrived is kept")
-    return tr("the connection to the API broke off in the middle of the reply (the server "
-              "stopped or the network dropped); what had arrived is kept")
-
-
-MAX_KEPT_ARGUMENTS = 20_000  # characters of a call's arguments kept in history and trace
-
-
-def _kept_arguments(raw: str) -> Any:
-    """A call's arguments as history and the trace keep them: parsed when they are JSON,
-    and never more than a sane size (a model can send megabytes of invalid text)."""
-    if len(raw) > MAX_KEPT_ARGUMENTS:
-        return f"{raw[:MAX_KEPT_ARGUMENTS]}… [{len(raw) - MAX_KEPT_ARGUMENTS:,} more characters]"
-    try:
-        return json.loads(raw or "{}")
-    except (ValueError, RecursionError):
-        return raw
-
-
-def _retry_after(error: Exception) -> float | None:
-    response = getattr(error, "response", None)
-    value = response.headers.get("retry-after") if response is not None else None
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None
-
-
 def _sampling(options: TurnOptions) -> dict[str, Any]:
     """The optional request fields a turn sets: only those given, so a server keeps its
     own defaults for the rest."""
@@ -309,43 +119,6 @@ def _must_answer(guard: LoopGuard, result: TurnResult, options: TurnOptions) -> 
         options.max_tool_rounds is not None and result.round_trips > options.max_tool_rounds)
 
 
-def made_answer(calls: list[dict[str, Any]], person_text: str) -> str:
-    """A short answer built from what the turn did, for a model that would only call
-    tools: in the person's language (Chinese when they wrote Chinese)."""
-    chinese = has_cjk(person_text)
-    wrote = [c for c in calls if c.get("success") and c["name"] in REGISTRY
-             and REGISTRY[c["name"]].writes]
-    if wrote:
-        return "好的，我记下了。" if chinese else "Got it, I've noted that."
-    return ("抱歉，这次我没能给出回答，请再问一次。" if chinese else
-            "Sorry, I couldn't put an answer together this time. Please ask again.")
-
-
-def add_usage(total: dict[str, Any], usage: dict[str, Any]) -> None:
-    """Add one request's token counts to the turn's, nested counts too: OpenAI puts cached
-    prompt tokens under `prompt_tokens_details` and reasoning tokens under
-    `completion_tokens_details`; DeepSeek adds `prompt_cache_hit_tokens` at the top."""
-    for key, value in usage.items():
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int):
-            total[key] = total.get(key, 0) + value
-        elif isinstance(value, dict):
-            inner = total.setdefault(key, {})
-            if isinstance(inner, dict):
-                add_usage(inner, value)
-
-
-def _counts(outcome: dict[str, Any]) -> dict[str, int]:
-    """How many facts a call made, reinforced or touched: what the chat's memory line
-    under a reply sums up."""
-    data = (outcome.get("data") or {}) if outcome.get("success") else {}
-    counts = {k: data[k] for k in ("created", "reinforced") if isinstance(data.get(k), int)}
-    if isinstance(data.get("edge_ids"), list):
-        counts["rows"] = len(data["edge_ids"])
-    return counts
-
-
 def _before_a_key(text: str, cut: int) -> int:
     """`cut` moved back so that no known key is shown in part: not across the cut, and
     not where the text so far ends with what may be a key's beginning (its rest has not
@@ -357,22 +130,6 @@ def _before_a_key(text: str, cut: int) -> int:
         if start != -1 and start < cut < start + len(key):
             cut = start
     return cut - secrets.held_back(text[:cut]) if cut == len(text) else cut
-
-
-def _assistant_message(text: str, reasoning: str,
-                       calls: list[dict[str, str]]) -> dict[str, Any]:
-    """The model's tool-calling message, as the next request must repeat it."""
-    # Content is "" rather than null when there is none: llama-cpp-python refuses a null
-    # (500, "Input should be a valid string"), and the OpenAI API takes either.
-    message: dict[str, Any] = {"role": "assistant", "content": text, "tool_calls": [
-        {"id": c["id"], "type": "function",
-         "function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls]}
-    if reasoning:
-        # DeepSeek's thinking mode: within a turn, a tool-calling message goes back with
-        # its reasoning (its documentation requires it). Earlier turns are sent as their
-        # words only, without tool calls, and so without reasoning, as it allows.
-        message["reasoning_content"] = reasoning
-    return message
 
 
 class ChatSession:
@@ -434,7 +191,7 @@ class ChatSession:
                     break
                 if not calls:
                     break
-                messages.append(_assistant_message(text, reasoning, calls))
+                messages.append(assistant_message(text, reasoning, calls))
                 self._run_calls(calls, messages, turn_start=turn_start, run_tool=run_tool,
                                 progress=progress, result=result, guard=guard)
         except TurnCancelled as stop:
@@ -460,14 +217,14 @@ class ChatSession:
                    turn_start: int, run_tool: RunTool, progress: Progress,
                    result: TurnResult, guard: LoopGuard) -> None:
         """Run one round's calls and add their replies to the conversation."""
-        rewrite = None
+        summary = None
         for call in calls:
             self._check_cancel()
-            reply, summary = self.run_call(call, run_tool, progress, result, guard)
-            rewrite = summary or rewrite
+            reply, said = self.run_call(call, run_tool, progress, result, guard)
+            summary = said or summary
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": reply})
-        if rewrite:
-            self._rewrite(messages, turn_start, rewrite)
+        if summary:
+            rewrite(messages, turn_start, summary)
 
     def _ask(self, messages: list[dict[str, Any]], attempt: _Attempt,
              offered: set[str]) -> tuple[str, str, list[dict[str, str]]]:
@@ -556,7 +313,7 @@ class ChatSession:
                     stream_options={"include_usage": True}, **_tools(options, answer_now),
                     **extra)
             except (openai.RateLimitError, openai.InternalServerError) as error:
-                told = _retry_after(error)
+                told = retry_after(error)
                 if attempt == RETRIES or (told is not None and told > MAX_BACKOFF):
                     raise
                 wait = told or 0.5 * 2 ** attempt
@@ -788,53 +545,6 @@ class ChatSession:
         return brought
 
     def run_call(self, call: dict[str, str], run_tool: RunTool, progress: Progress,
-                  result: TurnResult, guard: LoopGuard) -> tuple[str, str | None]:
-        progress(Event.TOOL_STARTED, {"name": call["name"],
-                                      "arguments": scrub_known(call["arguments"])})
-        started = time.perf_counter()
-        repeated = guard.repeat(call["name"], call["arguments"])
-        if repeated is not None:
-            outcome = {"success": False, "error": repeated, "rejected": True,
-                       "refused": "repeat"}
-        else:
-            outcome = run_tool(call["name"], call["arguments"])
-        duration = round((time.perf_counter() - started) * 1000, 3)
-        if outcome["success"]:
-            reply = outcome["data"]["result"]
-        else:
-            reply = outcome["error"] if outcome.get("rejected") else f"Error: {outcome['error']}"
-        if repeated is None:
-            guard.record(call["name"], call["arguments"], outcome, reply)
-        arguments = _kept_arguments(scrub_known(call["arguments"]))
-        record = {"name": call["name"], "arguments": arguments, "result": reply,
-                  "duration_ms": duration, "success": outcome["success"],
-                  "counts": _counts(outcome)}
-        if outcome.get("approval_id") is not None:
-            # not refused: it waits for the person, who may allow it (see core.tools.approvals)
-            record["waiting"] = outcome["approval_id"]
-            result.tool_calls.append(record)
-        elif outcome.get("rejected"):
-            why = outcome.get("refused") or "other"
-            result.rejected_tools.append((call["name"], outcome["error"]))
-            result.refused_why.append(why)
-            progress(Event.TOOL_REJECTED, {"name": call["name"], "reason": outcome["error"],
-                                           "why": why})
-        else:
-            result.tool_calls.append(record)
-        progress(Event.TOOL_FINISHED, record)
-        summary = outcome["data"].get("rewrite_summary") if outcome["success"] else None
-        return reply, summary
-
-    @staticmethod
-    def _rewrite(messages: list[dict[str, Any]], turn_start: int, summary: str) -> None:
-        """Drop this turn's earlier tool exchanges for the model's summary.
-
-        The last assistant message with its tool replies stays whole, so every tool call
-        the next request shows still has its reply.
-        """
-        last = max(i for i, m in enumerate(messages) if m["role"] == "assistant"
-                   and m.get("tool_calls"))
-        if last <= turn_start:
-            return
-        messages[turn_start:last] = [{"role": "assistant",
-                                      "content": f"[Summary of earlier tool work] {summary}"}]
+                 result: TurnResult, guard: LoopGuard) -> tuple[str, str | None]:
+        """One tool call of the turn (see `core.turn.tool_round.run_call`)."""
+        return run_call(call, run_tool, progress, result, guard)
