@@ -300,3 +300,23 @@ def test_a_plan_step_said_done_in_other_words_is_completed_and_only_that_one(sma
     tasks = small_local.execute_tool("task_query", {})["data"]["result"]
     assert "[completed] Buy a gift for Mom" in tasks
     assert "[in_progress] Book a table for Mom" in tasks  # "Mom" sets nothing apart
+
+
+def test_a_cloud_models_fact_in_its_own_words_is_kept_as_a_guess_for_review():
+    """A strong model's fair normalisation ("Shenzhen" for 深圳) is held as inferred, not
+    refused; a small local model's is refused, as before."""
+    from core.turn import grounding
+
+    said = grounding.said_text(["我住在深圳，养了一只拉布拉多"])
+    call = json.dumps({"triplets": [
+        {"subject": "User", "relation": "lives in", "object": "Shenzhen"},
+        {"subject": "User", "relation": "住在", "object": "深圳"},
+        {"subject": "User", "relation": "is", "object": "User"}]})
+    strict, why = grounding.check_call("memory_commit", call, said, "", strict=True)
+    assert [t["object"] for t in json.loads(strict)["triplets"]] == ["深圳"]
+    assert "Shenzhen" in why
+    lenient, why = grounding.check_call("memory_commit", call, said, "", strict=False)
+    kept = json.loads(lenient)["triplets"]
+    assert [(t["object"], t.get("confidence")) for t in kept] == [
+        ("Shenzhen", grounding.INFERRED), ("深圳", None)]
+    assert "links a name to itself" in why  # nonsense is refused all the same

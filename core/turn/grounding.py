@@ -92,16 +92,24 @@ def said_text(messages: list[str]) -> str:
     return " ".join(m.casefold() for m in messages)
 
 
+def _self_link(triplet: Any) -> str | None:
+    """Why a fact that links a name to itself is no fact, or None."""
+    if not isinstance(triplet, dict):
+        return None
+    subject, obj = triplet.get("subject"), triplet.get("object")
+    if isinstance(subject, str) and isinstance(obj, str) and subject.strip() and \
+            subject.strip().casefold() == obj.strip().casefold():
+        return f"'{subject} -{triplet.get('relation', '')}-> {obj}' links a name to itself"
+    return None
+
+
 def _ungrounded(triplet: Any, said: str) -> str | None:
-    """Why a fact is not the person's, or None when it is."""
+    """Why a fact is not the person's words, or None when it is."""
     if not isinstance(triplet, dict):
         return None  # the schema's own check says what is wrong
     missing = [str(triplet.get(k)) for k in ("subject", "object")
                if isinstance(triplet.get(k), str) and not grounded(triplet[k], said)]
     subject, obj = triplet.get("subject"), triplet.get("object")
-    if isinstance(subject, str) and isinstance(obj, str) and subject.strip() and \
-            subject.strip().casefold() == obj.strip().casefold():
-        return f"'{subject} -{triplet.get('relation', '')}-> {obj}' links a name to itself"
     if not missing:
         return None
     fact = f"{subject} -{triplet.get('relation', '')}-> {obj}"
@@ -113,10 +121,26 @@ REFUSED_HINT = ("Store only what the user said, in the user's own words and lang
                 "never facts from examples or guesses. Do not retry these.")
 
 
-def check_call(name: str, arguments: str, said: str, message: str) -> tuple[str, str | None]:
+INFERRED = 0.6  # the confidence of a fact a strong model put in its own words: a guess
+
+
+def _as_guess(triplet: dict[str, Any]) -> dict[str, Any]:
+    given = triplet.get("confidence")
+    sure = float(given) if isinstance(given, (int, float)) and not isinstance(given, bool) \
+        else 1.0
+    return {**triplet, "confidence": min(INFERRED, sure)}
+
+
+def check_call(name: str, arguments: str, said: str, message: str,
+               strict: bool = True) -> tuple[str, str | None]:
     """The call's arguments with the facts the person did not say taken out, and why
     they were (None when nothing was). A call with nothing left comes back with
-    arguments "" (it must not run)."""
+    arguments "" (it must not run).
+
+    Not `strict` (a model that is not small: a cloud service), a fact in other words
+    than the person's ("Shenzhen" for 深圳, "dog" for "my Labrador") is kept as a guess
+    for the person's Review (confidence INFERRED), not refused; one that links a name to
+    itself is refused all the same."""
     try:
         args = json.loads(arguments or "{}")
     except (ValueError, RecursionError):
@@ -127,13 +151,19 @@ def check_call(name: str, arguments: str, said: str, message: str) -> tuple[str,
         return "", ("Not created: a task is only for a plan or steps the user asked help "
                     "with; this message is not one. Answer the user instead.")
     if name == "memory_commit" and isinstance(args.get("triplets"), list):
-        kept, reasons = [], []
+        kept, reasons, guessed = [], [], 0
         for triplet in args["triplets"]:
-            reason = _ungrounded(triplet, said)
-            (reasons.append(reason) if reason else kept.append(triplet))
-        if not reasons:
+            nonsense, unsaid = _self_link(triplet), _ungrounded(triplet, said)
+            if nonsense or (unsaid and strict):
+                reasons.append(nonsense or unsaid)
+            elif unsaid:
+                kept.append(_as_guess(triplet))
+                guessed += 1
+            else:
+                kept.append(triplet)
+        if not reasons and not guessed:
             return arguments, None
-        why = "; ".join(reasons) + ". " + REFUSED_HINT
+        why = "; ".join(reasons) + ". " + REFUSED_HINT if reasons else None
         if not kept:
             return "", why
         return json.dumps({**args, "triplets": kept}, ensure_ascii=False), why

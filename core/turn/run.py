@@ -213,7 +213,9 @@ class Turn:
         arguments = scrub_known(arguments) if isinstance(arguments, str) else arguments
         if name == "memory_commit" and isinstance(arguments, str):
             arguments = whose.owned_in_call(arguments, self.message)
-        arguments, refused = grounding.check_call(name, arguments, self.said, self.message)
+        arguments, refused = grounding.check_call(
+            name, arguments, self.said, self.message,
+            strict=offer.is_local(self.config.base_url))
         if refused and not arguments:
             return {"success": False, "invalid": True, "error": refused}
         outcome = ToolExecutor(self.store).execute(name, arguments, turn_id=self.turn_id,
