@@ -63,3 +63,15 @@ def test_the_link_to_a_relative_stays_the_persons():
     assert whose.owned(facts, said) == facts
     assert whose.owned([{"subject": "我", "relation": "姐姐叫", "object": "李娜"}],
                        "我姐姐叫李娜。")[0]["subject"] == "我"
+
+
+def test_a_named_relative_is_linked_by_the_app_and_a_backwards_link_turned_round():
+    """The 1.5B model wrote `Mei -sister-> Lin Wei` and put Mei's city on the person."""
+    said = "My sister Mei lives in Beijing."
+    facts = [{"subject": "User", "relation": "lives in", "object": "Beijing"},
+             {"subject": "Mei", "relation": "sister", "object": "Lin Wei"}]
+    assert sorted(tuple(t.values()) for t in whose.owned(facts, said)) == [
+        ("Mei", "lives in", "Beijing"), ("User", "sister", "Mei")]
+    assert whose.named_relatives("我姐姐叫李娜，她是医生。") == {"姐姐": "李娜"}
+    assert whose.named_relatives("My brother is called Tom.") == {"brother": "Tom"}
+    assert whose.named_relatives("My sister lives in Paris.") == {}

@@ -98,16 +98,46 @@ def is_relative(relation: str) -> str | None:
     return _relative(found.group(0))
 
 
+_NAME = r"([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)"
+_CJK_NAME = r"([\u3400-\u9fff]{2,4}?)(?=[，,。.！!？?\s、；;]|$|[住是在喜工做有])"
+_EN_RELATIVE = "|".join(re.escape(r) for r in RELATIVES if not _CJK.search(r))
+_ZH_RELATIVE = "|".join(re.escape(r) for r in RELATIVES if _CJK.search(r))
+_NAMED = [re.compile(p) for p in (
+    rf"\b[Mm]y ({_EN_RELATIVE}),? {_NAME}",  # my sister Mei, my sister, Mei
+    rf"\b[Mm]y ({_EN_RELATIVE})(?:'s name is| is called| is named) {_NAME}",
+    rf"我的?({_ZH_RELATIVE})(?:叫|名叫|名字是|名字叫){_CJK_NAME}",
+)]
+_NOT_NAMES = {"Is", "Lives", "Works", "Likes", "Has", "And", "But", "The", "Who", "Was",
+              "Just", "Also", "Still", "Now", "Always"}
+
+
+def named_relatives(message: str) -> dict[str, str]:
+    """The people the message names with how they are related to the person ("my sister
+    Mei", "my brother is called Tom", "我姐姐叫李娜"): relative -> name."""
+    found: dict[str, str] = {}
+    for pattern in _NAMED:
+        for match in pattern.finditer(message):
+            relative, name = _relative(match.group(1)), match.group(2).strip()
+            if name.split()[0] not in _NOT_NAMES:
+                found.setdefault(relative, name)
+    return found
+
+
 def owned(triplets: list[dict[str, str]], message: str) -> list[dict[str, str]]:
     """The person's facts that the message says of someone else, given to that someone
     (see above): by the name given them in the same facts ("sister": "Mei"), else by how
     the person calls them ("sister")."""
+    named = named_relatives(message)
+    triplets = [_linked_the_right_way(t, named) for t in triplets]
     mine = [t for t in triplets if t["subject"].strip().casefold() in PERSON_WORDS]
-    names: dict[str, str] = {}
+    names: dict[str, str] = dict(named)
     for fact in mine:
         relative = is_relative(fact["relation"])
         if relative:
             names.setdefault(relative, fact["object"])
+    linked = {is_relative(t["relation"]) for t in mine} - {None}
+    links = [{"subject": "User", "relation": relative, "object": name}
+             for relative, name in named.items() if relative not in linked]
 
     def whose_fact(fact: dict[str, str]) -> dict[str, str]:
         if fact not in mine or is_relative(fact["relation"]):
@@ -115,7 +145,16 @@ def owned(triplets: list[dict[str, str]], message: str) -> list[dict[str, str]]:
         owner = owner_of(fact["object"], message).who
         return fact if owner is None else {**fact, "subject": names.get(owner, owner)}
 
-    return [whose_fact(fact) for fact in triplets]
+    return links + [whose_fact(fact) for fact in triplets]
+
+
+def _linked_the_right_way(fact: dict[str, str], named: dict[str, str]) -> dict[str, str]:
+    """"Mei -sister-> Lin Wei", the link to a named relative written backwards, becomes
+    "User -sister-> Mei"."""
+    relative = is_relative(fact["relation"])
+    if relative and named.get(relative, "").casefold() == fact["subject"].strip().casefold():
+        return {**fact, "subject": "User", "object": fact["subject"]}
+    return fact
 
 
 def owned_in_call(arguments: str, message: str) -> str:
