@@ -320,3 +320,41 @@ def test_a_cloud_models_fact_in_its_own_words_is_kept_as_a_guess_for_review():
     assert [(t["object"], t.get("confidence")) for t in kept] == [
         ("Shenzhen", grounding.INFERRED), ("深圳", None)]
     assert "links a name to itself" in why  # nonsense is refused all the same
+
+
+def test_the_window_gets_the_answer_before_the_memory_is_written(small_local, llm):
+    """The person waits for the reply only: the memory-writing step runs after the answer
+    went out, its calls told with the turn's id, then kept with the reply."""
+    import threading
+
+    from core.events import Event
+
+    server = small_local.server
+    server.dispatcher.write_memory_after_answer = True
+    heard, written = [], threading.Event()
+
+    def listen(event: str, data: dict) -> None:
+        heard.append((event, data))
+        if event == Event.MEMORY_WRITTEN:
+            written.set()
+
+    server.dispatcher.events = listen
+    gate = threading.Event()
+    llm.play({"text": "Nice to meet you!"},
+             {"hold": gate, **update(user_facts=[{"relation": "lives in",
+                                                  "object": "Hangzhou"}])})
+    answer = small_local.process_message("I live in Hangzhou.")
+    try:  # answered while the step's request is still held at the server
+        assert answer["success"] and answer["memory_pending"] and answer["tool_calls"] == []
+        assert small_local.execute_tool  # the client is free again
+    finally:
+        gate.set()
+    assert written.wait(60)
+    done = next(d for e, d in heard if e == Event.MEMORY_WRITTEN)
+    assert done["turn_id"] == answer["turn_id"]
+    assert [c["name"] for c in done["tool_calls"]] == ["memory_commit"]
+    finished = [d for e, d in heard if e == Event.TOOL_FINISHED]
+    assert finished and all(d["after_answer"] and d["turn_id"] == answer["turn_id"]
+                            for d in finished)
+    reply = small_local.get_history()["history"][-1]
+    assert [c["name"] for c in reply["tool_calls"]] == ["memory_commit"]

@@ -48,10 +48,11 @@ class TurnController(QObject):
         events.text.connect(lambda data: self.stream.add("text", data["delta"]))
         events.reasoning.connect(lambda data: self.stream.add("reasoning", data["delta"]))
         events.tool_started.connect(self._tool_started)
-        events.tool_finished.connect(self._flushed(trace.call_finished))
-        events.tool_rejected.connect(self._flushed(
+        events.tool_finished.connect(self._live(self._flushed(trace.call_finished)))
+        events.tool_rejected.connect(self._live(self._flushed(
             lambda data: trace.call_rejected(data["name"], data["reason"],
-                                             data.get("why", "other"))))
+                                             data.get("why", "other")))))
+        events.memory_written.connect(self._memory_written)
         events.usage.connect(self._flushed(trace.set_usage))
         events.approval_requested.connect(self._flushed(pane.approvals.add))
         events.calls_in_text.connect(self._flushed(self._calls_in_text))
@@ -73,7 +74,33 @@ class TurnController(QObject):
             show(data)
         return run
 
+    @staticmethod
+    def _live(show: Any) -> Any:
+        """A call of the running turn; the memory-writing step's calls after a reply went
+        out arrive together in MEMORY_WRITTEN (a new turn may have begun meanwhile)."""
+        def run(data: dict[str, Any]) -> None:
+            if not data.get("after_answer"):
+                show(data)
+        return run
+
+    def _memory_written(self, data: dict[str, Any]) -> None:
+        """The memory-writing step finished after its reply: the reply's line, its note
+        and the turn's trace entry take in what it did."""
+        self.trace.add_written(data)
+        for row, message in enumerate(self.chat.messages):
+            if message.role == "assistant" and message.turn_id == data.get("turn_id"):
+                message.calls = [*(message.calls or []), *data.get("tool_calls", [])]
+                message.refused = [*(message.refused or []),
+                                   *data.get("rejected_tools", [])]
+                self.chat.change(row, content=message.content + (data.get("note") or ""),
+                                 calls=message.calls, refused=message.refused)
+                self._note_again(row)
+        if data.get("touched"):
+            self.touched.emit(data["touched"])
+
     def _tool_started(self, data: dict[str, Any]) -> None:
+        if data.get("after_answer"):
+            return
         self.stream.flush()
         self.trace.call_started(data["name"], data.get("arguments"))
         self.state_changed.emit(tr("Using {tool}…", tool=data["name"]))

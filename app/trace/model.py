@@ -358,6 +358,28 @@ class TraceModel(QAbstractItemModel):
                 call.result = tr("(stopped before it finished)")
         self._turn_changed()
 
+    def add_written(self, written: dict[str, Any]) -> None:
+        """What the memory-writing step did after a reply went out, added to that turn's
+        entry (MEMORY_WRITTEN)."""
+        for t, turn in enumerate(self.turns):
+            if turn.turn_id != written.get("turn_id"):
+                continue
+            whys = written.get("refused_why") or []
+            added = [TraceCall(c.get("name", "?"), c.get("arguments"), c.get("result"),
+                               c.get("duration_ms"), waiting=c.get("waiting"),
+                               counts=c.get("counts"))
+                     for c in written.get("tool_calls") or []]
+            added += [TraceCall(r[0], {}, rejected=r[1], why=whys[n] if n < len(whys)
+                                else "other")
+                      for n, r in enumerate(written.get("rejected_tools") or [])]
+            if added:
+                parent = self.index(t, 0)
+                self.beginInsertRows(parent, len(turn.calls), len(turn.calls) + len(added) - 1)
+                turn.calls += added
+                self.endInsertRows()
+                self.dataChanged.emit(parent, self.index(t, len(COLUMNS) - 1))
+            return
+
     def load_history(self, messages: list[dict[str, Any]]) -> None:
         """Rebuild past turns from the saved history (their calls, rejections and usage)."""
         self.beginResetModel()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import statistics
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,6 +36,7 @@ from core.eval.conversation import (
 )
 from core.eval.recorder import RecordingProxy
 from core.eval.tokens import counted_with, token_count
+from core.events import Event
 from core.protocol.client import BackendClient
 from core.protocol.server import BackendServer
 from core.store import GraphStore
@@ -92,32 +94,45 @@ def run_eval(base_url: str | None = None, model: str | None = None,
 
 def _play(home: Path, say: Callable[[str], None]) -> list[dict[str, Any]]:
     first_text: list[float] = []  # when the turn's first reply text reached the person
+    written: list[dict[str, Any]] = []  # what the memory-writing step did after the answer
+    written_now = threading.Event()
 
-    def progress(kind: str, _data: dict[str, Any]) -> None:
+    def progress(kind: str, data: dict[str, Any]) -> None:
         if kind == "text" and not first_text:
             first_text.append(time.perf_counter())
+        if kind == Event.MEMORY_WRITTEN:
+            written.append(data)
+            written_now.set()
 
-    server = BackendServer(home=home, progress=progress)
-    server.start()
-    client = BackendClient(server)
+    def start() -> tuple[BackendServer, BackendClient]:
+        """As the window runs it: the answer first, the memory writing after it."""
+        server = BackendServer(home=home, progress=progress)
+        server.dispatcher.write_memory_after_answer = True
+        server.start()
+        return server, BackendClient(server)
+
+    server, client = start()
     played = []
     try:
         for n, turn in enumerate(TURNS, 1):
             if turn.restart:
                 server.shutdown()
-                server = BackendServer(home=home, progress=progress)
-                server.start()
-                client = BackendClient(server)
+                server, client = start()
             first_text.clear()
+            written.clear()
+            written_now.clear()
             started = time.perf_counter()
             answer = client.process_message(turn.text)
             seconds = time.perf_counter() - started
+            if answer.get("memory_pending"):  # the person reads; the memory is written
+                written_now.wait(server.dispatcher.config.turn_timeout)
+            later = [c["name"] for w in written for c in w.get("tool_calls") or []]
             rejected = answer.get("rejected_tools") or []
             played.append({
                 "turn": n, "text": turn.text, "reply": answer.get("content") or "",
                 "error": answer.get("error"), "seconds": round(seconds, 2),
                 "round_trips": answer.get("round_trips", 0),
-                "tools": [c["name"] for c in answer.get("tool_calls") or []],
+                "tools": [c["name"] for c in answer.get("tool_calls") or []] + later,
                 "refused": len(rejected),
                 "repeats": (answer.get("refused_why") or []).count("repeat"),
                 "calls_in_text": answer.get("calls_in_text", 0),

@@ -83,6 +83,12 @@ class Dispatcher:
         self.events: Progress = _no_progress
         self.meaning: Any = None  # core.meaning.indexer.Meaning while recall by meaning runs
         self.models: dict[tuple[str, str], list[str]] = {}  # per endpoint and key
+        # The memory-writing step of small models runs after the reply went out (the
+        # window does this: the person waits for the answer only); headless clients get
+        # the step's calls in the answer, as the seed's process_message promises.
+        self.write_memory_after_answer = can_ask_person
+        self.follow_up: Callable[[Progress], None] | None = None
+        self.writing_memory = False  # a follow-up runs between packets (reads overtake)
         scrub_logs()
 
     # -- routing -------------------------------------------------------------------------
@@ -131,7 +137,17 @@ class Dispatcher:
                 self.progress = _no_progress
 
     def between_packets(self, answered: Packet | None = None) -> None:
-        """After an answer went out: a backup when one is due."""
+        """After an answer went out: the turn's memory writing when it waits (see
+        `write_memory_after_answer`), then a backup when one is due."""
+        follow_up, self.follow_up = self.follow_up, None
+        if follow_up is not None:
+            self.writing_memory = True
+            try:
+                follow_up(self.events)
+            except Exception:  # the reply is out; a bug here must not kill the worker
+                log.exception("writing the memory after the answer failed")
+            finally:
+                self.writing_memory = False
         if answered is None or answered.type not in NO_BACKUP_AFTER:
             self.backing_up = True
             try:

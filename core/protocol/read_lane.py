@@ -36,7 +36,8 @@ READER = N_("this connection only reads")
 def overtakes(dispatcher: Dispatcher, packet: Packet, ahead: Collection[Packet]) -> bool:
     """True when the read lane should answer `packet`: it reads, and the worker is on long
     work (`ahead`: the packets sent to the worker and not yet answered, in order)."""
-    if not reads_memory(packet.type, packet.body) or not (ahead or dispatcher.backing_up):
+    if not reads_memory(packet.type, packet.body) or not (
+            ahead or dispatcher.backing_up or dispatcher.writing_memory):
         return False
     return all(runs_long(waiting.type) for waiting in ahead)
 

@@ -105,6 +105,31 @@ class History:
             for message in messages:
                 self._insert(message)
 
+    def add_to_reply(self, turn_id: str, tool_calls: list[dict[str, Any]],
+                     rejected_tools: list[Any], refused_why: list[str], note: str) -> None:
+        """What was done after a reply went out (the memory-writing step), kept with the
+        reply: its calls and refusals after the reply's own, and a note under its text."""
+        row = self.store.query_one(
+            "SELECT id, content, tool_calls, rejected_tools" + (", refused_why" if self.shown
+                                                                 else "")
+            + " FROM messages WHERE turn_id = ? AND role = 'assistant' ORDER BY id DESC"
+            " LIMIT 1", (turn_id,))
+        if row is None or not (tool_calls or rejected_tools or note):
+            return
+        def kept(name: str, more: list[Any]) -> str | None:
+            merged = (json.loads(row[name]) if row.get(name) else []) + list(more)
+            return json.dumps(scrub_value(clean_text(merged)), ensure_ascii=False) \
+                if merged else None
+        values = {"content": (row["content"] or "") + scrub_value(clean_text(note)),
+                  "tool_calls": kept("tool_calls", tool_calls),
+                  "rejected_tools": kept("rejected_tools", rejected_tools)}
+        if self.shown:
+            values["refused_why"] = kept("refused_why", refused_why)
+        with self.store.conn:
+            self.store.conn.execute(
+                "UPDATE messages SET " + ", ".join(f"{k} = ?" for k in values)
+                + " WHERE id = ?", (*values.values(), row["id"]))
+
     def latest_turn(self) -> str | None:
         row = self.store.query_one("SELECT turn_id FROM messages WHERE conversation_id = ?"
                                    + self.shown + " ORDER BY id DESC LIMIT 1",

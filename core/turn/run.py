@@ -32,7 +32,7 @@ from core.tools.schemas import TOOL_NAMES
 from core.turn import extract, forgetting, grounding, offer, whose
 from core.turn.guards import LoopGuard
 from core.turn.history import History
-from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, model_words
+from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, TurnResult, model_words
 from core.turn.prompts import system_prompt, turn_message
 from core.turn.snapshot import active_tasks, memory_snapshot, person_profile, related_facts
 
@@ -86,13 +86,17 @@ def recent_context(history: History) -> list[dict[str, str]]:
 class Turn:
     def __init__(self, store: GraphStore, history: History, session: ChatSession | None,
                  config: Config, limiter: ToolLimiter, *, progress: Progress,
-                 can_ask_person: bool = False) -> None:
+                 can_ask_person: bool = False, answer_first: bool = False) -> None:
         """`can_ask_person`: a window shows approval requests, so a call over the budget
-        waits for the person instead of being refused outright."""
+        waits for the person instead of being refused outright. `answer_first`: the
+        memory-writing step runs after the answer went out (`follow_up`), so the person
+        waits for the reply only."""
         self.store, self.history, self.session = store, history, session
         self.config, self.limiter, self.progress = config, limiter, progress
         self.can_ask_person = can_ask_person
         self.turn_id = uuid.uuid4().hex
+        self.answer_first = answer_first
+        self.follow_up: Callable[[Progress], None] | None = None  # for the host to run next
         self.offered: set[str] = set()
         self.recalled: list[int] = []
         self.asked: list[dict[str, Any]] = []
@@ -128,14 +132,13 @@ class Turn:
                     *recent, {"role": "user", "content": turn_message(
                         memory_snapshot(self.store, text, plain=extracting), text)}]
         result = self._play(messages, options)
-        if extracting and result.code is None and extract.worth_asking(text):
+        later = extracting and result.code is None and extract.worth_asking(text)
+        if later and not self.answer_first:
             self._write_memory(text, result)
-        if self.not_saved and not result.cancelled:
-            self._say_not_saved(result)
-        if self.not_forgotten and not result.cancelled:
-            self._add_note(result, tr("Nothing in the memory matched {what}, so nothing was "
-                                      "forgotten", what=", ".join(
-                                          f"“{w}”" for w in self.not_forgotten)))
+        if not result.cancelled:
+            for note in self._notes():
+                self._add_note(result, note)
+            result.not_saved = self.not_saved
         result.content, result.error = scrub_known(result.content), scrub(result.error or "")
         result.error, result.reasoning = result.error or None, scrub_known(result.reasoning)
         data = {**result.data(), "turn_id": self.turn_id, "approvals": self.asked,
@@ -148,7 +151,40 @@ class Turn:
                             round_trips=result.round_trips, versions=earlier or None)
         if result.error or result.cancelled:
             raise TurnRefused(result.error or N_("cancelled"), data, result.code)
+        if later and self.answer_first:
+            self.follow_up = lambda progress: self.write_memory_after(text, progress)
+            data["memory_pending"] = True
         return data
+
+    def write_memory_after(self, text: str, progress: Progress) -> None:
+        """The memory-writing step, after the reply went out: its calls are told with
+        this turn's id, then added to the stored reply (with any note: nothing matched a
+        forget, nothing could be saved), and MEMORY_WRITTEN says what it did."""
+        def told(event: str, data: dict[str, Any]) -> None:
+            progress(event, {**data, "turn_id": self.turn_id, "after_answer": True})
+
+        self.progress = told
+        self.not_saved, self.not_forgotten = None, []
+        written = TurnResult()
+        self._write_memory(text, written)
+        note = "".join(f"\n\n[{words}]" for words in self._notes())
+        self.history.add_to_reply(self.turn_id, written.tool_calls, written.rejected_tools,
+                                  written.refused_why, note)
+        progress(Event.MEMORY_WRITTEN, {
+            "turn_id": self.turn_id, "tool_calls": written.tool_calls,
+            "rejected_tools": written.rejected_tools, "refused_why": written.refused_why,
+            "note": note, "not_saved": self.not_saved,
+            "touched": browse.turn_touched(self.store, self.turn_id, self.recalled)})
+
+    def _notes(self) -> list[str]:
+        """What the person must read under the reply, whatever the model said."""
+        notes = []
+        if self.not_saved:
+            notes.append(tr("Not saved to the memory: {why}", why=self.not_saved))
+        if self.not_forgotten:
+            notes.append(tr("Nothing in the memory matched {what}, so nothing was forgotten",
+                            what=", ".join(f"“{w}”" for w in self.not_forgotten)))
+        return notes
 
     def _options(self, text: str) -> tuple[TurnOptions, bool]:
         config = self.config
@@ -233,12 +269,6 @@ class Turn:
         elif outcome.get("over_budget"):
             outcome = self._ask_person(outcome)
         return outcome
-
-    def _say_not_saved(self, result: Any) -> None:
-        """A write failed in the store (a full disk, a locked or read-only file): whatever
-        the reply says ("noted"), the person reads under it that nothing was saved."""
-        result.not_saved = self.not_saved
-        self._add_note(result, tr("Not saved to the memory: {why}", why=self.not_saved))
 
     def _add_note(self, result: Any, words: str) -> None:
         """A line the app adds under the model's reply, shown as it streams and kept."""

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 
 from app.chat.code_blocks import code_rects
 from app.chat.model import ChatMessage
+from core.config import Config, save_config
 from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketType
 from tests.gui.conftest import wait_turn
@@ -463,3 +464,39 @@ def test_a_regenerated_reply_shows_the_earlier_ones_on_request(qtbot, open_windo
     assert again.chat.messages[-1].position() == (2, 2)
     again.pane.view.run_action(len(again.chat.messages) - 1, "older")
     assert again.chat.messages[-1].content == "First joke."
+
+
+def test_a_small_models_memory_is_written_after_its_reply_and_its_line_follows(
+        qtbot, open_window, home, llm):
+    """The person waits for the reply only: with a small local model the memory-writing
+    step runs after the answer is shown; the reply's line and the trace take it in."""
+    import json
+    import threading
+
+    save_config(home / "config.json", Config(api_key="sk-gui-test-000000",
+                                             base_url=llm.base_url, model="local-model"))
+    window = open_window(home)
+    gate = threading.Event()
+    update = {"user_facts": [{"relation": "lives in", "object": "Oslo"}],
+              "other_facts": [], "changed_user_facts": [], "forget": [{"object": "a boat"}],
+              "new_tasks": [], "finished_tasks": []}
+    llm.play({"text": "Oslo is lovely."}, {"hold": gate, "text": json.dumps(update)})
+    window.turns.send("I live in Oslo now.")
+    try:
+        qtbot.waitUntil(lambda: not window.turns.running, timeout=20000)
+        reply = window.chat.messages[-1]
+        assert reply.content == "Oslo is lovely." and not reply.calls  # shown, not written
+    finally:
+        gate.set()
+    qtbot.waitUntil(lambda: bool(window.chat.messages[-1].calls), timeout=20000)
+    reply = window.chat.messages[-1]
+    assert reply.memory_note.startswith("Remembered 1")
+    assert reply.content.endswith("[Nothing in the memory matched “a boat”, so nothing was "
+                                  "forgotten]")
+    turn = window.trace.turns[-1]
+    assert turn.turn_id == reply.turn_id and [c.name for c in turn.calls] == ["memory_commit"]
+    wait_turn(qtbot, window)
+    window.close()
+    again = open_window(home)  # kept with the reply
+    assert again.chat.messages[-1].memory_note == reply.memory_note
+    assert again.chat.messages[-1].content == reply.content

@@ -25,9 +25,13 @@ def process_message(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]
     the packet's progress channel."""
     turn = Turn(backend.need_store(), backend.history(), backend.session, backend.config,
                 backend.limiter, progress=backend.progress,
-                can_ask_person=backend.can_ask_person)
+                can_ask_person=backend.can_ask_person,
+                answer_first=backend.write_memory_after_answer)
     try:
-        return turn.run(body.get("user_input"), body.get("replaces_turn"))
+        answer = turn.run(body.get("user_input"), body.get("replaces_turn"))
+        backend.follow_up = turn.follow_up  # run by the host once the answer is out
+        backend.writing_memory = turn.follow_up is not None  # reads need not wait for it
+        return answer
     except TurnRefused as refusal:
         raise Refusal(refusal.template, refusal.code, refusal.data,
                       **refusal.params) from None
