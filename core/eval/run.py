@@ -245,7 +245,9 @@ def _answers(turns: list[dict[str, Any]]) -> dict[str, Any]:
     good = [t for t in asked
             if all(w.lower() in t["reply"].lower() for w in t["answer_words"])]
     return {"right": len(good), "asked": len(asked),
-            "missed": [t["text"] for t in asked if t not in good]}
+            "missed": [t["text"] for t in asked if t not in good],
+            "replies": {t["text"]: " ".join(t["reply"].split())[:120] for t in asked
+                        if t not in good}}
 
 
 def describe(report: dict[str, Any]) -> str:
@@ -263,6 +265,7 @@ def describe(report: dict[str, Any]) -> str:
         f"{memory['active_facts']} active facts in all",
         "  missing: " + (", ".join(k for k, v in memory["facts"].items() if not v) or "none"),
         "  not said: " + ("; ".join(memory["unsaid_facts"]) or "none"),
+        "  wrong: " + ("; ".join(memory["wrong_facts"]) or "none"),
         "  replaced: " + ", ".join(f"{k} {'yes' if v else 'NO'}"
                                    for k, v in memory["replaced"].items()),
         "  forgotten: " + ", ".join(f"{k} {'yes' if v else 'NO'}"
@@ -271,6 +274,7 @@ def describe(report: dict[str, Any]) -> str:
                                 for k, v in memory["tasks"].items()),
         f"Answers: {answers['right']}/{answers['asked']} contain the expected words"
         + (f" (missed: {'; '.join(answers['missed'])})" if answers["missed"] else ""),
+        *(f"  {asked} → {reply}" for asked, reply in answers.get("replies", {}).items()),
         f"Cost: {cost['requests']} requests, {cost['round_trips']} round trips (most in one "
         f"turn: {cost['max_round_trips']}, target <= {TARGETS['round_trips']}), "
         f"{cost['prompt_tokens']:,} prompt tokens ({cost['tokens_counted_with']})",

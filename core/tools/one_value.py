@@ -20,7 +20,8 @@ from core.store.text import normalize_name
 # any other ("moved to Rome" replaces "lives in Paris").
 FAMILIES: dict[str, tuple[str, ...]] = {
     "home": ("lives in", "lives at", "live in", "living in", "lives", "resides in",
-             "moved to", "home", "home city", "city", "current city", "location",
+             "moved to", "moved", "moved into", "relocated to", "home", "home city",
+             "city", "current city", "location",
              "based in", "住在", "住", "居住在", "居住", "家在", "现居", "现住", "搬到",
              "搬去", "所在城市", "城市"),
     "job": ("job", "works as", "work as", "occupation", "profession", "job title",

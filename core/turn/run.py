@@ -217,10 +217,15 @@ class Turn:
         or takes away, applied through the same tools, limits and checks as a model's
         calls, and shown in the trace as those calls."""
         profile = person_profile(self.store)[:40]
-        facts = profile + related_facts(self.store, text, profile)
+        related = related_facts(self.store, text, [])
+        facts = profile + [f for f in related if f not in profile]
         tasks = active_tasks(self.store, 20)
         try:
-            answer = self.session.complete_json(extract.request_messages(text, facts, tasks),
+            # The step sees only the facts the message is about: shown the whole profile,
+            # the 1.5B model copied it back and missed what the message said ("我最近在学
+            # 日语" gave name, home and allergy again, and no Japanese). Changes need no
+            # old value (the app replaces, see core.tools.one_value); a forget names it.
+            answer = self.session.complete_json(extract.request_messages(text, related, tasks),
                                                 extract.response_format(),
                                                 offer.timeouts(self.config)[0])
         except TurnCancelled:
