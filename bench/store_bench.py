@@ -256,12 +256,14 @@ def measure_meaning(executor: ToolExecutor, rng: random.Random, n_queries: int,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--million", action="store_true", help="also build 1,000,000 edges")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000],
+                        help="edges to build, in steps (CI runs a small one)")
     parser.add_argument("--queries", type=int, default=1000, help="recalls per size")
     parser.add_argument("--no-meaning", action="store_true", help="words only")
     parser.add_argument("--embed-all", action="store_true",
                         help="embed every fact instead of a sample")
     args = parser.parse_args()
-    sizes = [10_000, 100_000] + ([1_000_000] if args.million else [])
+    sizes = list(args.sizes) + ([1_000_000] if args.million else [])
     rng = random.Random(42)
     print(f"{'edges':>9} {'build s':>8} {'recall p50':>11} {'recall p99':>11} "
           f"{'commits/s':>10} {'bytes/edge':>11} {'recall chars':>13}")

@@ -112,3 +112,31 @@ def test_a_models_forget_in_other_words_forgets_what_it_means(headless, llm):
     assert "forgot what it means instead" in call["result"] and "绿茶" in call["result"]
     assert "-喜欢-> 绿茶" not in facts(client, "绿茶")
     assert "杭州" in facts(client, "杭州")
+
+
+def test_a_forget_asked_in_so_many_words_takes_when_the_step_names_nothing(small_local,
+                                                                             llm):
+    """The 1.5B model left "forget" empty and wrote the fact back as a new one."""
+    _server, client = small_local
+    llm.play({"text": "Noted."}, update(user_facts=[{"relation": "allergy",
+                                                     "object": "peanuts"}]))
+    client.process_message("I'm allergic to peanuts.")
+    llm.play({"text": "Done."}, update(user_facts=[{"relation": "allergy",
+                                                    "object": "peanuts"}]))
+    answer = client.process_message("Please forget that I'm allergic to peanuts, that was "
+                                    "a mistake.")
+    assert [c["name"] for c in answer["tool_calls"]] == ["memory_purge"]
+    assert "-allergy-> peanuts" not in facts(client, "peanuts allergy")
+
+
+@pytest.mark.parametrize(("said", "asked"), [
+    ("Please forget that I'm allergic to peanuts, that was a mistake.",
+     ["I'm allergic to peanuts"]),
+    ("Forget about my boat, please.", ["my boat"]),
+    ("忘掉我喜欢绿茶。", ["喜欢绿茶"]),
+    ("Don't forget to buy milk.", []),
+    ("别忘了买牛奶。", []),
+    ("I forgot my keys.", []),
+])
+def test_what_the_person_asks_to_forget_is_read_from_their_words(said, asked):
+    assert forgetting.asked_to_forget(said) == asked

@@ -105,13 +105,19 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
 
     planned: list[tuple[str, dict[str, Any]]] = []
     forgotten, unmatched, matched = set(), [], []
-    for fact in items("forget", "object"):
-        found = forgetting.matching(fact["object"], known, similar)
-        if not found:
-            unmatched.append(fact["object"])
-        forgotten |= {fact["object"].casefold()} | {
-            str(f["target_name"]).casefold() for f in found}
+    # what the step names, and what the message asks in so many words (the 1.5B model
+    # often leaves "forget" empty, or copies the fact back as a new one)
+    asked = [f["object"] for f in items("forget", "object")]
+    asked += [w for w in forgetting.asked_to_forget(message)
+              if w.casefold() not in {a.casefold() for a in asked}]
+    for words in asked:
+        found = forgetting.matching(words, known, similar)
+        if not found and words in {f["object"] for f in items("forget", "object")}:
+            unmatched.append(words)
+        forgotten |= {words.casefold()} | {str(f["target_name"]).casefold() for f in found}
         matched += found
+    if asked and not matched and not unmatched:
+        unmatched = asked[:1]
     planned += forgetting.purges(matched)
     person = {str(k.get("target_name", "")).casefold() for k in known
               if str(k.get("source_name", "")).casefold() in grounding.PERSON}

@@ -11,6 +11,7 @@ what matches nothing is told to the person, not passed over.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +28,28 @@ Similar = Callable[[str, list[int]], list[tuple[int, float]]]
 CLOSE = 0.82
 BAND = 0.03  # facts this close to the best one are meant as well (the same thing twice)
 CLEARLY = 0.04  # …and they must stand this far above every fact left out
+
+
+_ASKED = [re.compile(p, re.IGNORECASE) for p in (
+    r"(?<!don't )(?<!do not )(?<!never )\b(?:forget|stop remembering|erase|delete|remove)"
+    r"\s+(?:that\s+|about\s+|the fact that\s+|what i said about\s+)?(?P<what>[^.!?;]+)",
+    r"(?<![别不])(?:忘掉|忘记|忘了|删掉|删除|别再记|不要再记|不要记)(?:我|掉)?(?P<what>[^。！？；]+)",
+)]
+
+
+def asked_to_forget(message: str) -> list[str]:
+    """What the person asks in so many words to forget ("Please forget that I'm allergic
+    to peanuts", "忘掉我喜欢绿茶"); not "don't forget to …" (a reminder)."""
+    found = []
+    for pattern in _ASKED:
+        for match in pattern.finditer(message):
+            what = match.group("what").strip(" ,，、")
+            what = re.split(r",\s*(?:that was|it was|it's|because)|，(?:那|因为)", what)[0]
+            what = re.sub(r"[,，]?\s*(?:please|thanks|thank you)\s*$|(?:这件事|这个|的事)$",
+                          "", what, flags=re.IGNORECASE).strip()
+            if what and not what.casefold().startswith(("to ", "it")):
+                found.append(what)
+    return found
 
 
 def _by_words(words: str, known: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,0 +1,43 @@
+"""Every benchmark runs in a quick mode, so none of them rots: each is started as a
+person would start it, with small sizes, and must finish and print its figures. The
+figures themselves are measured by running the benches in full (see the README)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICK = {
+    "backend_bench.py": ["--packets", "40", "--turns", "3", "--cancels", "2"],
+    "graph_bench.py": ["--nodes", "300", "--edges", "900", "--inbox", "30"],
+    "gui_bench.py": ["--starts", "1", "--nodes", "300"],
+    "import_bench.py": ["--nodes", "500", "--edges", "500"],
+    "import_reads_bench.py": ["--nodes", "1000", "--every", "0.02"],
+    "mcp_bench.py": ["--facts", "50", "--calls", "5", "--changes", "3"],
+    "recall_quality.py": ["--distractors", "60"],
+    "store_bench.py": ["--sizes", "300", "--queries", "20", "--no-meaning"],
+    "conversation_eval.py": [],  # the scripted model
+}
+# Not run here: qt_probe.py is the window benches' shared helper, and
+# repetition_probe.py measures a real local model's server.
+NOT_BENCHES = {"qt_probe.py", "repetition_probe.py"}
+
+
+def test_every_bench_has_a_quick_mode():
+    benches = {p.name for p in (ROOT / "bench").glob("*.py")} - NOT_BENCHES
+    assert benches == set(QUICK)
+
+
+@pytest.mark.parametrize("bench", sorted(QUICK))
+def test_the_bench_runs_and_prints_its_figures(bench, tmp_path):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "TRULYMEM_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / bench), *QUICK[bench]],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert any(ch.isdigit() for ch in done.stdout), done.stdout[-2000:]
