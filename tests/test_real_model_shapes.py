@@ -285,6 +285,8 @@ def test_a_model_without_tools_reads_its_memory_as_short_sentences(small_local, 
     profile = prompt.split("About the user (you are talking to them):")[1]
     assert "- plays the cello" in profile and "->" not in profile
     assert "- has a sister Mei" in profile
+    people = profile.split("People in their life:")[1]
+    assert "- Mei lives in Beijing" in people
 
 
 def test_a_plan_step_said_done_in_other_words_is_completed_and_only_that_one(small_local,

@@ -69,6 +69,27 @@ def related_facts(store: GraphStore, message: str, profile: list[dict]) -> list[
             if e["id"] not in shown][:SNAPSHOT_MEMORIES]
 
 
+PEOPLE_FACTS = 12
+
+
+def their_people(store: GraphStore, profile: list[dict]) -> list[dict]:
+    """Facts about the people the person is linked to ("User -sister-> Mei": where Mei
+    lives, what she does), most mentioned first: asked "where does my sister live?", a
+    small model answered the person's own city when Mei's was not in front of it."""
+    from core.turn.whose import is_relative  # noqa: PLC0415  (whose reads the turn)
+
+    people = {e["target_id"] for e in profile
+              if e["source_name"] == PERSON_NODE and is_relative(e["relation"])}
+    if not people:
+        return []
+    marks = ", ".join("?" * len(people))
+    shown = {e["id"] for e in profile}
+    return [e for e in store.query(
+        EDGE_SELECT + f" WHERE e.source_id IN ({marks}) AND e.status = 'active' AND"
+        " e.category = 'general' ORDER BY e.mention_count DESC, e.updated_at DESC LIMIT ?",
+        (*people, PEOPLE_FACTS)) if e["id"] not in shown]
+
+
 def plain_line(edge: dict) -> str:
     """A fact as a short sentence a small model answers from: "lives in Shanghai" under
     the person's heading, "Mei lives in Beijing" for anyone else; no arrows, counts or
@@ -95,6 +116,10 @@ def memory_snapshot(store: GraphStore, message: str, plain: bool = False) -> str
         if used > PROFILE_CHARS:
             break
         lines.append(line)
+    people = their_people(store, profile) if plain else []
+    if people:
+        lines.append("People in their life:")
+        lines += [plain_line(e) for e in people]
     persona = persona_text(store)
     if not persona.endswith("(empty)"):
         lines.append(persona)
@@ -102,7 +127,7 @@ def memory_snapshot(store: GraphStore, message: str, plain: bool = False) -> str
     if tasks:  # empty sections are left out: every line is sent with every message
         lines.append("Active tasks:")
         lines += [f"  {task_line(store, t)}" for t in tasks]
-    relevant = related_facts(store, message, profile)
+    relevant = related_facts(store, message, profile + people)
     if relevant:
         lines.append("Related memories:")
         lines += [plain_line(e) if plain else f"  {fact_line(e)}" for e in relevant]
