@@ -135,10 +135,11 @@ def build(folder: Path, distractors: int, alike: bool = False) -> None:
     store = GraphStore(folder / "memory.db")
     executor = ToolExecutor(store)
     rng = random.Random(7)
-    profile_at = set(rng.sample(range(distractors // 25), len(PROFILE)))
+    calls = max(distractors // 25, len(PROFILE))  # a quick run still holds every fact
+    profile_at = set(rng.sample(range(calls), len(PROFILE)))
     facts = iter(PROFILE)
     started = time.perf_counter()
-    for call in range(distractors // 25):
+    for call in range(calls):
         make = look_alike if alike else triplet
         batch = [make(rng, call * 25 + i) for i in range(25)]
         if call in profile_at:
