@@ -72,7 +72,7 @@ def test_random_tool_calls_never_escape_or_corrupt(tmp_path):
             result = executor.execute(tool, arguments, limiter=limiter if by_model else None,
                                       turn_id="fuzz", actor="model" if by_model else "user")
             assert set(result) <= {"success", "data", "error", "code", "rejected", "over_budget",
-                                   "invalid"}
+                                   "invalid", "refused"}
             if result["success"]:
                 assert isinstance(result["data"]["result"], str)
                 outcomes["ok"] += 1
