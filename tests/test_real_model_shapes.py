@@ -360,3 +360,15 @@ def test_the_window_gets_the_answer_before_the_memory_is_written(small_local, ll
                             for d in finished)
     reply = small_local.get_history()["history"][-1]
     assert [c["name"] for c in reply["tool_calls"]] == ["memory_commit"]
+
+
+def test_a_step_said_done_is_completed_when_the_step_names_none(small_local, llm):
+    llm.play({"text": "Planned."}, update(new_tasks=[{"name": "Book the flights"},
+                                                     {"name": "Reserve a hotel"}]))
+    small_local.process_message("Help me plan Kyoto: book the flights, reserve a hotel.")
+    llm.play({"text": "Great."}, update())  # the step saw nothing done
+    small_local.process_message("I've booked the flights.")
+    llm.play({"text": "Ok."}, update())
+    small_local.process_message("I still need to reserve a hotel, remind me.")
+    tasks = small_local.execute_tool("task_query", {})["data"]["result"]
+    assert "[completed] Book the flights" in tasks and "[in_progress] Reserve a hotel" in tasks

@@ -52,6 +52,11 @@ _CHANGE_WORDS = re.compile(
     r"\b(moved|move|now|new|no longer|not any ?more|anymore|actually|instead|changed|"
     r"switched|quit|left|became|started)\b|搬|换|现在|不再|其实|改|辞职|新",
     re.IGNORECASE)
+# Words that say a step is done: "I've booked the flights", "买好了礼物", "已经订了酒店"
+_DONE_WORDS = re.compile(
+    r"\b(booked|bought|done|finished|completed|sent|paid|ordered|reserved|made|did|got|"
+    r"sorted|handled|took care of)\b|已经|好了|完成|做完|买了|订了|办好",
+    re.IGNORECASE)
 _QUESTION = re.compile(r"[?？]\s*$")
 
 
@@ -140,14 +145,28 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
     for task in items("new_tasks", "name"):
         planned.append(("task_create", {"task_id": task["name"][:80],
                                         "description": task["name"]}))
-    for task in items("finished_tasks", "name"):
-        name = _known_task(task["name"], tasks)
-        # "booked the flights": that task only; "I bought the gift" finishes "Buy a gift
-        # for Mom": a word said that sets it apart from the other open tasks is enough
-        others = [t["name"] for t in tasks if t["name"] != name]
-        if name and grounding.mentions(name, said, others):
-            planned.append(("task_set_state", {"task_id": name, "state": "completed"}))
+    planned += _finished([t["name"] for t in items("finished_tasks", "name")], tasks,
+                         message)
     return planned, unmatched
+
+
+def _finished(named: list[str], tasks: list[dict[str, Any]],
+              message: str) -> list[tuple[str, dict[str, Any]]]:
+    """The open tasks the message says are done: those the step names, or, when it names
+    none, any the message says done in so many words (the 1.5B model often left the list
+    empty for "I've booked the flights"). Only a task the person's words set apart from
+    the other open tasks is completed: "booked the flights" finishes that step only, and
+    "I bought the gift" finishes "Buy a gift for Mom"."""
+    if not named and _DONE_WORDS.search(message):
+        named = [t["name"] for t in tasks]
+    said, done, planned = grounding.said_text([message]), set(), []
+    for step in named:
+        name = _known_task(step, tasks)
+        others = [t["name"] for t in tasks if t["name"] != name]
+        if name and name not in done and grounding.mentions(name, said, others):
+            done.add(name)
+            planned.append(("task_set_state", {"task_id": name, "state": "completed"}))
+    return planned
 
 
 def _known_task(named: str, tasks: list[dict[str, Any]]) -> str | None:
