@@ -75,3 +75,13 @@ def test_a_named_relative_is_linked_by_the_app_and_a_backwards_link_turned_round
     assert whose.named_relatives("我姐姐叫李娜，她是医生。") == {"姐姐": "李娜"}
     assert whose.named_relatives("My brother is called Tom.") == {"brother": "Tom"}
     assert whose.named_relatives("My sister lives in Paris.") == {}
+
+
+def test_a_relative_named_in_several_ways_is_one_person():
+    """The 0.5B model wrote "sister Mei" beside "Mei", making two people of one."""
+    said = "My sister Mei lives in Beijing."
+    for subject in ("sister Mei", "my sister", "Mei (sister)", "Mei"):
+        facts = whose.owned([{"subject": subject, "relation": "home", "object": "Beijing"}],
+                            said)
+        assert facts == [{"subject": "User", "relation": "sister", "object": "Mei"},
+                         {"subject": "Mei", "relation": "home", "object": "Beijing"}], subject

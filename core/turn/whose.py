@@ -128,7 +128,7 @@ def owned(triplets: list[dict[str, str]], message: str) -> list[dict[str, str]]:
     (see above): by the name given them in the same facts ("sister": "Mei"), else by how
     the person calls them ("sister")."""
     named = named_relatives(message)
-    triplets = [_linked_the_right_way(t, named) for t in triplets]
+    triplets = [_linked_the_right_way(_by_name(t, named), named) for t in triplets]
     mine = [t for t in triplets if t["subject"].strip().casefold() in PERSON_WORDS]
     names: dict[str, str] = dict(named)
     for fact in mine:
@@ -145,7 +145,26 @@ def owned(triplets: list[dict[str, str]], message: str) -> list[dict[str, str]]:
         owner = owner_of(fact["object"], message).who
         return fact if owner is None else {**fact, "subject": names.get(owner, owner)}
 
-    return links + [whose_fact(fact) for fact in triplets]
+    owned_facts, seen = [], set()
+    for fact in links + [whose_fact(fact) for fact in triplets]:
+        key = tuple(str(v).casefold() for v in (fact["subject"], fact["relation"],
+                                                fact["object"]))
+        if key not in seen:  # the same fact twice, once under each name
+            seen.add(key)
+            owned_facts.append(fact)
+    return owned_facts
+
+
+def _by_name(fact: dict[str, str], named: dict[str, str]) -> dict[str, str]:
+    """"sister Mei", "my sister", "Mei (sister)" as a subject are Mei, one node: a small
+    model wrote "sister Mei" beside "Mei" and made two people of one."""
+    subject = re.sub(r"[()（）]", " ", fact["subject"]).casefold()
+    words = set(subject.removeprefix("my ").split())
+    for relative, name in named.items():
+        own = set(name.casefold().split())
+        if words == own or (relative in words and words <= {relative, "my", *own}):
+            return {**fact, "subject": name}
+    return fact
 
 
 def _linked_the_right_way(fact: dict[str, str], named: dict[str, str]) -> dict[str, str]:
