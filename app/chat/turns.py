@@ -47,7 +47,7 @@ class TurnController(QObject):
         events = host.events
         events.text.connect(lambda data: self.stream.add("text", data["delta"]))
         events.reasoning.connect(lambda data: self.stream.add("reasoning", data["delta"]))
-        events.tool_started.connect(self._tool_started)
+        events.tool_started.connect(self._live(self._tool_started))
         events.tool_finished.connect(self._live(self._flushed(trace.call_finished)))
         events.tool_rejected.connect(self._live(self._flushed(
             lambda data: trace.call_rejected(data["name"], data["reason"],
@@ -99,8 +99,6 @@ class TurnController(QObject):
             self.touched.emit(data["touched"])
 
     def _tool_started(self, data: dict[str, Any]) -> None:
-        if data.get("after_answer"):
-            return
         self.stream.flush()
         self.trace.call_started(data["name"], data.get("arguments"))
         self.state_changed.emit(tr("Using {tool}…", tool=data["name"]))

@@ -111,13 +111,14 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
     planned: list[tuple[str, dict[str, Any]]] = []
     forgotten, unmatched, matched = set(), [], []
     # what the step names, and what the message asks in so many words (the 1.5B model
-    # often leaves "forget" empty, or copies the fact back as a new one)
-    asked = [f["object"] for f in items("forget", "object")]
-    asked += [w for w in forgetting.asked_to_forget(message)
-              if w.casefold() not in {a.casefold() for a in asked}]
+    # often leaves "forget" empty, or copies the fact back as a new one); what the step
+    # named and nothing matched is told, and the person's own words when nothing at all did
+    named = [f["object"] for f in items("forget", "object")]
+    asked = named + [w for w in forgetting.asked_to_forget(message)
+                     if w.casefold() not in {n.casefold() for n in named}]
     for words in asked:
         found = forgetting.matching(words, known, similar)
-        if not found and words in {f["object"] for f in items("forget", "object")}:
+        if not found and words in named:
             unmatched.append(words)
         forgotten |= {words.casefold()} | {str(f["target_name"]).casefold() for f in found}
         matched += found

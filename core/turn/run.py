@@ -234,10 +234,8 @@ class Turn:
             log.warning("memory extraction failed: %s", scrub(str(error), sent_key(error)))
             return
         guard = LoopGuard()
-        meaning = getattr(self.store, "meaning", None)
-        planned, unmatched = extract.calls(
-            extract.parse(answer), text, facts, tasks,
-            meaning.similar_among if meaning is not None else None)
+        planned, unmatched = extract.calls(extract.parse(answer), text, facts, tasks,
+                                           self._similar())
         self.not_forgotten = unmatched
         for i, (name, arguments) in enumerate(planned):
             call = {"id": f"extract_{i}", "name": name,
@@ -325,8 +323,7 @@ class Turn:
             return outcome
         profile = person_profile(self.store)
         known = profile + related_facts(self.store, words, profile)
-        meaning = getattr(self.store, "meaning", None)
-        matched = forgetting.matching(words, known, meaning.similar_among if meaning else None)
+        matched = forgetting.matching(words, known, self._similar())
         lines, ids = [], []
         for tool, purge in forgetting.purges(matched):
             done = ToolExecutor(self.store).execute(tool, purge, turn_id=self.turn_id,
@@ -339,6 +336,11 @@ class Turn:
         result = (f"Nothing is named exactly {words!r}; forgot what it means instead:\n"
                   + "\n".join(lines))
         return {**outcome, "data": {**outcome["data"], "result": result, "edge_ids": ids}}
+
+    def _similar(self) -> forgetting.Similar | None:
+        """Facts by meaning, where recall by meaning runs (see `core.turn.forgetting`)."""
+        meaning = getattr(self.store, "meaning", None)
+        return meaning.similar_among if meaning is not None else None
 
     def _ask_person(self, outcome: dict[str, Any]) -> dict[str, Any]:
         """A call over the budget: with a window, keep it for the person to allow; either
