@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from core import i18n
 from core.i18n import N_, tr
+from core.share.identity import claimed_name
 
 LIST_LINES = 4  # the list's height in lines; it scrolls for the rest
 # core's summary ("delete 300 memories and supersede 12 memories") is also what the model
@@ -57,9 +58,6 @@ def shown_summary(summary: str) -> str:
     return shown
 
 
-# The change log's name for an app whose name claimed to be the person, the assistant or
-# TrulyMEM (see core.share.identity.client_actor)
-CLAIMED = re.compile(r"^unnamed app \(says “(.*)”\)$", re.DOTALL)
 # What happens to each memory a request lists, in the person's language
 PREVIEW_VERBS = {"deleted": N_("deleted"), "superseded": N_("superseded"),
                  "archived": N_("archived"), "removed for good": N_("removed for good"),
@@ -83,10 +81,10 @@ def asker_wants(request: dict[str, Any]) -> str:
     actor = request.get("actor") or "model"
     if not actor.startswith("mcp:"):
         return tr("The assistant wants to {action}.", action=action)
-    claimed = CLAIMED.match(actor[4:])
-    if claimed:
+    claimed = claimed_name(actor[4:])
+    if claimed is not None:
         return tr("An app that calls itself “{app}”, a name only you and TrulyMEM have, "
-                  "wants to {action}.", app=claimed.group(1), action=action)
+                  "wants to {action}.", app=claimed, action=action)
     return tr("An app that calls itself “{app}” wants to {action}.", app=actor[4:],
               action=action)
 

@@ -28,6 +28,18 @@ CLAIM_WORDS = {"you", "your", "user", "person", "assistant", "trulymem"}
 CLAIM_TEXT = ("trulymem", "你", "用户", "助手", "本人")
 
 
+CLAIM = "unnamed app (says “{name}”)"  # how an app's claimed name is kept
+_CLAIMED = re.compile("^" + re.escape(CLAIM).replace(re.escape("{name}"), "(.*)") + "$",
+                      re.DOTALL)
+
+
+def claimed_name(app: str) -> str | None:
+    """The name an app claimed that was not its to take (the actor without "mcp:"), or
+    None for a name kept as given."""
+    found = _CLAIMED.match(app)
+    return found.group(1) if found else None
+
+
 def _claims_to_be_us(name: str) -> bool:
     folded = name.casefold()
     squashed = "".join(c for c in folded if c.isalnum())
@@ -44,7 +56,7 @@ def client_actor(name: str | None) -> str:
     if not clean:
         return APPS_ACTOR + "unknown app"
     if _claims_to_be_us(clean):
-        return APPS_ACTOR + f"unnamed app (says “{clean}”)"
+        return APPS_ACTOR + CLAIM.format(name=clean)
     return APPS_ACTOR + clean
 
 
