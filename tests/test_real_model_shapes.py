@@ -372,3 +372,13 @@ def test_a_step_said_done_is_completed_when_the_step_names_none(small_local, llm
     small_local.process_message("I still need to reserve a hotel, remind me.")
     tasks = small_local.execute_tool("task_query", {})["data"]["result"]
     assert "[completed] Book the flights" in tasks and "[in_progress] Reserve a hotel" in tasks
+
+
+def test_a_step_said_done_is_completed_when_the_step_names_another(small_local, llm):
+    llm.play({"text": "Planned."}, update(new_tasks=[{"name": "Book the flights"},
+                                                     {"name": "Reserve a hotel"}]))
+    small_local.process_message("Help me plan Kyoto: book the flights, reserve a hotel.")
+    llm.play({"text": "Great."}, update(finished_tasks=[{"name": "Reserve a hotel"}]))
+    small_local.process_message("I've booked the flights.")
+    tasks = small_local.execute_tool("task_query", {})["data"]["result"]
+    assert "[completed] Book the flights" in tasks and "[in_progress] Reserve a hotel" in tasks

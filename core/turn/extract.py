@@ -153,13 +153,13 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
 
 def _finished(named: list[str], tasks: list[dict[str, Any]],
               message: str) -> list[tuple[str, dict[str, Any]]]:
-    """The open tasks the message says are done: those the step names, or, when it names
-    none, any the message says done in so many words (the 1.5B model often left the list
-    empty for "I've booked the flights"). Only a task the person's words set apart from
+    """The open tasks the message says are done: those the step names, and any the message
+    says done in so many words (the 1.5B model left the list empty, or named another step,
+    for "I've booked the flights"). Only a task the person's words set apart from
     the other open tasks is completed: "booked the flights" finishes that step only, and
     "I bought the gift" finishes "Buy a gift for Mom"."""
-    if not named and _DONE_WORDS.search(message):
-        named = [t["name"] for t in tasks]
+    if _DONE_WORDS.search(message):
+        named = [*named, *(t["name"] for t in tasks)]
     said, done, planned = grounding.said_text([message]), set(), []
     for step in named:
         name = _known_task(step, tasks)
