@@ -42,8 +42,8 @@ def test_a_fact_committed_in_one_turn_comes_back_after_a_restart(backend, llm):
     llm.play({"text": "You are Xiao Ming."})
     _, client = backend()
     assert client.process_message("What is my name?")["content"] == "You are Xiao Ming."
-    snapshot = llm.requests[-1]["messages"][-1]["content"]
-    assert "User -name is-> Xiao Ming" in snapshot.split("About the user:")[1]
+    snapshot = llm.requests[-1]["messages"][-1]["content"]  # what changed since turn 1
+    assert "User -name is-> Xiao Ming" in snapshot.split("New about the user")[1]
     history = client.get_history()["history"]
     assert [m["role"] for m in history] == ["user", "assistant", "user", "assistant"]
     assert history[1]["tool_calls"][0]["name"] == "memory_commit"

@@ -60,11 +60,11 @@ def test_the_snapshot_always_carries_the_persons_core_facts(backend, llm):
     assert client.process_message("I'm Anna, a teacher; allergic to peanuts; 我的狗叫旺财")[
         "success"]
     assert client.process_message("Do I have any food allergies?")["success"]
-    snapshot = llm.requests[-1]["messages"][-1]["content"]
-    profile = snapshot.split("About the user:")[1].split("Persona:")[0]
+    # the window's first message had the whole snapshot; this one its changes
+    seen = "\n".join(m["content"] for m in llm.requests[-1]["messages"] if m["role"] == "user")
     for fact in ("User -is allergic to-> peanuts", "User -的宠物叫-> 旺财",
                  "User -name is-> Anna", "Anna -works as-> teacher"):
-        assert fact in profile
+        assert fact in seen.split("Changes since the snapshot above:")[1]
     rules = llm.requests[-1]["messages"][0]["content"]
     assert "snapshot does not answer" in rules and "memory_recall" in rules
 

@@ -299,8 +299,15 @@ ALTER TABLE messages ADD COLUMN versions TEXT;
 ALTER TABLE messages ADD COLUMN refused_why TEXT;
 """
 
+# What the model was shown with a person's message (JSON: the memory snapshot or its
+# changes, and what it named), so later requests repeat it exactly and a server's prompt
+# cache reuses them.
+V14 = """
+ALTER TABLE messages ADD COLUMN sent TEXT;
+"""
+
 Migration = str | Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9, V10, V11, V12, V13]
+MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9, V10, V11, V12, V13, V14]
 LATEST_VERSION = len(MIGRATIONS)
 
 

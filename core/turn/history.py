@@ -15,6 +15,7 @@ JSON_FIELDS = ("tool_calls", "rejected_tools", "usage")
 LATER_FIELDS = ("versions", "refused_why")
 CONVERSATIONS_SCHEMA = 8  # the schema version that brought conversations
 DELETED_SCHEMA = 13  # ...and the one that keeps deleted exchanges, marked
+SENT_SCHEMA = 14  # ...and the one that keeps what the model was shown with a message
 ROLES = ("user", "assistant", "system")
 
 
@@ -48,10 +49,13 @@ class History:
         # what is shown: not the exchanges the person deleted (on files that mark them)
         self.shown = " AND deleted_at IS NULL" \
             if store.schema_version() >= DELETED_SCHEMA else ""
+        self.later = (*LATER_FIELDS, "sent") if store.schema_version() >= SENT_SCHEMA \
+            else LATER_FIELDS if self.shown else ()
 
     def append(self, role: str, content: str, **fields: Any) -> int:
         """Add one message; `fields` may carry tool_calls, rejected_tools, usage, partial,
-        error, turn_id, reasoning and round_trips."""
+        error, turn_id, reasoning, round_trips, versions, refused_why and `sent` (what the
+        model was shown with a person's message, see `core.turn.window`)."""
         if self.store.read_only:
             raise StoreError(self.store.read_only)
         first = role == "user" and self.store.query_one(
@@ -62,12 +66,15 @@ class History:
         conversations.touch(self.store, self.conversation_id, content if first else None)
         return message_id
 
-    def messages(self, limit: int | None = None, cap: int | None = None) -> list[dict[str, Any]]:
+    def messages(self, limit: int | None = None, cap: int | None = None,
+                 sent: bool = False) -> list[dict[str, Any]]:
         """Oldest first; with `limit`, only the newest `limit` messages. With `cap`, text
         longer than `cap` characters is cut there, with a note saying how much is left
         out, and SQLite never hands the rest over: one 50 MB reply must not slow every
-        start."""
-        text = (", ".join(LATER_FIELDS) + ", " if self.shown else "") + (
+        start. `sent`: with what the model was shown with each (the turn's own business,
+        not the window's)."""
+        later = [name for name in self.later if sent or name != "sent"]
+        text = "".join(f"{name}, " for name in later) + (
             "content, reasoning" if cap is None else (
             "substr(content, 1, :cap) AS content, length(content) AS content_length,"
             " substr(reasoning, 1, :cap) AS reasoning, length(reasoning) AS reasoning_length"))
@@ -79,7 +86,7 @@ class History:
             {"cap": cap, "limit": limit if limit is not None else -1,
              "conversation": self.conversation_id})
         for row in rows:
-            for name in (*JSON_FIELDS, *LATER_FIELDS):
+            for name in (*JSON_FIELDS, *later):
                 if name in row:
                     row[name] = json.loads(row[name]) if row[name] else None
             row["partial"] = bool(row["partial"])
@@ -200,7 +207,7 @@ class History:
              int(bool(message.get("partial"))), message.get("error"), message.get("turn_id"),
              message.get("created_at") or self.store.clock(), message.get("reasoning") or None,
              message.get("round_trips"), self.conversation_id))
-        for name in LATER_FIELDS if self.shown else ():
+        for name in self.later:
             if message.get(name):
                 self.store.conn.execute(f"UPDATE messages SET {name} = ? WHERE id = ?",
                                         (json.dumps(message[name], ensure_ascii=False),

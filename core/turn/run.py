@@ -29,20 +29,17 @@ from core.store import GraphStore, StoreError, browse
 from core.tools import REGISTRY, ToolExecutor, approvals, openai_tools
 from core.tools.limits import ToolLimiter
 from core.tools.schemas import TOOL_NAMES
-from core.turn import extract, forgetting, grounding, offer, whose
+from core.turn import extract, forgetting, grounding, offer, whose, window
 from core.turn.guards import LoopGuard
 from core.turn.history import History
-from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, TurnResult, model_words
-from core.turn.prompts import system_prompt, turn_message
-from core.turn.snapshot import active_tasks, memory_snapshot, person_profile, related_facts
+from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, TurnResult
+from core.turn.prompts import system_prompt
+from core.turn.snapshot import active_tasks, person_profile, related_facts
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str, dict[str, Any]], None]
 NO_KEY = N_("API Key not configured")
-RECENT_MESSAGES = 6  # earlier exchanges sent along for continuity; memory holds the rest
-RECENT_CHARS = 24_000  # …within this many characters in all (about 6,000 tokens)
-RECENT_MESSAGE_CHARS = 8_000  # and this many for any one of them
 VERSIONS_KEPT = 20  # earlier replies a regenerated one keeps to look back at
 # Tool failures that mean the store could not keep a write (not a wrong call)
 STORE_FAILURES = (ErrorCode.STORE.value, ErrorCode.READ_ONLY.value)
@@ -60,27 +57,6 @@ class TurnRefused(CodedError):
                  **params: Any) -> None:
         super().__init__(message, code, **params)
         self.data = data
-
-
-def recent_context(history: History) -> list[dict[str, str]]:
-    """The latest exchanges for the model, within a character budget: a 10 MB paste is
-    not sent again on every later turn (the history keeps it whole).
-
-    The window starts at a message id that moves in steps of RECENT_MESSAGES, so it
-    holds between RECENT_MESSAGES and twice that many messages and, on most turns, the
-    previous request's messages are a prefix of this one's: what a server's prompt cache
-    reuses. Over the budget, the oldest messages go first.
-    """
-    latest = history.messages(RECENT_MESSAGES * 2, cap=RECENT_MESSAGE_CHARS)
-    if not latest:
-        return []
-    start = (latest[-1]["id"] // RECENT_MESSAGES - 1) * RECENT_MESSAGES
-    chosen = [{"role": m["role"], "content": model_words(m["content"])}
-              for m in latest if m["id"] > start]
-    chosen = [m for m in chosen if m["content"]]
-    while sum(len(m["content"]) for m in chosen) > RECENT_CHARS:
-        chosen.pop(0)
-    return chosen
 
 
 class Turn:
@@ -111,26 +87,25 @@ class Turn:
         earlier: list[dict[str, Any]] = []
         if replaces_turn is not None:
             earlier = self._take_back(replaces_turn, text)
-        recent = recent_context(self.history)
+        extracting = offer.memory_writer(self.config.memory_writer, self.config.base_url,
+                                         self.config.model) == "extract"
+        context = window.build(self.history, self.store, text, plain=extracting)
         self.message = text
-        self.said = grounding.said_text(
-            [m["content"] for m in recent if m["role"] == "user"] + [text])
-        self.history.append("user", text, turn_id=self.turn_id)
+        self.said = grounding.said_text([*context.said, text])
+        self.history.append("user", text, turn_id=self.turn_id, sent=context.sent)
         if self.session is None:
             self.history.append("assistant", "", turn_id=self.turn_id, partial=True,
                                 error=no_key())
             raise TurnRefused(NO_KEY, {"turn_id": self.turn_id}, ErrorCode.NO_KEY)
         self.limiter.reset()
         options, compact = self._options(text)
-        extracting = offer.memory_writer(self.config.memory_writer, self.config.base_url,
-                                         self.config.model) == "extract"
         if extracting:
             options.tools = []  # the extraction step writes the memory after the answer
         # The instructions and the tools come first and never change, then the earlier
-        # messages, then what changes every turn: a server's prompt cache reuses the rest.
+        # messages as they were sent, then the new one: a server's prompt cache reuses
+        # everything before it (see core.turn.window).
         messages = [{"role": "system", "content": system_prompt(compact, not extracting)},
-                    *recent, {"role": "user", "content": turn_message(
-                        memory_snapshot(self.store, text, plain=extracting), text)}]
+                    *context.earlier, {"role": "user", "content": context.content}]
         result = self._play(messages, options)
         later = extracting and result.code is None and extract.worth_asking(text)
         if later and not self.answer_first:

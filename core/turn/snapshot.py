@@ -8,6 +8,8 @@ their own, so what a person asks about themselves most must already be here.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from core.store import GraphStore
 from core.store.search import EDGE_SELECT, search_edges
 from core.store.text import normalize_name
@@ -100,38 +102,114 @@ def plain_line(edge: dict) -> str:
     return f"- {about}{edge['relation']} {target}"
 
 
-def memory_snapshot(store: GraphStore, message: str, plain: bool = False) -> str:
-    """Profile, persona, active tasks and the memories most relevant to `message`; a
-    section with nothing in it is left out. `plain`: facts as short sentences, for a
-    model that answers from the snapshot and calls no tools."""
+@dataclass(frozen=True)
+class Item:
+    """One line of a snapshot. `key` names what it shows (a fact `e12`, the persona, the
+    task list) and `sense` what it says, without counts or dates: a later snapshot in the
+    same conversation shows the line again only when the sense changed."""
+
+    section: str  # profile, people, persona, tasks or related
+    key: str
+    line: str
+    sense: str
+
+
+def _fact(section: str, edge: dict, plain: bool) -> Item:
+    return Item(section, f"e{edge['id']}", plain_line(edge) if plain else f"  {fact_line(edge)}",
+                f"{edge['source_name']}|{edge['relation']}|{edge['target_name']}")
+
+
+def snapshot_items(store: GraphStore, message: str, plain: bool = False) -> list[Item]:
+    """Profile, people, persona, active tasks and the memories most relevant to
+    `message`, as lines. `plain`: facts as short sentences, for a model that answers from
+    the snapshot and calls no tools."""
     profile = person_profile(store)
     if plain:
         profile = sorted(profile, key=lambda e: e["source_name"] != PERSON_NODE)
-    heading = "About the user (you are talking to them):" if plain else "About the user:"
-    lines = [heading + (" nothing yet" if not profile else "")]
-    used = 0
+    items, used = [], 0
     for edge in profile:
-        line = plain_line(edge) if plain else f"  {fact_line(edge)}"
-        used += len(line)
+        item = _fact("profile", edge, plain)
+        used += len(item.line)
         if used > PROFILE_CHARS:
             break
-        lines.append(line)
+        items.append(item)
     people = their_people(store, profile) if plain else []
-    if people:
-        lines.append("People in their life:")
-        lines += [plain_line(e) for e in people]
+    items += [_fact("people", e, plain) for e in people]
     persona = persona_text(store)
     if not persona.endswith("(empty)"):
-        lines.append(persona)
-    tasks = active_tasks(store)
-    if tasks:  # empty sections are left out: every line is sent with every message
-        lines.append("Active tasks:")
-        lines += [f"  {task_line(store, t)}" for t in tasks]
-    relevant = related_facts(store, message, profile + people)
-    if relevant:
-        lines.append("Related memories:")
-        lines += [plain_line(e) if plain else f"  {fact_line(e)}" for e in relevant]
+        items.append(Item("persona", "persona", persona, persona))
+    tasks = "\n".join(f"  {task_line(store, t)}" for t in active_tasks(store))
+    items.append(Item("tasks", "tasks", tasks, tasks))
+    items += [_fact("related", e, plain)
+              for e in related_facts(store, message, profile + people)]
+    return items
+
+
+HEADINGS = {"people": "People in their life:", "tasks": "Active tasks:",
+            "related": "Related memories:"}
+
+
+def _profile_heading(plain: bool) -> str:
+    return "About the user (you are talking to them):" if plain else "About the user:"
+
+
+def render_full(items: list[Item], plain: bool = False) -> str:
+    """Every section, in order; an empty one is left out (every line is sent with the
+    message), except the profile, which says "nothing yet"."""
+    profile = [i.line for i in items if i.section == "profile"]
+    lines = [_profile_heading(plain) + (" nothing yet" if not profile else ""), *profile]
+    for section in ("people", "persona", "tasks", "related"):
+        shown = [i.line for i in items if i.section == section and i.line]
+        if shown and section in HEADINGS:
+            lines.append(HEADINGS[section])
+        lines += shown
     return quoted("\n".join(lines))
+
+
+def render_changes(items: list[Item], shown: dict[str, str], lines_shown: dict[str, str],
+                   active: set[str], plain: bool = False) -> str:
+    """What changed since the snapshot earlier in this conversation (`shown`: key →
+    sense; `lines_shown`: key → line, as sent): new lines, the facts no longer true
+    (`active`: the shown fact keys still active), a task list that changed, related
+    memories not shown yet. The earlier messages stay exactly as they were sent, so a
+    server's prompt cache reuses them, and only this is new."""
+    new = [i for i in items if shown.get(i.key) != i.sense]
+    current = {i.key: i.sense for i in items}
+    gone = [lines_shown[k] for k in shown if k.startswith("e") and (
+        k not in active or (k in current and current[k] != shown[k]))]
+    lines = []
+    facts = [i.line for i in new if i.section in ("profile", "people")]
+    if facts:
+        lines += ["New about the user and their people:", *facts]
+    if gone:
+        lines += ["No longer true (replaced or forgotten):", *gone]
+    for item in new:
+        if item.section == "persona":
+            lines.append(item.line)
+        elif item.section == "tasks":
+            lines += ["Active tasks now:", item.line] if item.line else ["Active tasks now: none"]
+    related = [i.line for i in new if i.section == "related"]
+    if related:
+        lines += ["Related memories:", *related]
+    return quoted("\n".join(["Changes since the snapshot above:", *lines] if lines else
+                            ["No changes since the snapshot above."]))
+
+
+def memory_snapshot(store: GraphStore, message: str, plain: bool = False) -> str:
+    """The whole snapshot for `message` (see `snapshot_items`)."""
+    return render_full(snapshot_items(store, message, plain), plain)
+
+
+def active_fact_keys(store: GraphStore, keys: list[str]) -> set[str]:
+    """Which of the fact keys (`e12`) still name an active fact."""
+    ids = [int(k[1:]) for k in keys if k.startswith("e") and k[1:].isdigit()]
+    found: set[str] = set()
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        found |= {f"e{r['id']}" for r in store.query(
+            f"SELECT id FROM edges WHERE id IN ({', '.join('?' * len(chunk))}) AND status ="
+            " 'active'", tuple(chunk))}
+    return found
 
 
 def quoted(text: str) -> str:

@@ -1,0 +1,127 @@
+"""What the model is shown of the conversation, built so that each request repeats the
+previous one from its start and a server's prompt cache only has to read what is new.
+
+A window starts with the last few messages and a new message that carries the whole
+memory snapshot. Every later message in the window carries only what changed in the
+memory since (`core.turn.snapshot.render_changes`), and the earlier messages are sent
+again exactly as they were sent the first time: each user message keeps, in the
+history's `sent` field, the snapshot text it went out with. The window grows by up to
+WINDOW_STEP messages, then a new one starts. On a 2-core machine a 1.5B model reads
+about 40 prompt tokens a second, so what is not reused is what the person waits for.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.store import GraphStore
+from core.turn.history import History
+from core.turn.prompts import turn_message
+from core.turn.snapshot import active_fact_keys, render_changes, render_full, snapshot_items
+from core.turn.turn_result import model_words
+
+WINDOW_KEEP = 4  # earlier messages a new window starts with, for continuity
+WINDOW_STEP = 12  # messages a window grows by before a new one starts
+RECENT_CHARS = 24_000  # the earlier messages' characters in all (about 6,000 tokens)
+RECENT_MESSAGE_CHARS = 8_000  # and any one of them (the history keeps it whole)
+
+
+@dataclass
+class Context:
+    """The request's messages before the new one, the person's own words among them
+    (a stored fact must be made of those), the new message as sent, and what to keep
+    with it."""
+
+    earlier: list[dict[str, str]]
+    said: list[str]
+    content: str
+    sent: dict[str, Any] = field(default_factory=dict)
+
+
+def _words(row: dict[str, Any]) -> str:
+    return row["content"] if row["role"] == "user" else model_words(row["content"])
+
+
+def _as_sent(row: dict[str, Any], base: int, plain: bool) -> str:
+    """A message as it went out, when it belongs to this window; else its words."""
+    sent = row.get("sent") or {}
+    if row["role"] != "user" or _base(row) != base or sent.get("plain") != plain:
+        return _words(row)
+    return turn_message(sent["snapshot"], row["content"], sent["today"])
+
+
+def _base(row: dict[str, Any]) -> int | None:
+    """The id of the message that carries its window's whole snapshot."""
+    sent = row.get("sent")
+    return (sent.get("base") or row["id"]) if isinstance(sent, dict) and sent.get(
+        "snapshot") is not None else None
+
+
+def _continued(rows: list[dict[str, Any]],
+               plain: bool) -> tuple[list[dict[str, Any]], int] | None:
+    """The current window's messages and its base, when the new message can join it."""
+    last = next((r for r in reversed(rows) if r["role"] == "user" and _base(r)), None)
+    base = _base(last) if last is not None else None
+    if last is None or base is None or last["sent"].get("plain") != plain:
+        return None
+    first = last["sent"].get("first") or last["id"]
+    window = [r for r in rows if r["id"] >= first]
+    ids = {r["id"] for r in window}  # its first message and its base still there…
+    if first not in ids or base not in ids or sum(  # …and room left
+            r["id"] >= base for r in window) >= WINDOW_STEP:
+        return None
+    if sum(len(_as_sent(r, base, plain)) for r in window) > RECENT_CHARS:
+        return None
+    return window, base
+
+
+def build(history: History, store: GraphStore, text: str, plain: bool,
+          today: str | None = None) -> Context:
+    """The earlier messages and the new one, with the whole snapshot when a new window
+    starts and the memory's changes otherwise."""
+    today = today or time.strftime("%Y-%m-%d (%A)")
+    rows = [r for r in history.messages(WINDOW_KEEP + WINDOW_STEP + 2,
+                                        cap=RECENT_MESSAGE_CHARS, sent=True) if _words(r)]
+    items = snapshot_items(store, text, plain)
+    continued = _continued(rows, plain)
+    if continued is None:  # a new window: the last few messages as words, the whole snapshot
+        earlier = [{"role": r["role"], "content": _words(r)} for r in rows[-WINDOW_KEEP:]]
+        while sum(len(m["content"]) for m in earlier) > RECENT_CHARS:
+            earlier.pop(0)
+        kept = rows[len(rows) - len(earlier):]
+        snapshot = render_full(items, plain)
+        sent = {"base": None, "first": kept[0]["id"] if kept else None, "gone": []}
+        said = [r["content"] for r in kept if r["role"] == "user"]
+    else:
+        window, base = continued
+        earlier = [{"role": r["role"], "content": _as_sent(r, base, plain)} for r in window]
+        senses, lines = _shown(window, base)
+        active = active_fact_keys(store, list(senses))
+        snapshot = render_changes(items, senses, lines, active, plain)
+        current = {i.key: i.sense for i in items}
+        sent = {"base": base, "first": window[0]["id"],
+                "gone": [k for k in senses if k.startswith("e") and (
+                    k not in active or (k in current and current[k] != senses[k]))]}
+        items = [i for i in items if senses.get(i.key) != i.sense]
+        said = [r["content"] for r in window if r["role"] == "user"]
+    sent.update(snapshot=snapshot, today=today, plain=plain,
+                items={i.key: [i.sense, i.line] for i in items})
+    return Context(earlier, said, turn_message(snapshot, text, today), sent)
+
+
+def _shown(window: list[dict[str, Any]], base: int) -> tuple[dict[str, str], dict[str, str]]:
+    """What the window's messages put in front of the model and is still standing: key →
+    sense and key → line."""
+    senses: dict[str, str] = {}
+    lines: dict[str, str] = {}
+    for row in window:
+        if row["role"] != "user" or _base(row) != base:
+            continue
+        for key in row["sent"].get("gone") or []:
+            senses.pop(key, None)
+            lines.pop(key, None)
+        for key, (sense, line) in (row["sent"].get("items") or {}).items():
+            senses[key], lines[key] = sense, line
+    return senses, lines

@@ -1,0 +1,91 @@
+"""Each request repeats the previous one from its start, so a server's prompt cache reads
+only what is new: earlier messages go out again exactly as they were sent, and a new
+message carries only what changed in the memory since the window's whole snapshot."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import pytest
+
+from core import PacketType
+from core.turn.window import WINDOW_KEEP, WINDOW_STEP
+
+
+@pytest.fixture
+def small_local(headless):
+    """A local server with a small unnamed model: answers from the snapshot, no tools."""
+    return headless("small", model="local-model")[1]
+
+
+def chat_requests(llm) -> list[list[dict]]:
+    """The answering requests' messages (the memory-writing step's are left out)."""
+    return [r["messages"] for r in llm.requests if "response_format" not in r]
+
+
+def commit(client, *facts: tuple[str, str, str]) -> None:
+    assert client.execute_tool("memory_commit", {"triplets": [
+        {"subject": s, "relation": r, "object": o} for s, r, o in facts]})["success"]
+
+
+def test_each_request_repeats_the_previous_one_from_its_start(small_local, llm):
+    commit(small_local, ("User", "lives in", "Hangzhou"), ("User", "plays", "the cello"))
+    for i in range(5):
+        llm.play({"text": f"Answer {i}."})
+        assert small_local.process_message(f"Question {i}?")["success"]
+    requests = chat_requests(llm)
+    assert len(requests) == 5
+    for before, after in pairwise(requests):
+        assert after[:len(before)] == before
+        assert after[len(before)]["role"] == "assistant"
+    first = requests[0][-1]["content"]
+    assert "About the user (you are talking to them):" in first and "plays the cello" in first
+    later = requests[-1][-1]["content"]
+    assert "No changes since the snapshot above." in later and "cello" not in later
+
+
+def test_a_change_and_a_forget_reach_the_next_message_as_changes(small_local, llm):
+    commit(small_local, ("User", "lives in", "Hangzhou"), ("User", "allergic to", "peanuts"))
+    llm.play({"text": "Hi."}, {"text": "Shanghai, then."}, {"text": "Forgotten."})
+    small_local.process_message("Hi?")
+    commit(small_local, ("User", "lives in", "Shanghai"))  # one place at a time: replaces
+    small_local.process_message("And now?")
+    changes = chat_requests(llm)[-1][-1]["content"]
+    new, gone = changes.split("No longer true (replaced or forgotten):")
+    assert "- lives in Shanghai" in new.split("New about the user and their people:")[1]
+    assert "- lives in Hangzhou" in gone and "Shanghai" not in gone
+    assert small_local.execute_tool("memory_purge", {"criteria": {"object": "peanuts"},
+                                                      "mode": "soft"})["success"]
+    small_local.process_message("What now?")
+    changes = chat_requests(llm)[-1][-1]["content"]
+    gone = changes.split("No longer true (replaced or forgotten):")[1]
+    assert "- allergic to peanuts" in gone and "Hangzhou" not in gone  # said once only
+
+
+def test_a_window_starts_anew_after_its_step_with_the_whole_snapshot(small_local, llm):
+    commit(small_local, ("User", "plays", "the cello"))
+    turns = WINDOW_STEP // 2 + 1
+    for i in range(turns):
+        llm.play({"text": f"Answer {i}."})
+        small_local.process_message(f"Question {i}?")
+    requests = chat_requests(llm)
+    fresh = [i for i, r in enumerate(requests) if "About the user" in r[-1]["content"]]
+    assert fresh == [0, turns - 1]
+    renewed = requests[-1]
+    earlier = renewed[1:-1]
+    assert len(earlier) == WINDOW_KEEP
+    assert all("<memory_snapshot" not in m["content"] for m in earlier)  # as words
+    assert earlier[-1] == {"role": "assistant", "content": f"Answer {turns - 2}."}
+
+
+def test_deleting_the_exchange_that_carried_the_snapshot_starts_a_new_window(small_local,
+                                                                             llm):
+    commit(small_local, ("User", "plays", "the cello"))
+    llm.play({"text": "One."}, {"text": "Two."}, {"text": "Three."})
+    first = small_local.process_message("First?")["data"]["turn_id"]
+    small_local.process_message("Second?")
+    assert small_local.request(PacketType.DELETE_TURN, {"turn_id": first})["success"]
+    small_local.process_message("Third?")
+    last = chat_requests(llm)[-1]
+    assert "plays the cello" in last[-1]["content"]  # shown again, whole
+    assert "First?" not in str(last)
