@@ -61,6 +61,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         default="auto",
                         help=tr("with --eval: who writes the memory, the model's tool calls "
                                 "or a step after each answer (default: by the endpoint)"))
+    parser.add_argument("--eval-requests", metavar="FILE",
+                        help=tr("with --eval: write each request sent and the server's usage "
+                                "to FILE, one JSON object a line"))
     parser.add_argument("--tool", metavar="NAME", choices=TOOL_NAMES,
                         help=tr("run one memory tool on the store, print its result and exit"))
     parser.add_argument("--smoke-test", action="store_true",
@@ -107,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         from core.eval.run import run_eval  # noqa: PLC0415  (only when asked for)
 
         report = run_eval(args.base_url, args.model, os.environ.get("TRULYMEM_API_KEY"),
-                          writer=args.memory_writer)
+                          writer=args.memory_writer, requests_file=args.eval_requests)
         return 0 if not any(t["error"] for t in report["turns"]) else 1
     home = data_home(args.home)
     if args.cli:

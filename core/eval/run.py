@@ -51,8 +51,10 @@ TARGETS = {"overhead_core": 1500, "overhead_compact": 800, "prefix_share": 0.85,
 
 def run_eval(base_url: str | None = None, model: str | None = None,
              api_key: str | None = None, say: Callable[[str], None] = print,
-             writer: str = "auto") -> dict[str, Any]:
-    """Play, score and report; answers the figures as data."""
+             writer: str = "auto", requests_file: str | None = None) -> dict[str, Any]:
+    """Play, score and report; answers the figures as data. `requests_file`: every
+    request as it went out, with the server's usage, one JSON object a line (to see
+    what a model was shown when it answered wrong)."""
     scripted = None
     if base_url is None:
         scripted = ScriptedOpenAIServer()
@@ -79,6 +81,9 @@ def run_eval(base_url: str | None = None, model: str | None = None,
             finally:
                 store.close()
         cost = score_cost(proxy.records, turns)
+        if requests_file:
+            with open(requests_file, "w", encoding="utf-8") as out:
+                out.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in proxy.records)
     finally:
         proxy.close()
         if scripted is not None:
