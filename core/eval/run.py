@@ -50,7 +50,7 @@ TARGETS = {"overhead_core": 1500, "overhead_compact": 800, "prefix_share": 0.85,
 
 
 def run_eval(base_url: str | None = None, model: str | None = None,
-             api_key: str | None = None, say: Callable[[str], None] = print,
+             api_key: str | None = None, say: Callable[[str], None] = print, *,
              writer: str = "auto", requests_file: str | None = None) -> dict[str, Any]:
     """Play, score and report; answers the figures as data. `requests_file`: every
     request as it went out, with the server's usage, one JSON object a line (to see
