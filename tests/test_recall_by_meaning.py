@@ -21,7 +21,7 @@ import pytest
 from core.meaning import engine as engines
 from core.meaning.indexer import Meaning
 from core.protocol.packets import PacketType
-from core.store import GraphStore
+from core.store import GraphStore, search
 from core.store.search import search_edges
 from core.tools import ToolExecutor, corrections
 
@@ -87,6 +87,29 @@ def test_a_chinese_question_finds_an_english_fact_and_back(store, executor, mean
                            ("what is my hometown", "User 老家在 重庆")):
         assert fact not in fact_ids(store, question, None)  # no word in common
         assert fact_ids(store, question, indexer)[0] == fact
+
+
+def test_a_bare_topic_finds_the_persons_own_fact_among_look_alikes(store, executor,
+                                                                   meaning):
+    jobs = ["a nurse", "a teacher", "an engineer", "a lawyer", "a pilot", "a chef"]
+    towns = ["重庆", "成都", "西安", "长沙", "武汉"]
+    for start in range(0, 400, 40):  # others' jobs and home towns, the person's among them
+        commit(executor, *[(f"Kira {n}", "works as", jobs[n % len(jobs)])
+                           for n in range(start, start + 20)],
+               *[(f"小明{n}", "老家在", towns[n % len(towns)])
+                 for n in range(start, start + 20)])
+    commit(executor, ("User", "works as", "a nurse"), ("User", "老家在", "重庆"))
+    indexer = meaning()
+    assert indexer.wait_idle(WAIT)
+    # No word in common, nobody named: in a companion's memory, the person's own
+    for question, fact in (("occupation", "User works as a nurse"),
+                           ("home town", "User 老家在 重庆")):
+        assert fact not in fact_ids(store, question, None)
+        assert fact in fact_ids(store, question, indexer)
+    # Naming someone the memory knows asks about them, not the person
+    assert search.names_someone(store, "Kira 7's occupation")
+    assert not search.names_someone(store, "occupation")
+    assert "User works as a nurse" not in fact_ids(store, "Kira 7's occupation", indexer)
 
 
 def test_hostile_questions_get_an_answer(store, executor, meaning):

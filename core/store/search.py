@@ -40,7 +40,8 @@ MEANING_MARGIN = 0.04
 # A question about the person ("what is my profession", "user job", "我的职业") is asked
 # of the person's own facts too, so that 30 facts about them are not buried under 20,000
 # about other people with the same topics (others' jobs, pets, cities): their nearest few
-# are fused in with this weight.
+# are fused in with this weight. So is a question that names nobody ("automobile",
+# "家乡"): in a companion's memory, a bare topic is most often the person's own.
 ABOUT_PERSON = re.compile(r"\b(i|me|my|mine|myself|user|user's)\b|我", re.IGNORECASE)
 PERSON_WEIGHT = 1.0
 PERSON_FACTS = 500  # the person's facts compared, the newest first
@@ -144,10 +145,31 @@ def edge_candidates(store: GraphStore, text: str, pool: int) -> dict[int, float]
         if similarity < closest - MEANING_MARGIN:
             break
         relevance[rowid] += 1 / (RRF_K + rank + 1)
-    if ABOUT_PERSON.search(text):
+    if ABOUT_PERSON.search(text) or not names_someone(store, text):
         for rank, (rowid, _) in enumerate(_person_nearest(store, meaning, text)):
             relevance[rowid] += PERSON_WEIGHT / (RRF_K + rank + 1)
     return relevance
+
+
+def names_someone(store: GraphStore, text: str) -> bool:
+    """Whether `text` names someone or something the memory holds facts about, other
+    than the person ("Kira's job", "小明的生日"): a whole name of a fact's subject."""
+    folded = normalize_name(text)
+    for node in search_nodes(store, text, limit=10):
+        name = node["norm_name"]
+        if name != "user" and len(name) > 1 and _contains(folded, name) and store.query_one(
+                "SELECT 1 AS yes FROM edges WHERE source_id = ? AND status = 'active'"
+                " LIMIT 1", (node["id"],)):
+            return True
+    return False
+
+
+def _contains(text: str, name: str) -> bool:
+    """`name` in `text` as whole words ("Ann" is not in "annual"); a CJK name anywhere,
+    since CJK writes no spaces."""
+    if not name.isascii():
+        return name in text
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
 
 
 def _person_nearest(store: GraphStore, meaning: Any, text: str) -> list[tuple[int, float]]:
