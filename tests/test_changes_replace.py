@@ -38,6 +38,14 @@ def test_a_new_value_replaces_the_old_one(store, run, clock, first, then, left):
     assert store.row("edges", old["superseded_by"])["status"] == "active"
 
 
+def test_the_same_value_said_again_in_other_words_is_one_fact(store, run, clock):
+    commit(run, ("User", "home", "Shanghai"), ("User", "job", "nurse"))
+    clock.advance(60)
+    data = commit(run, ("User", "moved", "Shanghai"), ("User", "works as", "nurse"))
+    assert data["replaced"] == 2, data
+    assert active(store) == [("moved", "Shanghai"), ("works as", "nurse")]
+
+
 def test_relations_that_hold_many_values_keep_both(store, run):
     commit(run, ("User", "likes", "tea"), ("User", "likes", "coffee"),
            ("User", "plays", "piano"), ("User", "plays", "chess"),

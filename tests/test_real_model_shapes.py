@@ -382,3 +382,24 @@ def test_a_step_said_done_is_completed_when_the_step_names_another(small_local, 
     small_local.process_message("I've booked the flights.")
     tasks = small_local.execute_tool("task_query", {})["data"]["result"]
     assert "[completed] Book the flights" in tasks and "[in_progress] Reserve a hotel" in tasks
+
+
+@pytest.mark.parametrize(("fact", "kept"), [
+    (("User", "knows", "Kyoto"), False),  # a relation nobody said
+    (("User", "flights", "flights"), False),  # a word linked to itself
+    (("User", "home", "Kyoto"), True),  # a common relation, said or not
+    (("User", "travels to", "Kyoto"), True),  # the person's own word
+    (("User", "学习", "日语"), True),
+    (("User", "去", "京都"), True),
+    (("User", "is", "vegetarian"), True),
+])
+def test_a_small_models_relation_is_a_common_one_or_the_persons_word(fact, kept):
+    said = grounding.said_text(["Help me plan: I travel to Kyoto soon, 我要去京都，也在学日语。"
+                                " I'm vegetarian."])
+    subject, relation, obj = fact
+    arguments = json.dumps({"triplets": [{"subject": subject, "relation": relation,
+                                          "object": obj}]})
+    checked, why = grounding.check_call("memory_commit", arguments, said, said)
+    assert (checked == arguments) is kept, why
+    strong, _ = grounding.check_call("memory_commit", arguments, said, said, strict=False)
+    assert (strong != "") is (fact[1] != fact[2])  # a cloud model's relation is its own

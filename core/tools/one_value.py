@@ -76,7 +76,7 @@ def replaced_before(store: GraphStore, source_id: int, norm_relation: str) -> bo
 
 def older_values(store: GraphStore, edge: Row, target_name: str) -> list[Row]:
     """The active facts a new fact `edge` replaces: the same subject's values in the
-    same one-value slot, other than the new one."""
+    same one-value slot, other than the new fact itself."""
     slot = family(edge["relation"], target_name)
     if slot is not None:
         relations = _relations_of(slot)
@@ -87,11 +87,14 @@ def older_values(store: GraphStore, edge: Row, target_name: str) -> list[Row]:
     if slot == "diet":  # "is vegetarian" said a diet too
         relations += sorted(_SAYS_A_DIET)
     marks = ", ".join("?" * len(relations))
+    # The same value under another relation of the slot goes too: "moved Shanghai" beside
+    # "home Shanghai" is one fact said twice.
     candidates = store.query(
         "SELECT e.*, t.name AS target_name FROM edges e JOIN nodes t ON t.id = e.target_id"
         f" WHERE e.source_id = ? AND e.status = 'active' AND e.category = 'general' AND"
-        f" e.id != ? AND e.target_id != ? AND e.norm_relation IN ({marks})",
-        (edge["source_id"], edge["id"], edge["target_id"], *relations))
+        f" e.id != ? AND (e.target_id != ? OR e.norm_relation != ?) AND"
+        f" e.norm_relation IN ({marks})",
+        (edge["source_id"], edge["id"], edge["target_id"], edge["norm_relation"], *relations))
     if slot is None:
         return candidates
     # "is a" holds many values: only what says a diet is replaced by a new diet

@@ -19,9 +19,9 @@ import re
 from importlib.resources import files
 from typing import Any
 
-from core.store.text import has_cjk
 from core.tools.base import fact_line
 from core.turn import forgetting, grounding, whose
+from core.turn.language import language_of
 
 
 def _object(**fields: dict[str, Any]) -> dict[str, Any]:
@@ -67,16 +67,22 @@ def worth_asking(message: str) -> bool:
 
 def request_messages(message: str, facts: list[dict[str, Any]],
                      tasks: list[dict[str, Any]]) -> list[dict[str, str]]:
-    known = "\n".join(f"- {fact_line(f)}" for f in facts) or "- (none)"
+    # Shown the facts it knows, the 1.5B model copied them back and left out what the
+    # message said ("我最近在学日语" gave name, home and job, no Japanese); without them it
+    # wrote 学习 日语. They are needed only to name what changed or is to be forgotten.
+    wanted = _CHANGE_WORDS.search(message) or forgetting.asked_to_forget(message)
+    known = ("\n".join(f"- {fact_line(f)}" for f in facts) or "- (none)") if wanted else ""
     instructions = files("core.turn.prompts").joinpath("extract.md").read_text("utf-8")
     open_tasks = "\n".join(f"- {t['name']}" for t in tasks) or "- (none)"
     # The 1.5B model wrote "Japanese" for "我最近在学日语", which no check can tie to the
     # person's words (an embedding scores 杭州 closer to 深圳 than Shenzhen is): it is
     # told the language.
-    language = ("\nThe user writes Chinese: write relations and objects in Chinese, in "
-                "their words." if has_cjk(message) else "")
+    written_in = language_of(message)
+    language = (f"\nThe user writes {written_in}: write relations and objects in "
+                f"{written_in}, in their words." if written_in not in (None, "English") else "")
     return [{"role": "system", "content": instructions.strip()},
-            {"role": "user", "content": f"Known facts:\n{known}\nKnown tasks:\n{open_tasks}"
+            {"role": "user", "content": (f"Known facts:\n{known}\n" if known else "")
+                                        + f"Known tasks:\n{open_tasks}"
                                         f"\n\nThe user's newest message:\n{message}"
                                         f"{language}"}]
 

@@ -93,14 +93,52 @@ def said_text(messages: list[str]) -> str:
 
 
 def _self_link(triplet: Any) -> str | None:
-    """Why a fact that links a name to itself is no fact, or None."""
+    """Why a fact that links a name to itself ("周悦 -叫周悦-> 周悦", "User -flights->
+    flights") is no fact, or None."""
     if not isinstance(triplet, dict):
         return None
-    subject, obj = triplet.get("subject"), triplet.get("object")
-    if isinstance(subject, str) and isinstance(obj, str) and subject.strip() and \
-            subject.strip().casefold() == obj.strip().casefold():
-        return f"'{subject} -{triplet.get('relation', '')}-> {obj}' links a name to itself"
+    subject, relation, obj = (str(triplet.get(k) or "").strip().casefold()
+                              for k in ("subject", "relation", "object"))
+    if obj and obj in (subject, relation):
+        return (f"'{triplet.get('subject')} -{triplet.get('relation', '')}-> "
+                f"{triplet.get('object')}' links a name to itself")
     return None
+
+
+# Relations a fact about a person is commonly put in, said or not ("home" for "I live in
+# Hangzhou"). Any other relation needs a word of the person's: the 1.5B model stored
+# "User -knows-> Kyoto" for "Help me plan a trip to Kyoto".
+COMMON_RELATIONS = set("""
+name names named called call is are am be was has have had owns own home lives live living
+lived hometown from born birthday age job jobs works work working worked occupation
+profession career employer company role pet pets cat cats dog dogs allergy allergies
+allergic likes like loves love enjoys enjoy prefers prefer favorite favourite dislikes
+dislike hates hate plays play speaks speak language languages learns learning learn studies
+studying study studied student school university college diet eats eat drinks drink hobby
+hobbies interest interests sister sisters brother brothers sibling siblings mother mom mum
+father dad parent parents wife husband partner spouse married girlfriend boyfriend son sons
+daughter daughters child children kid kids friend friends colleague colleagues boss family
+relative cousin aunt uncle grandmother grandfather grandma grandpa neighbor neighbour city
+country nationality email phone address birthplace fears afraid goal goals plan plans
+wants want needs need
+""".split())
+COMMON_CJK = ("名", "叫", "住", "家", "老家", "工作", "职业", "上班", "宠物", "养", "过敏", "喜欢",
+              "爱", "讨厌", "学", "会", "说", "年龄", "岁", "生日", "出生", "姐", "妹", "哥", "弟",
+              "妈", "爸", "父", "母", "妻", "丈夫", "老公", "老婆", "儿子", "女儿", "孩子", "朋友",
+              "同事", "是", "有", "在", "吃", "喝", "玩", "怕", "想")
+
+
+def _unsaid_relation(triplet: Any, said: str) -> str | None:
+    """Why a fact's relation is neither a common one nor the person's words, or None."""
+    relation = triplet.get("relation") if isinstance(triplet, dict) else None
+    if not isinstance(relation, str):
+        return None
+    words = _meaningful(relation)
+    if not words or any(_word_in(w, said) or w in COMMON_RELATIONS or (
+            has_cjk(w) and any(c in w for c in COMMON_CJK)) for w in words):
+        return None
+    return (f"'{triplet.get('subject')} -{relation}-> {triplet.get('object')}' is not "
+            f"stored: the user did not say {relation!r}")
 
 
 def _ungrounded(triplet: Any, said: str) -> str | None:
@@ -153,7 +191,9 @@ def check_call(name: str, arguments: str, said: str, message: str,
     if name == "memory_commit" and isinstance(args.get("triplets"), list):
         kept, reasons, guessed = [], [], 0
         for triplet in args["triplets"]:
-            nonsense, unsaid = _self_link(triplet), _ungrounded(triplet, said)
+            nonsense = _self_link(triplet) or (_unsaid_relation(triplet, said)
+                                                if strict else None)
+            unsaid = _ungrounded(triplet, said)
             if nonsense or (unsaid and strict):
                 reasons.append(nonsense or unsaid)
             elif unsaid:

@@ -196,11 +196,10 @@ class Turn:
         facts = profile + [f for f in related if f not in profile]
         tasks = active_tasks(self.store, 20)
         try:
-            # The step sees only the facts the message is about: shown the whole profile,
-            # the 1.5B model copied it back and missed what the message said ("我最近在学
-            # 日语" gave name, home and allergy again, and no Japanese). Changes need no
-            # old value (the app replaces, see core.tools.one_value); a forget names it.
-            answer = self.session.complete_json(extract.request_messages(text, related, tasks),
+            # The step sees the known facts only when the message changes or forgets
+            # one (see extract.request_messages): shown them, the 1.5B model copied them
+            # back and missed what the message said.
+            answer = self.session.complete_json(extract.request_messages(text, facts, tasks),
                                                 extract.response_format(),
                                                 offer.timeouts(self.config)[0])
         except TurnCancelled:

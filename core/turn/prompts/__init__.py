@@ -12,6 +12,8 @@ import time
 from functools import cache
 from importlib.resources import files
 
+from core.turn.language import language_of
+
 
 @cache
 def _template(name: str) -> str:
@@ -27,7 +29,10 @@ def system_prompt(compact: bool = False, tools: bool = True) -> str:
 
 
 def turn_message(snapshot: str, message: str, today: str | None = None) -> str:
-    """The newest user message as the model sees it: the snapshot, then the words."""
+    """The newest user message as the model sees it: the snapshot, then the words, with
+    their language named when it can be told (see `core.turn.language`)."""
+    language = language_of(message)
+    says = f"The user writes in {language}:" if language else "The user says:"
     return _template("context.md").strip().replace(
         "{today}", today or time.strftime("%Y-%m-%d (%A)")).replace(
-        "{snapshot}", snapshot).replace("{message}", message)
+        "{snapshot}", snapshot).replace("{says}", says).replace("{message}", message)

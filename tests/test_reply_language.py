@@ -1,0 +1,62 @@
+"""The newest message names its language, so a small model answers in it: after one
+Chinese exchange a 1.5B model answered an English question in Chinese, and named the
+language it answered in English every time."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.turn.language import language_of
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("Where does my sister live?", "English"),
+    ("我的宠物叫什么名字？", "Chinese"),
+    ("你的猫叫 Mochi", "Chinese"),  # a name in another script does not decide
+    ("My sister 美美 lives in Beijing", "English"),
+    ("私は日本語を勉強しています", "Japanese"),
+    ("안녕하세요, 저는 민준이에요", "Korean"),
+    ("Привет, как дела?", "Russian"),
+    ("Je suis allé à Paris avec ma soeur", "French"),
+    ("Ich wohne in Berlin und ich bin Lehrer", "German"),
+    ("Hola, ¿dónde está mi gato?", "Spanish"),
+    ("ok", None), ("12345", None), ("Mochi!", None), ("", None),  # cannot tell
+])
+def test_a_message_language_is_told_by_its_script_and_little_words(text, language):
+    assert language_of(text) == language
+
+
+@pytest.fixture
+def small_local(headless):
+    return headless("small", model="local-model")[1]
+
+
+def test_each_message_names_its_language_to_the_model(small_local, llm):
+    llm.play({"text": "你的猫叫 Mochi。"}, {"text": "Mei lives in Beijing."},
+             {"text": "Ok."})
+    small_local.process_message("我的宠物叫什么名字？")
+    small_local.process_message("Where does my sister live?")
+    small_local.process_message("ok?")
+    chat = [r["messages"] for r in llm.requests if "response_format" not in r]
+    assert "The user writes in Chinese:\n我的宠物叫什么名字？" in chat[0][-1]["content"]
+    assert "The user writes in English:\nWhere does my sister live?" in chat[1][-1]["content"]
+    assert "The user says:\nok?" in chat[2][-1]["content"]  # unsure: nothing named
+    assert chat[2][:len(chat[1])] == chat[1]  # the earlier ones went out as before
+
+
+def test_the_memory_step_sees_known_facts_only_to_name_a_change_or_a_forget(small_local,
+                                                                            llm):
+    assert small_local.execute_tool("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "lives in", "object": "Hangzhou"}]})["success"]
+    empty = {"text": json.dumps({"user_facts": [], "other_facts": [], "changed_user_facts": [],
+                                 "forget": [], "new_tasks": [], "finished_tasks": []})}
+    llm.play({"text": "加油！"}, empty, {"text": "Shanghai!"}, empty)
+    small_local.process_message("我最近在学日语。")
+    step = llm.requests[-1]["messages"][1]["content"]
+    assert "Known facts" not in step and "Hangzhou" not in step  # it copied them back
+    assert "The user writes Chinese: write relations and objects in Chinese" in step
+    small_local.process_message("Actually, I moved to Shanghai last month.")
+    step = llm.requests[-1]["messages"][1]["content"]
+    assert "Known facts:\n- User -lives in-> Hangzhou" in step
