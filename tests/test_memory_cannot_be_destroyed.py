@@ -314,7 +314,7 @@ def test_allow_never_removes_other_rows_that_took_the_same_ids(dispatcher, llm):
                              {"name": "memory_purge", "arguments": {
                                  "criteria": {"relation_type": "junk"}, "confirm": True}}]},
              {"text": "ok"})
-    said = "spam " + " ".join(f"a{i}" for i in range(30))  # facts are what the person said
+    said = "spam junk " + " ".join(f"a{i}" for i in range(30))  # what the person said
     answer = dispatcher.handle(Packet.make(PacketType.PROCESS_MESSAGE,
                                            {"user_input": said})).data
     undone = dispatcher.handle(Packet.make(PacketType.UNDO_TURN,
