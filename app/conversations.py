@@ -30,6 +30,7 @@ class Conversations(QObject):
         """`busy()` is true while a reply runs (switching must wait for it)."""
         super().__init__(window)
         self.window, self.host, self.busy = window, host, busy
+        self._lists_asked = 0  # only the newest list's answer is shown (see refresh)
         self.sidebar = ConversationSidebar(window)
         self.current: int | None = None
         self.listed: list[dict[str, Any]] = []  # as last listed (titles for file names)
@@ -55,11 +56,16 @@ class Conversations(QObject):
         return False
 
     def refresh(self, deleted: bool = False) -> None:
+        """Ask for the list again. Lists are read on their own lane while the worker is
+        busy, so an older answer can arrive after a newer one, naming the conversation
+        that was current before a switch: only the newest answer counts."""
+        self._lists_asked += 1
+        asked = self._lists_asked
         self.host.send(PacketType.LIST_CONVERSATIONS, {"deleted": deleted},
-                       lambda answer: self._listed(answer, deleted))
+                       lambda answer: self._listed(answer, deleted, asked))
 
-    def _listed(self, answer: dict[str, Any], deleted: bool) -> None:
-        if answer["success"]:
+    def _listed(self, answer: dict[str, Any], deleted: bool, asked: int) -> None:
+        if answer["success"] and asked == self._lists_asked:
             self.current = answer["data"]["current"]
             self.listed = answer["data"]["conversations"]
             self.sidebar.set_conversations(answer["data"]["conversations"], self.current,
