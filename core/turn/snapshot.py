@@ -166,17 +166,23 @@ def render_full(items: list[Item], plain: bool = False) -> str:
     return quoted("\n".join(lines))
 
 
+def gone_keys(items: list[Item], shown: dict[str, str], active: set[str]) -> list[str]:
+    """The shown facts (key → sense) no longer true: not active any more (`active`: the
+    shown fact keys still active), or saying something else now."""
+    current = {i.key: i.sense for i in items}
+    return [k for k in shown if k.startswith("e") and (
+        k not in active or (k in current and current[k] != shown[k]))]
+
+
 def render_changes(items: list[Item], shown: dict[str, str], lines_shown: dict[str, str],
-                   active: set[str], plain: bool = False) -> str:
+                   gone_now: list[str]) -> str:
     """What changed since the snapshot earlier in this conversation (`shown`: key →
     sense; `lines_shown`: key → line, as sent): new lines, the facts no longer true
-    (`active`: the shown fact keys still active), a task list that changed, related
-    memories not shown yet. The earlier messages stay exactly as they were sent, so a
-    server's prompt cache reuses them, and only this is new."""
+    (`gone_now`, see `gone_keys`), a task list that changed, related memories not shown
+    yet. The earlier messages stay exactly as they were sent, so a server's prompt cache
+    reuses them, and only this is new."""
     new = [i for i in items if shown.get(i.key) != i.sense]
-    current = {i.key: i.sense for i in items}
-    gone = [lines_shown[k] for k in shown if k.startswith("e") and (
-        k not in active or (k in current and current[k] != shown[k]))]
+    gone = [lines_shown[k] for k in gone_now]
     lines = []
     facts = [i.line for i in new if i.section in ("profile", "people")]
     if facts:

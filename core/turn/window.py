@@ -19,7 +19,13 @@ from typing import Any
 from core.store import GraphStore
 from core.turn.history import History
 from core.turn.prompts import turn_message
-from core.turn.snapshot import active_fact_keys, render_changes, render_full, snapshot_items
+from core.turn.snapshot import (
+    active_fact_keys,
+    gone_keys,
+    render_changes,
+    render_full,
+    snapshot_items,
+)
 from core.turn.turn_result import model_words
 
 WINDOW_KEEP = 4  # earlier messages a new window starts with, for continuity
@@ -59,9 +65,10 @@ def _base(row: dict[str, Any]) -> int | None:
         "snapshot") is not None else None
 
 
-def _continued(rows: list[dict[str, Any]],
-               plain: bool) -> tuple[list[dict[str, Any]], int] | None:
-    """The current window's messages and its base, when the new message can join it."""
+def _continued(rows: list[dict[str, Any]], plain: bool
+               ) -> tuple[list[dict[str, Any]], list[dict[str, str]], int] | None:
+    """The current window's messages, them as sent, and its base, when the new message
+    can join it."""
     last = next((r for r in reversed(rows) if r["role"] == "user" and _base(r)), None)
     base = _base(last) if last is not None else None
     if last is None or base is None or last["sent"].get("plain") != plain:
@@ -72,9 +79,10 @@ def _continued(rows: list[dict[str, Any]],
     if first not in ids or base not in ids or sum(  # …and room left
             r["id"] >= base for r in window) >= WINDOW_STEP:
         return None
-    if sum(len(_as_sent(r, base, plain)) for r in window) > RECENT_CHARS:
+    earlier = [{"role": r["role"], "content": _as_sent(r, base, plain)} for r in window]
+    if sum(len(m["content"]) for m in earlier) > RECENT_CHARS:
         return None
-    return window, base
+    return window, earlier, base
 
 
 def build(history: History, store: GraphStore, text: str, plain: bool,
@@ -95,15 +103,11 @@ def build(history: History, store: GraphStore, text: str, plain: bool,
         sent = {"base": None, "first": kept[0]["id"] if kept else None, "gone": []}
         said = [r["content"] for r in kept if r["role"] == "user"]
     else:
-        window, base = continued
-        earlier = [{"role": r["role"], "content": _as_sent(r, base, plain)} for r in window]
+        window, earlier, base = continued
         senses, lines = _shown(window, base)
-        active = active_fact_keys(store, list(senses))
-        snapshot = render_changes(items, senses, lines, active, plain)
-        current = {i.key: i.sense for i in items}
-        sent = {"base": base, "first": window[0]["id"],
-                "gone": [k for k in senses if k.startswith("e") and (
-                    k not in active or (k in current and current[k] != senses[k]))]}
+        gone = gone_keys(items, senses, active_fact_keys(store, list(senses)))
+        snapshot = render_changes(items, senses, lines, gone)
+        sent = {"base": base, "first": window[0]["id"], "gone": gone}
         items = [i for i in items if senses.get(i.key) != i.sense]
         said = [r["content"] for r in window if r["role"] == "user"]
     sent.update(snapshot=snapshot, today=today, plain=plain,
