@@ -28,11 +28,16 @@ class NotAnObject(NotJSON):
     """The text starts with something other than an object."""
 
 
+class NotAnArray(NotJSON):
+    """The text starts with something other than an array."""
+
+
 class _Buffer:
     """Text read so far and not yet consumed, refilled in chunks."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, max_value_chars: int = MAX_VALUE_CHARS) -> None:
         self.stream = stream
+        self.max_value_chars = max_value_chars
         self.text = ""
         self.pos = 0
         self.consumed = 0  # characters dropped before `text`, for positions in messages
@@ -69,7 +74,7 @@ class _Buffer:
             try:
                 value, end = _DECODER.raw_decode(self.text, self.pos)
             except json.JSONDecodeError as error:
-                if len(self.text) - self.pos > MAX_VALUE_CHARS or not self.more():
+                if len(self.text) - self.pos > self.max_value_chars or not self.more():
                     self.fail(error.msg)
                 continue
             except RecursionError:
@@ -111,6 +116,20 @@ def members(stream: TextIO) -> Iterator[tuple[str, str, Any]]:
             buffer.take(",")
     if buffer.peek():
         buffer.fail("unexpected text after the object")
+
+
+def elements(stream: TextIO, max_value_chars: int = MAX_VALUE_CHARS) -> Iterator[Any]:
+    """The elements of a top-level array, one at a time: an export of chats is one array
+    whose elements can each be large (`max_value_chars` bounds one). Raises NotAnArray
+    when the text is not an array, NotJSON at the first broken character."""
+    buffer = _Buffer(stream, max_value_chars)
+    if buffer.peek() != "[":
+        raise NotAnArray("the file does not hold a JSON array")
+    buffer.pos += 1
+    for _event, _key, value in _elements(buffer, ""):
+        yield value
+    if buffer.peek():
+        buffer.fail("unexpected text after the array")
 
 
 def _elements(buffer: _Buffer, key: str) -> Iterator[tuple[str, str, Any]]:

@@ -1,0 +1,1 @@
+"""Past conversations brought in from elsewhere: read, kept, and remembered."""
