@@ -60,18 +60,35 @@ class BackendWorker(QObject):
         self._outside_timer = QTimer(self)
         self._outside_timer.setInterval(OUTSIDE_CHANGES_MS)
         self._outside_timer.timeout.connect(self.dispatcher.notice_outside_changes)
+        # Background work (building the memory from imported conversations) runs a piece
+        # per shot, when the event loop has no packet waiting.
+        self._background = QTimer(self)
+        self._background.setSingleShot(True)
+        self._background.setInterval(0)
+        self._background.timeout.connect(self._background_step)
 
     @Slot()
     def open(self) -> None:
         self.dispatcher.open()
         self._outside_timer.start()
         self.ready.emit(self.dispatcher.handle(Packet.make(PacketType.GET_STATUS)).data)
+        self._keep_working()
 
     @Slot(object)
     def handle(self, packet: Packet) -> None:
         self.dispatcher.reset_cancel()
         self.answered.emit(self.dispatcher.handle(packet, self._report))
         self.dispatcher.between_packets(packet)
+        self._keep_working()
+
+    def _keep_working(self) -> None:
+        if self.dispatcher.builder is not None and not self._background.isActive():
+            self._background.start()
+
+    @Slot()
+    def _background_step(self) -> None:
+        if self.dispatcher.background_step():
+            self._background.start()
 
     def _report(self, event: str, data: dict[str, Any]) -> None:
         self.progress.emit(event, data)
@@ -80,6 +97,7 @@ class BackendWorker(QObject):
     def stop(self) -> None:
         """Queued after every packet sent before it, so nothing is cut off half-done."""
         self._outside_timer.stop()
+        self._background.stop()
         self.dispatcher.close()
         self.thread().quit()
 

@@ -33,7 +33,9 @@ def _modes() -> str:
              ("trulymem --cli", tr("chat in the terminal")),
              ("trulymem --tool NAME '{json}'", tr("run one memory tool and print its result")),
              ("trulymem --eval", tr("play the eval conversation and score the memory")),
-             ("trulymem mcp", tr("share the memory with other AI apps (trulymem mcp --help)"))]
+             ("trulymem mcp", tr("share the memory with other AI apps (trulymem mcp --help)")),
+             ("trulymem import-history PATH", tr("import past conversations and build the "
+                                                 "memory from them"))]
     width = max(len(command) for command, _ in lines) + 2
     return tr("modes:") + "\n" + "\n".join(f"  {c:<{width}}{what}" for c, what in lines)
 
@@ -100,6 +102,10 @@ def main(argv: list[str] | None = None) -> int:
         from core.share.run import main as serve  # noqa: PLC0415  (the SDK loads only here)
 
         return serve(argv[1:])
+    if argv[:1] == ["import-history"]:
+        from core.past.command import run as import_history  # noqa: PLC0415
+
+        return import_history(argv[1:])
     set_language(language_setting(argv))  # before --help is written
     args = parse_args(argv)
     if args.smoke_test:

@@ -23,6 +23,7 @@ from core.errors import CodedError, ErrorCode
 from core.events import Event
 from core.i18n import N_, tr
 from core.meaning import engine as meaning_engine
+from core.past.keeping import PAST_SCHEMA
 from core.paths import secure_home
 from core.protocol import handlers
 from core.protocol.announcer import Announcer
@@ -89,6 +90,9 @@ class Dispatcher:
         self.write_memory_after_answer = can_ask_person
         self.follow_up: Callable[[Progress], None] | None = None
         self.writing_memory = False  # a follow-up runs between packets (reads overtake)
+        # Building the memory from imported conversations (`core.past.building.Builder`):
+        # one piece at a time between packets, so chat and reads go on meanwhile.
+        self.builder: Any = None
         scrub_logs()
 
     # -- routing -------------------------------------------------------------------------
@@ -154,6 +158,45 @@ class Dispatcher:
                 self.backups.maybe_backup(self.store, self.config)
             finally:
                 self.backing_up = False
+
+    # -- background work: the memory built from imported conversations ---------------------
+
+    def start_building(self, import_id: int | None = None) -> None:
+        from core.past.building import Builder  # noqa: PLC0415  (only when asked for)
+
+        self.builder = Builder(self.need_store(), self.session, self.config,
+                               import_id=import_id, progress=self._background_event)
+
+    def resume_building(self) -> None:
+        """A build the person started and did not stop goes on after a quit or a crash,
+        from the next piece (each conversation keeps how far it was remembered)."""
+        if self.store is None or self.session is None or self.store.read_only or \
+                self.store.schema_version() < PAST_SCHEMA:
+            return
+        if self.store.query_one("SELECT 1 AS yes FROM past_imports WHERE building = 1"):
+            self.start_building(None)
+
+    def background_step(self) -> bool:
+        """One piece of background work; answers whether more is waiting. The host calls
+        it only when no packet waits, so a message is answered after one piece at most."""
+        builder = self.builder
+        if builder is None:
+            return False
+        if builder.store is not self.store or self.session is None:
+            self.builder = None  # the memory or the endpoint changed under it
+            return False
+        self.reset_cancel()
+        self.writing_memory = True
+        try:
+            more = builder.step()
+        except Exception:  # a bug must not kill the backend thread; the build stops
+            log.exception("building the memory from imported conversations failed")
+            more = False
+        finally:
+            self.writing_memory = False
+        if not more and self.builder is builder:
+            self.builder = None
+        return more
 
     # -- what the handlers share -----------------------------------------------------------
 
@@ -240,6 +283,7 @@ class Dispatcher:
             self.open_store()
         self.make_session()
         self.running = True
+        self.resume_building()
 
     def open_store(self) -> None:
         """Open the memory, checking it first (see `core.store.opening`)."""

@@ -67,6 +67,12 @@ class PacketType(Enum):
     MEMORY_STATE = "memory_state"
     # beyond the seed: what other apps wrote and took away in the last hour
     APPS_ACTIVITY = "apps_activity"
+    # beyond the seed: past conversations brought in from elsewhere
+    IMPORT_HISTORY = "import_history"  # keep an export's conversations (sends nothing)
+    BUILD_MEMORY = "build_memory"  # start building the memory from them, between packets
+    STOP_BUILDING = "stop_building"  # stop once the current conversation is remembered
+    LIST_IMPORTS = "list_imports"  # the imports, and the build's estimate and state
+    UNDO_IMPORT = "undo_import"  # take back every fact an import made, as one change
 
 
 @dataclass

@@ -86,9 +86,13 @@ class BackendServer:
         self._started.set()
         while True:
             try:
-                packet = self._queue.get(timeout=OUTSIDE_CHANGES_EVERY)
+                # background work (building the memory from imported conversations) runs
+                # a piece at a time while no packet waits
+                packet = self._queue.get(block=self.dispatcher.builder is None,
+                                         timeout=OUTSIDE_CHANGES_EVERY)
             except queue.Empty:
                 self.dispatcher.notice_outside_changes()
+                self.dispatcher.background_step()
                 continue
             if packet is None:
                 break

@@ -36,7 +36,7 @@ def apps_hour(store: GraphStore, take_rows: int, write_rows: int) -> dict[str, A
     apps: dict[tuple[str, str | None], dict[str, Any]] = {}
     for row in store.query(  # the hour's changes read once, summed per app and in all
             "SELECT actor, via, created_at, ops FROM change_log WHERE created_at > ? AND"
-            " actor LIKE ? AND undo_of IS NULL ORDER BY id", (store.clock() - HOUR, APPS_LIKE)):
+            " actor LIKE ? AND undo_of IS NULL ORDER BY id", (store.log_clock() - HOUR, APPS_LIKE)):
         ops = decode_ops(row["ops"])
         app = apps.setdefault((row["actor"], row["via"]), {
             "name": row["actor"][len(APPS_ACTOR):], "via": row["via"], "changes": 0,

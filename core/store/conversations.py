@@ -64,8 +64,10 @@ def _shown(store: GraphStore) -> str:
 
 def listing(store: GraphStore, deleted: bool = False) -> list[Row]:
     """Newest first, with how many messages each holds and its first words."""
+    imported = ", c.import_id IS NOT NULL AS imported" if store.schema_version() >= 15 \
+        else ", 0 AS imported"
     return store.query(
-        "SELECT c.id, c.title, c.created_at, c.updated_at, c.deleted_at,"
+        "SELECT c.id, c.title, c.created_at, c.updated_at, c.deleted_at" + imported + ","
         " (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id"
         + _shown(store) + ") AS messages"
         " FROM conversations c WHERE (c.deleted_at IS NOT NULL) = ?"

@@ -154,7 +154,9 @@ class GraphStore:
         or its folder cannot be written): the store opens for reading only and every
         write is refused with that reason."""
         self.path = Path(path)
-        self.clock = clock
+        # `clock` dates what the memory holds; `log_clock` when a change was made. They
+        # differ only while a past conversation is remembered (see `said_at`).
+        self.clock = self.log_clock = clock
         self.trash_days = trash_days  # no model tool removes anything deleted more recently
         self.read_only = read_only
         self._change: Change | None = None
@@ -266,6 +268,16 @@ class GraphStore:
             raise
 
     @contextmanager
+    def said_at(self, when: float) -> Iterator[None]:
+        """Writes inside are dated `when` (a past conversation's time: a fact said on
+        8 May 2023 is valid from then), while the change log keeps the real time."""
+        self.clock = lambda: when
+        try:
+            yield
+        finally:
+            self.clock = self.log_clock
+
+    @contextmanager
     def write(self, tool: str, arguments: Any = None, turn_id: str | None = None,
               actor: str = "model", via: str | None = None) -> Iterator[Change]:
         """One transaction: everything inside happens, with its change-log entry, or nothing."""
@@ -313,7 +325,7 @@ class GraphStore:
         cursor = self.conn.execute(
             "INSERT INTO change_log(created_at, tool, arguments, turn_id, actor, summary, ops,"
             " undo_of, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (self.clock(), change.tool, stored_arguments(change.arguments),
+            (self.log_clock(), change.tool, stored_arguments(change.arguments),
              change.turn_id, change.actor, change.summary, encode_ops(change.ops),
              change.undo_of, change.via),
         )

@@ -306,8 +306,32 @@ V14 = """
 ALTER TABLE messages ADD COLUMN sent TEXT;
 """
 
+# Past conversations brought in from elsewhere (a ChatGPT or Claude export, LoCoMo, the
+# app's own Markdown): each import is a row; its conversations name it and their source
+# (the same file imported again adds nothing), the names of who spoke, and how far the
+# memory was built from them (`remembered_to`, a message id), so a stopped build resumes.
+V15 = """
+CREATE TABLE past_imports (
+    id INTEGER PRIMARY KEY,
+    file_name TEXT NOT NULL,
+    format TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    conversations INTEGER NOT NULL DEFAULT 0,
+    messages INTEGER NOT NULL DEFAULT 0,
+    building INTEGER NOT NULL DEFAULT 0,
+    undone_at REAL
+);
+ALTER TABLE conversations ADD COLUMN source TEXT;
+ALTER TABLE conversations ADD COLUMN import_id INTEGER REFERENCES past_imports(id);
+ALTER TABLE conversations ADD COLUMN speakers TEXT;
+ALTER TABLE conversations ADD COLUMN remembered_to INTEGER;
+CREATE UNIQUE INDEX conversations_source ON conversations(source) WHERE source IS NOT NULL;
+CREATE INDEX conversations_import ON conversations(import_id) WHERE import_id IS NOT NULL;
+"""
+
 Migration = str | Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9, V10, V11, V12, V13, V14]
+MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9, V10, V11, V12, V13, V14,
+                              V15]
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -105,7 +105,7 @@ def _this_hour(store: GraphStore, actor_like: str) -> list[list[dict[str, Any]]]
     undo is still forgetting."""
     rows = store.conn.execute(
         "SELECT ops FROM change_log WHERE created_at > ? AND actor LIKE ? AND undo_of IS NULL",
-        (store.clock() - HOUR, actor_like))
+        (store.log_clock() - HOUR, actor_like))
     return [decode_ops(blob) for (blob,) in rows]
 
 

@@ -183,7 +183,7 @@ class Turn:
         deadline.daemon = True
         deadline.start()
         try:
-            return session.run(messages, self._run_tool, self.progress, options)
+            return session.run(messages, self.run_tool, self.progress, options)
         finally:
             deadline.cancel()
 
@@ -214,9 +214,9 @@ class Turn:
         for i, (name, arguments) in enumerate(planned):
             call = {"id": f"extract_{i}", "name": name,
                     "arguments": json.dumps(arguments, ensure_ascii=False)}
-            self.session.run_call(call, self._run_tool, self.progress, result, guard)
+            self.session.run_call(call, self.run_tool, self.progress, result, guard)
 
-    def _run_tool(self, name: str, arguments: str) -> dict[str, Any]:
+    def run_tool(self, name: str, arguments: str) -> dict[str, Any]:
         if name not in self.offered and name in TOOL_NAMES:
             return {"success": False, "rejected": True, "refused": "not_offered",
                     "error": f"Tool call rejected: {name} is not offered in this turn (it is "

@@ -99,7 +99,9 @@ def plain_line(edge: dict) -> str:
     `User -pets-> guitar (x2, 2026-11-30)` in front of it)."""
     about = "" if edge["source_name"] == PERSON_NODE else f"{edge['source_name']} "
     target = "you" if edge["target_name"] == PERSON_NODE else edge["target_name"]
-    return f"- {about}{edge['relation']} {target}"
+    # when it happened is part of what it says ("went to the support group (7 May 2023)")
+    when = f" ({edge['temporal_tag']})" if edge.get("temporal_tag") else ""
+    return f"- {about}{edge['relation']} {target}{when}"
 
 
 @dataclass(frozen=True)

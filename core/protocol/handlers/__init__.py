@@ -1,5 +1,6 @@
 """The packet handlers, declared next to their code (see `table`), one module per thing
-they serve: turns, memory, browsing, conversations, settings, backups. `load()` imports
+they serve: turns, memory, browsing, conversations, settings, backups, past
+conversations. `load()` imports
 them all, which fills the table."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ def load() -> dict[PacketType, Handler]:
         browsing,
         conversations,
         memory,
+        past,
         settings,
         turns,
     )

@@ -1,0 +1,154 @@
+"""`trulymem import-history PATH`: bring past conversations in from a terminal.
+
+The conversations are kept first (nothing is sent anywhere); then, unless
+`--conversations-only`, the memory is built from them after saying what will be sent
+and where. Progress goes to stderr; the last line on stdout is one summary a script can
+read. Ctrl+C stops after the conversation being remembered (a second one at once); run
+the command again to go on where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from core.config import language_setting
+from core.events import Event
+from core.i18n import set_language, tr
+from core.paths import config_path, data_home, database_path
+from core.protocol.dispatcher import Dispatcher
+from core.protocol.packets import Packet, PacketType
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="trulymem import-history",
+        description=tr("Import past conversations (a ChatGPT or Claude export, LoCoMo "
+                       "JSON, or a conversation exported from TrulyMEM as Markdown), then "
+                       "build the memory from them."))
+    parser.add_argument("path", help=tr("the export: a .zip, a .json or a .md file"))
+    parser.add_argument("--home", help=tr("data folder (default $TRULYMEM_HOME or "
+                                          "~/.trulymem)"))
+    parser.add_argument("--conversations-only", action="store_true",
+                        help=tr("keep the conversations without building the memory "
+                                "(nothing is sent to a model)"))
+    parser.add_argument("--yes", action="store_true",
+                        help=tr("build the memory without asking first"))
+    parser.add_argument("--base-url", help=tr("OpenAI-compatible endpoint for this run"))
+    parser.add_argument("--model", help=tr("model name for this run"))
+    return parser.parse_args(argv)
+
+
+def estimate_words(estimate: dict[str, Any]) -> str:
+    return tr("Building the memory sends {conversations} conversations ({messages} "
+              "messages, about {tokens} tokens) to {model} at {endpoint}.",
+              conversations=estimate["conversations"], messages=estimate["messages"],
+              tokens=f"{estimate['tokens']:,}", model=estimate["model"],
+              endpoint=estimate["endpoint"])
+
+
+class _Progress:
+    """Progress lines on stderr, one per piece."""
+
+    def __init__(self, err: TextIO) -> None:
+        self.err = err
+        self.last: dict[str, Any] = {}
+
+    def __call__(self, event: str, data: dict[str, Any]) -> None:
+        if event != Event.HISTORY_IMPORT:
+            return
+        self.last = data
+        if data["phase"] == "reading":
+            self.err.write(tr("read {conversations} conversations…",
+                              conversations=data["conversations"]) + "\n")
+        elif data["phase"] == "building":
+            left = data.get("seconds_left")
+            self.err.write(tr("{pieces}/{total} pieces, {facts} facts, {left} left",
+                              pieces=data["pieces"], total=data["total"],
+                              facts=data["facts"],
+                              left=_duration(left) if left is not None else "?") + "\n")
+        self.err.flush()
+
+
+def _duration(seconds: float) -> str:
+    minutes, seconds = divmod(int(seconds), 60)
+    return f"{minutes} min {seconds:02d} s" if minutes else f"{seconds} s"
+
+
+def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None,
+        ask: Any = input) -> int:
+    out, err = out or sys.stdout, err or sys.stderr
+    set_language(language_setting(argv))
+    args = parse_args(argv)
+    home = data_home(args.home)
+    progress = _Progress(err)
+    backend = Dispatcher(database_path(home), config_path(home), home=Path(home))
+    backend.open(os.environ.get("TRULYMEM_API_KEY"), args.base_url, args.model)
+    backend.events = progress
+    backend.builder = None  # this command decides whether to build, below
+    try:
+        kept = backend.handle(Packet.make(PacketType.IMPORT_HISTORY,
+                                          {"path": str(args.path)}), progress)
+        if not kept.success:
+            err.write(f"trulymem: {kept.error}\n")
+            return 1
+        data = kept.data
+        summary = tr("imported {conversations} conversations ({messages} messages, "
+                     "{unchanged} already there)", conversations=data["conversations"],
+                     messages=data["messages"], unchanged=data["unchanged"])
+        if args.conversations_only:
+            out.write(summary + "\n")
+            return 0
+        return _build(backend, args, summary, out=out, err=err, ask=ask)
+    finally:
+        backend.close()
+
+
+def _build(backend: Dispatcher, args: argparse.Namespace, summary: str, *, out: TextIO,
+           err: TextIO, ask: Any) -> int:
+    listed = backend.handle(Packet.make(PacketType.LIST_IMPORTS)).data
+    estimate = listed["estimate"] if listed else None
+    if not estimate or not estimate["pieces"]:
+        out.write(summary + "; " + tr("the memory holds them already") + "\n")
+        return 0
+    err.write(estimate_words(estimate) + "\n")
+    if not args.yes and sys.stdin.isatty():
+        answer = ask(tr("Build the memory now? [Y/n] ")).strip().casefold()
+        if answer not in ("", "y", "yes", "是"):
+            out.write(summary + "; " + tr("memory not built") + "\n")
+            return 0
+    started = backend.handle(Packet.make(PacketType.BUILD_MEMORY))
+    if not started.success:
+        err.write(f"trulymem: {started.error}\n")
+        out.write(summary + "; " + tr("memory not built") + "\n")
+        return 1
+    interrupted = 0
+
+    def stop(_signum: int, _frame: Any) -> None:
+        nonlocal interrupted
+        interrupted += 1
+        if interrupted > 1:
+            raise KeyboardInterrupt
+        err.write(tr("stopping after this conversation (Ctrl+C again to stop now)") + "\n")
+        if backend.builder is not None:
+            backend.builder.stop_after_conversation()
+
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        while backend.background_step():
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    done = backend.events.last if isinstance(backend.events, _Progress) else {}
+    out.write(summary + "; " + tr(
+        "memory: {facts} facts from {pieces} of {total} pieces in {seconds} s{more}",
+        facts=done.get("facts", 0), pieces=done.get("pieces", 0),
+        total=done.get("total", 0), seconds=done.get("seconds", 0),
+        more=tr(" (stopped: run again to go on)") if interrupted else "") + "\n")
+    return 0

@@ -1,0 +1,110 @@
+"""When something in a past conversation happened, as a date, worked out by the app.
+
+Asked to turn "yesterday" into a date, the 1.5B model copied the conversation's own date,
+or wrote "last Saturday" back unchanged, or "not specified". Counting back from a known
+day is arithmetic, not language: the model says which words give the time (its `when`,
+or the words of the message the fact came from), and this turns the common English and
+Chinese ones into a date relative to the conversation's day ("yesterday" in a
+conversation of 8 May 2023 is "7 May 2023", "last year" is "2022", "last week" is "the
+week before 8 May 2023"). What it cannot read is kept as the model wrote it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import date, timedelta
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+            "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2,
+            "a few": 3, "few": 3, "couple of": 2}
+EMPTY = {"", "none", "null", "n/a", "na", "unknown", "not specified", "unspecified",
+         "not mentioned", "not given", "no date", "ongoing", "now", "today", "currently"}
+_AGO = re.compile(r"\b(\d+|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|"
+                  r"nine|ten)\s+(day|week|month|year)s?\s+ago\b")
+
+
+def day(moment: date) -> str:
+    return f"{moment.day} {moment.strftime('%B %Y')}"
+
+
+def _month(moment: date, months: int) -> str:
+    index = moment.year * 12 + moment.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1).strftime("%B %Y")
+
+
+def _relative(text: str, said: date) -> str | None:
+    """The date `text` names counted from `said`, or None when it names none."""
+    words = text.casefold()
+    fixed = {"yesterday": lambda: day(said - timedelta(days=1)),
+             "the day before yesterday": lambda: day(said - timedelta(days=2)),
+             "tomorrow": lambda: day(said + timedelta(days=1)),
+             "last week": lambda: f"the week before {day(said)}",
+             "next week": lambda: f"the week after {day(said)}",
+             "this week": lambda: f"the week of {day(said)}",
+             "last weekend": lambda: f"the weekend before {day(said)}",
+             "this weekend": lambda: f"the weekend of {day(said)}",
+             "last month": lambda: _month(said, -1), "next month": lambda: _month(said, 1),
+             "this month": lambda: _month(said, 0), "last year": lambda: str(said.year - 1),
+             "next year": lambda: str(said.year + 1), "this year": lambda: str(said.year),
+             "昨天": lambda: day(said - timedelta(days=1)),
+             "前天": lambda: day(said - timedelta(days=2)),
+             "明天": lambda: day(said + timedelta(days=1)),
+             "上周": lambda: f"the week before {day(said)}",
+             "上个月": lambda: _month(said, -1), "下个月": lambda: _month(said, 1),
+             "去年": lambda: str(said.year - 1), "明年": lambda: str(said.year + 1)}
+    # the longest phrase first: "the day before yesterday" is not "yesterday"
+    for phrase in sorted(fixed, key=len, reverse=True):
+        if re.search(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", words):
+            return fixed[phrase]()
+    for n, name in enumerate(WEEKDAYS):
+        if re.search(rf"\blast {name}\b", words):
+            back = (said.weekday() - n) % 7 or 7
+            return day(said - timedelta(days=back))
+        if re.search(rf"\bnext {name}\b", words):
+            ahead = (n - said.weekday()) % 7 or 7
+            return day(said + timedelta(days=ahead))
+    found = _AGO.search(words)
+    if found:
+        count = int(found.group(1)) if found.group(1).isdigit() else _NUMBERS[found.group(1)]
+        unit = found.group(2)
+        if unit == "day":
+            return day(said - timedelta(days=count))
+        if unit == "week":
+            return f"the week of {day(said - timedelta(weeks=count))}"
+        if unit == "month":
+            return _month(said, -count)
+        return str(said.year - count)
+    return None
+
+
+_TIME_WORDS = re.compile(
+    r"\d|\b(yesterday|today|tomorrow|tonight|morning|evening|night|week|weekend|month|"
+    r"year|ago|last|next|recently|since|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|january|february|march|april|may|june|july|august|september|"
+    r"october|november|december|spring|summer|autumn|fall|winter)\b|[天周月年]",
+    re.IGNORECASE)
+
+
+def resolved(when: str, fact: str, message: str, said_at: float) -> str:
+    """The fact's time as a date: the model's `when` read as relative to the day the
+    conversation took place, else the time words in the fact itself ("a sunrise last
+    year") or in the message it came from, else the day it was said ("said 8 May 2023").
+    A `when` that names no time ("with family") is not a time."""
+    said = date(*time.localtime(said_at)[:3])
+    given = " ".join(when.split())
+    if given.casefold().strip(".") in EMPTY or not _TIME_WORDS.search(given):
+        given = ""
+    found = _relative(given, said) if given else None
+    if found:
+        return found
+    if given and not _names_said_day(given, said):
+        return given[:60]  # a date the model wrote ("March 2023", "2022")
+    return _relative(fact, said) or _relative(message, said) or f"said {day(said)}"
+
+
+def _names_said_day(text: str, said: date) -> bool:
+    """The model copied the conversation's own date ("Monday, 8 May 2023")."""
+    folded = text.casefold()
+    return str(said.day) in folded and said.strftime("%B").casefold() in folded

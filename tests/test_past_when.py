@@ -1,0 +1,37 @@
+"""Relative times in past conversations become dates counted from the conversation's day."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from core.past.when import resolved
+
+MAY_8 = time.mktime((2023, 5, 8, 13, 56, 0, 0, 0, -1))  # a Monday
+
+
+@pytest.mark.parametrize(("when", "fact", "message", "expected"), [
+    ("yesterday", "", "", "7 May 2023"),
+    ("the day before yesterday", "", "", "6 May 2023"),
+    ("last Saturday", "", "", "6 May 2023"),
+    ("last Monday", "", "", "1 May 2023"),
+    ("next Friday", "", "", "12 May 2023"),
+    ("last year", "", "", "2022"),
+    ("last month", "", "", "April 2023"),
+    ("next month", "", "", "June 2023"),
+    ("last week", "", "", "the week before 8 May 2023"),
+    ("two weeks ago", "", "", "the week of 24 April 2023"),
+    ("3 days ago", "", "", "5 May 2023"),
+    ("昨天", "", "", "7 May 2023"),
+    ("去年", "", "", "2022"),
+    ("March 2023", "", "", "March 2023"),
+    ("Monday, 8 May 2023", "", "I went there yesterday", "7 May 2023"),  # copied the day
+    ("not specified", "", "", "said 8 May 2023"),
+    ("with family", "", "", "said 8 May 2023"),  # no time at all
+    ("", "painted a sunrise last year", "", "2022"),
+    ("", "went to a support group", "I went to a support group yesterday.", "7 May 2023"),
+    ("", "likes tea", "Tea is nice.", "said 8 May 2023"),
+])
+def test_relative_times_are_counted_from_the_conversations_day(when, fact, message, expected):
+    assert resolved(when, fact, message, MAY_8) == expected
