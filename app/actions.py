@@ -41,6 +41,9 @@ SPECS: tuple[ActionSpec, ...] = (
                N_("For Gephi or yEd")),
     ActionSpec("memory.import", N_("Import memory…"), "", "File",
                N_("Merge a JSON export into this memory")),
+    ActionSpec("history.import", N_("Import conversations…"), "", "File",
+               N_("Bring in ChatGPT, Claude or LoCoMo conversations, then build the memory "
+                  "from them")),
     ActionSpec("memory.restore_backup", N_("Restore from backup…"), "", "File",
                N_("Put an automatic backup in place of the memory")),
     ActionSpec("app.quit", N_("Quit"), "Ctrl+Q", "File"),
@@ -75,6 +78,8 @@ SPECS: tuple[ActionSpec, ...] = (
                N_("Take back the newest change to the memory, the assistant's or yours")),
     ActionSpec("memory.redo", N_("Redo memory change"), "Ctrl+Shift+Z", "Memory",
                N_("Bring back what the last undo took back")),
+    ActionSpec("memory.undo_import", N_("Undo import…"), "", "Memory",
+               N_("Take back every fact an import of conversations put in the memory")),
     ActionSpec("memory.undo_turn", N_("Undo this turn's memory changes"), "Ctrl+Alt+Z",
                "Memory", N_("Take back every change one turn made to the memory: the selected "
                             "message's turn, or the last one")),

@@ -23,6 +23,7 @@ from app.conversations import Conversations
 from app.dialogs.palette import CommandPalette
 from app.dialogs.shortcuts import ShortcutList
 from app.graph.browser import GraphBrowser
+from app.history_import import HistoryImport
 from app.memory_actions import MemoryActions
 from app.settings_actions import SettingsActions
 from app.start_notice import notice_for
@@ -58,6 +59,8 @@ class MainWindow(QMainWindow):
         self.memory = MemoryActions(host, self, self.pane.approvals, self._selected_turn)
         self.setup = SettingsActions(host, self, self.status.endpoint_label)
         self.conversations = Conversations(host, self, lambda: self.turns.running)
+        self.history_import = HistoryImport(host, self)
+        self.statusBar().addPermanentWidget(self.history_import.status)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.conversations.sidebar)
         self._bind_actions()
         self.registry.build_menus(self.menuBar())
@@ -91,7 +94,8 @@ class MainWindow(QMainWindow):
 
     def _connect_signals(self) -> None:
         turns, status = self.turns, self.status
-        for source in (turns, self.memory, self.setup, self.conversations):
+        for source in (turns, self.memory, self.setup, self.conversations,
+                       self.history_import):
             source.said.connect(self.notify)
         turns.state_changed.connect(status.set_state)
         turns.tokens_counted.connect(status.show_tokens)
@@ -159,6 +163,8 @@ class MainWindow(QMainWindow):
             "memory.export_json": lambda: memory.choose_export("json"),
             "memory.export_graphml": lambda: memory.choose_export("graphml"),
             "memory.import": memory.choose_import, "help.shortcuts": self.open_shortcuts,
+            "history.import": self.history_import.choose,
+            "memory.undo_import": self.history_import.undo,
             "help.about": self.about,
         }.items():
             bind(name, handler)

@@ -174,6 +174,10 @@ class ConversationSidebar(QDockWidget):
                             + (tr("{when} · 1 message", when=when) if count == 1
                                else tr("{when} · {count} messages", when=when, count=count))
                             + ("\n" + tr("Deleted: right-click to restore") if deleted else ""))
+            if row.get("imported"):  # its own date: when it was said, elsewhere
+                item.setData(HtmlRole, f"{html.escape(title)}<br><small>" + html.escape(
+                    tr("Imported · {date}", date=_when(row["created_at"]))) + "</small>")
+                item.setToolTip(item.toolTip() + "\n" + tr("Imported from another app"))
             if row["id"] == current and not deleted:
                 font = QFont(item.font())
                 font.setBold(True)
