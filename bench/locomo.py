@@ -1,0 +1,310 @@
+"""LoCoMo: the memory against plain baselines, with the same model and the same questions.
+
+    python bench/locomo.py [--data FILE] [--sample conv-26|all] [--questions N]
+                           [--adversarial] --base-url URL --model NAME   (key: $TRULYMEM_API_KEY)
+    python bench/locomo.py --quick       (a small invented conversation, a loopback model)
+
+For each conversation: it is imported into a fresh home as `trulymem import-history`
+does, the person being speaker_a, and the memory is built from it through the same
+memory writer a live turn uses. Then every question of categories 1-4 (and 5 with
+--adversarial) is asked three ways:
+  memory        in a new conversation with no history: only the memory can answer
+  full-context  the whole conversation in the prompt, cut from its start to fit
+  retrieval     the 10 turns SQLite's full-text index ranks best for the question
+Each answer is scored with LoCoMo's token F1 (core/eval/locomo.py); evidence recall is
+the share of a question's evidence turns among the sources the method put in front of
+the model. The data is LoCoMo's (CC BY-NC 4.0): it is read from where it lies, never
+copied. Default --data: ../shared/data/locomo/locomo-dev.json beside the repository, or
+$TRULYMEM_LOCOMO. The last line is one summary a script can read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import openai
+
+from core.eval import locomo
+from core.eval.tokens import token_count
+from core.paths import config_path, database_path
+from core.protocol.dispatcher import Dispatcher
+from core.protocol.packets import Packet, PacketType
+from core.store import conversations
+from core.testing.remembering_model import RememberingModel
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
+METHODS = ("memory", "full-context", "retrieval")
+RETRIEVED = 10
+ANSWER_TOKENS = 64
+
+
+def _ask(client: openai.OpenAI, model: str, messages: list[dict[str, str]]
+         ) -> tuple[str, int]:
+    answer = client.chat.completions.create(model=model, messages=messages, temperature=0,
+                                            max_tokens=ANSWER_TOKENS)
+    text = answer.choices[0].message.content or "" if answer.choices else ""
+    return text.strip(), getattr(answer.usage, "prompt_tokens", 0) or 0
+
+
+class Run:
+    """One conversation: imported, remembered, then asked."""
+
+    def __init__(self, sample: dict[str, Any], args: argparse.Namespace, home: Path) -> None:
+        self.sample, self.args, self.home = sample, args, home
+        self.turns = locomo.turns(sample)
+        self.backend = Dispatcher(database_path(home), config_path(home), home=home)
+        self.backend.open(args.key, args.base_url, args.model)
+        self.client = openai.OpenAI(api_key=args.key, base_url=args.base_url,
+                                    timeout=args.timeout, max_retries=1)
+        self.dia_of_turn: dict[str, list[str]] = {}
+        self.seconds: dict[str, float] = {}
+
+    def build(self) -> None:
+        started = time.monotonic()
+        path = self.home / "sample.json"  # this run's own copy, removed with the home
+        path.write_text(json.dumps([self.sample]), "utf-8")
+        kept = self.backend.handle(Packet.make(PacketType.IMPORT_HISTORY, {"path": str(path)}))
+        path.unlink()
+        if not kept.success:
+            raise SystemExit(f"import failed: {kept.error}")
+        self._map_turns()
+        self.seconds["import"] = time.monotonic() - started
+        if self.backend.handle(Packet.make(PacketType.BUILD_MEMORY)).success:
+            last = time.monotonic()
+            while self.backend.background_step():
+                builder = self.backend.builder
+                if builder is not None and time.monotonic() - last > 30:
+                    last = time.monotonic()
+                    print(f"  {builder.done_pieces}/{builder.total_pieces} pieces, "
+                          f"{builder.facts} facts", file=sys.stderr, flush=True)
+        self.seconds["build"] = time.monotonic() - started
+        store = self.backend.store
+        self.facts = store.query_one("SELECT count(*) AS n FROM edges WHERE status ="
+                                     " 'active'")["n"]
+
+    def _map_turns(self) -> None:
+        """Each imported exchange's LoCoMo turns: the messages of a session are its turns
+        in order."""
+        store = self.backend.store
+        by_session: dict[int, list[locomo.Turn]] = {}
+        for turn in self.turns:
+            if turn.text.strip():
+                session = int(turn.dia_id.split(":")[0].lstrip("D") or 0)
+                by_session.setdefault(session, []).append(turn)
+        for row in store.query("SELECT id, source FROM conversations WHERE source LIKE ?",
+                               (f"locomo:{self.sample['sample_id']}:%",)):
+            session = int(row["source"].rsplit(":", 1)[1])
+            messages = store.query("SELECT turn_id FROM messages WHERE conversation_id = ?"
+                                   " ORDER BY id", (row["id"],))
+            for message, turn in zip(messages, by_session.get(session, []), strict=False):
+                self.dia_of_turn.setdefault(message["turn_id"], []).append(turn.dia_id)
+
+    def ask_memory(self, question: str) -> tuple[str, int, set[str]]:
+        backend = self.backend
+        backend.handle(Packet.make(PacketType.NEW_CONVERSATION))
+        answer = backend.handle(Packet.make(PacketType.PROCESS_MESSAGE, {
+            "user_input": f"{question} Answer in a few words."}))
+        data = answer.data if isinstance(answer.data, dict) else {}
+        usage = data.get("usage") or {}
+        prompt = usage.get("prompt_tokens", 0) if isinstance(usage, dict) else 0
+        sent = backend.store.query_one(
+            "SELECT sent FROM messages WHERE role = 'user' ORDER BY id DESC LIMIT 1")
+        return (data.get("content") or answer.error or "").strip(), prompt, \
+            self._sources(sent["sent"] if sent else None)
+
+    def _sources(self, sent: str | None) -> set[str]:
+        """The LoCoMo turns behind the facts the memory showed the model."""
+        try:
+            items = json.loads(sent).get("items", {}) if sent else {}
+        except ValueError:
+            items = {}
+        ids = [int(k[1:]) for k in items if k.startswith("e") and k[1:].isdigit()]
+        if not ids:
+            return set()
+        marks = ", ".join("?" * len(ids))
+        rows = self.backend.store.query(
+            f"SELECT source_message FROM edges WHERE id IN ({marks})", ids)
+        return {d for r in rows for d in self.dia_of_turn.get(r["source_message"] or "", [])}
+
+    def ask_full(self, question: str) -> tuple[str, int, set[str]]:
+        kept = locomo.full_context(self.turns, self.args.context_tokens, token_count)
+        answer, prompt = _ask(self.client, self.args.model, locomo.request(
+            locomo.transcript(kept), question, "The conversation"))
+        return answer, prompt, {t.dia_id for t in kept}
+
+    def ask_retrieval(self, question: str) -> tuple[str, int, set[str]]:
+        hits = conversations.search(self.backend.store, question, limit=RETRIEVED)
+        by_id = {t.dia_id: t for t in self.turns}
+        chosen, seen = [], set()
+        for hit in hits:
+            for dia in self.dia_of_turn.get(self._turn_of(hit["id"]), []):
+                turn = by_id.get(dia)
+                if turn and dia not in seen and _same_text(turn.text, hit["snippet"]):
+                    seen.add(dia)
+                    chosen.append(turn)
+        order = {t.dia_id: i for i, t in enumerate(self.turns)}
+        chosen.sort(key=lambda t: order[t.dia_id])
+        answer, prompt = _ask(self.client, self.args.model, locomo.request(
+            locomo.transcript(chosen), question, "Parts of the conversation"))
+        return answer, prompt, seen
+
+    def _turn_of(self, message_id: int) -> str:
+        row = self.backend.store.query_one("SELECT turn_id FROM messages WHERE id = ?",
+                                           (message_id,))
+        return row["turn_id"] if row else ""
+
+    def close(self) -> None:
+        self.backend.close()
+
+
+def _same_text(text: str, snippet: str) -> bool:
+    piece = snippet.strip("…").split()[:4]
+    return " ".join(piece) in " ".join(text.split())
+
+
+def choose(questions: list[dict[str, Any]], most: int | None, adversarial: bool
+           ) -> list[dict[str, Any]]:
+    """The questions asked: categories 1-4 (5 too with --adversarial); with --questions,
+    an even spread over the categories, the same on every run."""
+    wanted = [q for q in questions if q["category"] in (1, 2, 3, 4, 5)[:5 if adversarial
+                                                                      else 4]]
+    if not most or most >= len(wanted):
+        return wanted
+    by_category: dict[int, list[dict[str, Any]]] = {}
+    for q in wanted:
+        by_category.setdefault(q["category"], []).append(q)
+    chosen: list[dict[str, Any]] = []
+    while len(chosen) < most:
+        for category in sorted(by_category):
+            if by_category[category] and len(chosen) < most:
+                group = by_category[category]
+                chosen.append(group.pop(len(group) * 7 // 11 if len(group) > 1 else 0))
+    return chosen
+
+
+def run_sample(sample: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="locomo-") as folder:
+        run = Run(sample, args, Path(folder))
+        try:
+            run.build()
+            print(f"{sample['sample_id']}: {len(run.turns)} turns, {run.facts} facts in "
+                  f"{run.seconds['build']:.0f} s", file=sys.stderr, flush=True)
+            chosen = choose(sample["qa"], args.questions, args.adversarial)
+            rows = [{"category": q["category"], "gold": q.get("answer"),
+                     "question": q["question"]} for q in chosen]
+            # one method at a time: a local server keeps the long full-context prompt in
+            # its cache from one question to the next only when nothing comes between
+            for method, ask in zip(METHODS, (run.ask_memory, run.ask_full,
+                                             run.ask_retrieval), strict=True):
+                for n, (question, row) in enumerate(zip(chosen, rows, strict=True)):
+                    started = time.monotonic()
+                    answer, prompt, sources = ask(question["question"])
+                    evidence = set(question.get("evidence") or [])
+                    row[method] = {"answer": answer, "f1": locomo.score(answer, question),
+                                   "prompt": prompt, "seconds": time.monotonic() - started,
+                                   "evidence": len(evidence & sources) / len(evidence)
+                                   if evidence else None}
+                    print(f"  {method} {n + 1}. [{locomo.CATEGORIES[row['category']]}] "
+                          f"{row['question']} gold={row['gold']!r} -> {answer[:80]!r} "
+                          f"F1 {row[method]['f1']:.2f}", file=sys.stderr, flush=True)
+            return {"sample": sample["sample_id"], "rows": rows, "seconds": run.seconds,
+                    "facts": run.facts}
+        finally:
+            run.close()
+
+
+def _mean(values: list[float]) -> float | None:
+    values = [v for v in values if v is not None]
+    return sum(values) / len(values) if values else None
+
+
+def _cell(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def report(results: list[dict[str, Any]]) -> str:
+    rows = [r for result in results for r in result["rows"]]
+    build = sum(r["seconds"]["build"] for r in results)
+    categories = sorted({r["category"] for r in rows})
+    head = ["method", *(locomo.CATEGORIES[c] for c in categories), "overall", "evidence",
+            "prompt tok/q", "build s", "answer s (median)"]
+    lines = [" | ".join(head), " | ".join("---" for _ in head)]
+    summary: dict[str, dict[str, float]] = {}
+    for method in METHODS:
+        overall = _mean([r[method]["f1"] for r in rows]) or 0.0
+        prompt = _mean([r[method]["prompt"] for r in rows]) or 0.0
+        summary[method] = {"f1": overall, "prompt": prompt}
+        seconds = [r[method]["seconds"] for r in rows]
+        lines.append(" | ".join([
+            method, *(_cell(_mean([r[method]["f1"] for r in rows if r["category"] == c]))
+                      for c in categories), _cell(overall),
+            _cell(_mean([r[method]["evidence"] for r in rows])), f"{prompt:.0f}",
+            f"{build:.0f}" if method == "memory" else "0",
+            _cell(statistics.median(seconds) if seconds else None, 1)]))
+    counts = ", ".join(f"{r['sample']}: {len(r['rows'])} questions, {r['facts']} facts"
+                       for r in results)
+    lines.append(f"({counts})")
+    lines.append(
+        f"LoCoMo F1 memory {summary['memory']['f1']:.2f} full-context "
+        f"{summary['full-context']['f1']:.2f} retrieval {summary['retrieval']['f1']:.2f}; "
+        f"prompt tokens per question memory {summary['memory']['prompt']:.0f} full-context "
+        f"{summary['full-context']['prompt']:.0f} retrieval "
+        f"{summary['retrieval']['prompt']:.0f}; questions {len(rows)}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path,
+                        default=Path(os.environ.get("TRULYMEM_LOCOMO", DEFAULT_DATA)))
+    parser.add_argument("--sample", default="conv-26", help="a sample_id, or all")
+    parser.add_argument("--questions", type=int, help="at most N questions a conversation")
+    parser.add_argument("--adversarial", action="store_true")
+    parser.add_argument("--base-url")
+    parser.add_argument("--model", default="local")
+    parser.add_argument("--context-tokens", type=int, default=12_000,
+                        help="full context's budget (the model's window, less the answer)")
+    parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--quick", action="store_true",
+                        help="an invented conversation and a loopback model (for CI)")
+    args = parser.parse_args(argv)
+    args.key = os.environ.get("TRULYMEM_API_KEY", "sk-local")
+    server = None
+    if args.quick:
+        from core.testing.past_exports import locomo_export
+
+        server = RememberingModel()
+        args.base_url, args.model = server.base_url, "local"
+        folder = Path(tempfile.mkdtemp(prefix="locomo-quick-"))
+        args.data = folder / "invented.json"
+        locomo_export(args.data)
+        args.sample = "all"
+    if not args.base_url:
+        parser.error("--base-url is needed (or --quick)")
+    samples = json.loads(args.data.read_text("utf-8"))
+    if args.sample != "all":
+        samples = [s for s in samples if s["sample_id"] == args.sample]
+        if not samples:
+            parser.error(f"no sample {args.sample} in {args.data}")
+    try:
+        results = [run_sample(sample, args) for sample in samples]
+    finally:
+        if server is not None:
+            server.close()
+    print(report(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

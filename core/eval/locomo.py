@@ -1,0 +1,127 @@
+"""LoCoMo's scoring, and the two plain baselines the memory is compared with.
+
+Scoring follows the benchmark's own evaluation (snap-research/LoCoMo,
+`task_eval/evaluation.py`): answers are lower-cased, commas, punctuation and the words
+a, an, the, and are removed, words are stemmed (Porter), and token F1 is taken; a
+multi-hop answer (category 1) is a comma-separated list, each gold part scored against
+the best predicted part and averaged; an open-domain gold answer (3) counts up to its
+first ";"; an adversarial question (5) scores 1 when the answer says the conversation
+does not tell ("not mentioned", "no information available").
+
+The baselines use the same model and the same questions: the whole conversation in the
+prompt (cut from its start to fit the window), and the ten turns SQLite's full-text
+index ranks best for the question.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop",
+              5: "adversarial"}
+_ARTICLES = re.compile(r"\b(a|an|the|and)\b")
+_PUNCTUATION = str.maketrans("", "", string.punctuation)
+NOT_SAID = ("no information available", "not mentioned")
+ANSWER_RULES = (
+    "Answer the question in a few words, from what you know about these people. Give "
+    "dates as dates (\"7 May 2023\"), never \"last week\". If it is not known, say "
+    "\"Not mentioned\".")
+
+
+@cache
+def _stemmer() -> Any:
+    import snowballstemmer  # noqa: PLC0415  (the benchmark's extra)
+
+    return snowballstemmer.stemmer("porter")
+
+
+def normalize(text: str) -> str:
+    text = str(text).replace(",", "").casefold().translate(_PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def f1(prediction: str, gold: str) -> float:
+    stem = _stemmer().stemWord
+    predicted = [stem(w) for w in normalize(prediction).split()]
+    wanted = [stem(w) for w in normalize(gold).split()]
+    same = sum((Counter(predicted) & Counter(wanted)).values())
+    if not same:
+        return 0.0
+    precision, recall = same / len(predicted), same / len(wanted)
+    return 2 * precision * recall / (precision + recall)
+
+
+def score(prediction: str, question: dict[str, Any]) -> float:
+    """One answer's score, by the question's category."""
+    category = question["category"]
+    if category == 5:
+        return float(any(words in prediction.casefold() for words in NOT_SAID))
+    gold = str(question.get("answer", ""))
+    if category == 3:
+        gold = gold.split(";", maxsplit=1)[0].strip()
+    if category == 1:
+        parts = [p for p in prediction.split(",") if p.strip()] or [prediction]
+        golds = [g for g in gold.split(",") if g.strip()] or [gold]
+        return sum(max(f1(p, g) for p in parts) for g in golds) / len(golds)
+    return f1(prediction, gold)
+
+
+@dataclass
+class Turn:
+    """One turn of a LoCoMo conversation, as a baseline reads it."""
+
+    dia_id: str
+    speaker: str
+    text: str
+    date: str  # the session's date, as the file gives it
+
+
+def turns(sample: dict[str, Any]) -> list[Turn]:
+    """Every turn of a sample in order, with its session's date."""
+    conversation = sample["conversation"]
+    numbers = sorted(int(k.split("_")[1]) for k in conversation
+                     if re.fullmatch(r"session_\d+", k))
+    found = []
+    for n in numbers:
+        date = conversation.get(f"session_{n}_date_time", "")
+        for turn in conversation[f"session_{n}"]:
+            text = turn.get("text", "")
+            if turn.get("blip_caption"):
+                text += f" [shares a photo: {turn['blip_caption']}]"
+            found.append(Turn(turn.get("dia_id", ""), turn.get("speaker", ""), text, date))
+    return found
+
+
+def transcript(chosen: list[Turn]) -> str:
+    """Turns as lines, with a date line where the session changes."""
+    lines, date = [], None
+    for turn in chosen:
+        if turn.date != date:
+            date = turn.date
+            lines.append(f"[{date}]")
+        lines.append(f"{turn.speaker}: {turn.text}")
+    return "\n".join(lines)
+
+
+def full_context(all_turns: list[Turn], budget_tokens: int, count: Any) -> list[Turn]:
+    """The newest turns that fit `budget_tokens` (the start is cut), in order."""
+    kept, used = [], 0
+    for turn in reversed(all_turns):
+        cost = count(f"{turn.speaker}: {turn.text}\n")
+        if used + cost > budget_tokens:
+            break
+        kept.append(turn)
+        used += cost
+    return kept[::-1]
+
+
+def request(context: str, question: str, what: str) -> list[dict[str, str]]:
+    """A baseline's request: the turns it has, then the question."""
+    return [{"role": "system", "content": f"You answer questions about a long conversation "
+                                          f"between two people. {ANSWER_RULES}"},
+            {"role": "user", "content": f"{what}:\n{context}\n\nQuestion: {question}"}]
