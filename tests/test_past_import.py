@@ -19,7 +19,9 @@ from core.paths import config_path, database_path
 from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketType
 from core.store import conversations
+from core.testing import past_exports
 from core.testing.remembering_model import RememberingModel
+from core.turn.history import History
 
 KEY = "sk-test-key-000000"
 
@@ -280,3 +282,75 @@ def test_the_command_line_imports_builds_and_sums_up(tmp_path, model, capsys, mo
     assert "sends 2 conversations" in out.err
     last = out.out.strip().splitlines()[-1]
     assert "imported 0 conversations" in last and "facts from 2 of 2 pieces" in last
+
+
+def test_a_chatgpt_zip_and_a_claude_export_keep_their_titles_dates_and_turns(tmp_path,
+                                                                            backend):
+    dispatcher = backend()
+    chatgpt = past_exports.chatgpt_export(tmp_path / "chatgpt.zip", 3, zip=True)
+    kept = ask(dispatcher, PacketType.IMPORT_HISTORY, path=str(chatgpt))
+    assert (kept["format"], kept["conversations"], kept["messages"]) == ("chatgpt", 3, 18)
+    claude = past_exports.claude_export(tmp_path / "conversations.json", 2)
+    assert ask(dispatcher, PacketType.IMPORT_HISTORY, path=str(claude))["format"] == "claude"
+    store = dispatcher.store
+    rows = store.query("SELECT c.title, c.created_at, m.role, m.content, m.turn_id FROM"
+                       " conversations c JOIN messages m ON m.conversation_id = c.id WHERE"
+                       " c.source LIKE 'chatgpt:%' ORDER BY m.id")
+    assert all(r["created_at"] < time.time() - 86_400 for r in rows)  # their own dates
+    texts = [r["content"] for r in rows]
+    assert "I moved to Bergen last spring." in texts
+    assert not any("Oslo" in t for t in texts)  # the abandoned branch stays out
+    # a person's message and the reply after it are one exchange
+    assert rows[0]["turn_id"] == rows[1]["turn_id"] != rows[2]["turn_id"]
+
+
+def test_a_conversation_that_grew_since_adds_only_its_new_messages(tmp_path, backend):
+    dispatcher = backend()
+    path = invented_locomo(tmp_path / "locomo.json")
+    ask(dispatcher, PacketType.IMPORT_HISTORY, path=str(path))
+    data = json.loads(path.read_text("utf-8"))
+    data[0]["conversation"]["session_2"].append(
+        {"speaker": "Ada", "dia_id": "D2:3", "text": "I work as a pilot now."})
+    path.write_text(json.dumps(data), "utf-8")
+    kept = ask(dispatcher, PacketType.IMPORT_HISTORY, path=str(path))
+    assert (kept["conversations"], kept["grown"], kept["messages"], kept["unchanged"]) == \
+        (0, 1, 1, 1)
+    assert ask(dispatcher, PacketType.LIST_IMPORTS)["estimate"]["messages"] == 6
+
+
+def test_a_markdown_export_comes_back_as_it_went(tmp_path, backend):
+    dispatcher = backend()
+    store = dispatcher.store
+    conversation = conversations.create(store, "Trip to Kyoto")
+    history = History(store, conversation)
+    history.append("user", "Help me plan a trip to Kyoto.\n\nTwo weeks in April.")
+    history.append("assistant", "Gladly. **Day 1**: Fushimi Inari.")
+    exported = tmp_path / "Trip to Kyoto.md"
+    exported.write_text(conversations.markdown(store, conversation), "utf-8")
+    kept = ask(dispatcher, PacketType.IMPORT_HISTORY, path=str(exported))
+    assert (kept["format"], kept["conversations"], kept["messages"]) == ("markdown", 1, 2)
+    back = store.query("SELECT c.title, m.role, m.content FROM conversations c JOIN messages"
+                       " m ON m.conversation_id = c.id WHERE c.import_id = ? ORDER BY m.id",
+                       (kept["import_id"],))
+    assert [(r["title"], r["role"], r["content"]) for r in back] == [
+        ("Trip to Kyoto", "user", "Help me plan a trip to Kyoto.\n\nTwo weeks in April."),
+        ("Trip to Kyoto", "assistant", "Gladly. **Day 1**: Fushimi Inari.")]
+    again = ask(dispatcher, PacketType.IMPORT_HISTORY, path=str(exported))
+    assert again["import_id"] is None
+
+
+def test_a_damaged_zip_and_a_huge_message(tmp_path, backend):
+    dispatcher = backend()
+    damaged = tmp_path / "export.zip"
+    good = past_exports.chatgpt_export(tmp_path / "good.zip", 2, zip=True)
+    damaged.write_bytes(good.read_bytes()[:-200])
+    answer = dispatcher.handle(Packet.make(PacketType.IMPORT_HISTORY, {"path": str(damaged)}))
+    assert not answer.success and "zip" in answer.error
+    big = tmp_path / "conversations.json"
+    conversation = past_exports.claude_conversation(0)
+    conversation["chat_messages"][0]["text"] = "word " * 1_000_000  # 5 MB
+    big.write_text(json.dumps([conversation]), "utf-8")
+    kept = ask(dispatcher, PacketType.IMPORT_HISTORY, path=str(big))
+    assert kept["conversations"] == 1
+    estimate = kept["estimate"]
+    assert estimate["tokens"] < 20_000  # a huge message is cut before it is sent
