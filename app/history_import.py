@@ -10,6 +10,7 @@ import takes every fact of an import back as one change.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
     QLabel,
+    QMainWindow,
     QMessageBox,
     QProgressDialog,
     QPushButton,
@@ -60,6 +62,7 @@ class BuildStatus(QWidget):
     """The build's progress in the status bar, with Stop."""
 
     stop_requested = Signal()
+    shown = Signal(bool)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -68,32 +71,50 @@ class BuildStatus(QWidget):
         self.stop = QPushButton(tr("Stop"))
         self.stop.setToolTip(tr("Stop after the conversation being remembered; what is "
                                 "done stays, and Import conversations… goes on later"))
-        self.stop.setFlat(True)
         self.stop.clicked.connect(self.stop_requested)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label)
         layout.addWidget(self.stop)
+        layout.addStretch(1)
         self.hide()
 
+    def setVisible(self, visible: bool) -> None:  # Qt's name: every show and hide
+        changed = visible != self.isVisible()
+        super().setVisible(visible)
+        if changed:
+            self.shown.emit(visible)
+
     def show_progress(self, data: dict[str, Any]) -> None:
-        self.label.setText(tr("Building memory: {done}/{total} · {facts} · {left}",
-                              done=data["pieces"], total=data["total"],
-                              facts=count_of(data["facts"], tr("1 fact"), tr("{n} facts")),
+        done = round(100 * data["pieces"] / data["total"]) if data["total"] else 0
+        self.label.setText(tr("Building memory: {percent}% · {left}", percent=done,
                               left=duration_words(data.get("seconds_left"))))
+        self.label.setToolTip(tr(
+            "Remembering the imported conversations, a few exchanges at a time: {done} of "
+            "{total} parts, {facts} so far. Chat works meanwhile.", done=data["pieces"],
+            total=data["total"], facts=count_of(data["facts"], tr("1 fact"),
+                                                tr("{n} facts"))))
         self.setVisible(True)
 
 
 class HistoryImport(QObject):
     said = Signal(str, int)
 
-    def __init__(self, host: BackendHost, window: QWidget) -> None:
+    def __init__(self, host: BackendHost, window: QMainWindow, state_label: QWidget) -> None:
+        """The build's progress takes the place of `state_label` ("Ready") at the left of
+        the window's status bar while it runs."""
         super().__init__(window)
         self.host, self.window = host, window
         self.status = BuildStatus()
         self.status.stop_requested.connect(self.stop)
+        window.statusBar().insertWidget(1, self.status, 2)
+        self.status.shown.connect(lambda shown: state_label.setVisible(not shown))
         self.reading: QProgressDialog | None = None
         host.events.history_import.connect(self._progressed)
+
+    def handlers(self) -> dict[str, Any]:
+        """The window's actions this serves."""
+        return {"history.import": self.choose, "memory.undo_import": self.undo}
 
     def choose(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -185,7 +206,10 @@ class HistoryImport(QObject):
         self.status.stop.setEnabled(True)
         self.window.conversations.refresh()
         facts = count_of(data["facts"], tr("1 fact"), tr("{n} facts"))
-        if phase == "built":
+        if phase == "built" and not data["facts"]:
+            self.said.emit(tr("The memory is built: the imported conversations held nothing "
+                              "new to remember."), 12000)
+        elif phase == "built":
             self.said.emit(tr("The memory is built: {facts} from the imported conversations. "
                               "Memory › Undo import takes them back.", facts=facts), 12000)
         else:
@@ -204,15 +228,19 @@ class HistoryImport(QObject):
             QMessageBox.information(self.window, tr("Undo import"),
                                     tr("No import has facts left to take back."))
             return
-        names = [tr("{file}: {conversations}", file=i["file_name"], conversations=count_of(
-            i["conversations"], tr("1 conversation"), tr("{n} conversations")))
-            for i in imports]
-        chosen, ok = QInputDialog.getItem(
-            self.window, tr("Undo import"),
-            tr("Take back every fact this import put in the memory (the conversations "
-               "stay):"), names, 0, False)
-        if ok:
-            import_id = imports[names.index(chosen)]["id"]
+        names = [tr("{file}, imported {when}: {conversations}", file=i["file_name"],
+                    when=time.strftime("%Y-%m-%d %H:%M", time.localtime(i["created_at"])),
+                    conversations=count_of(i["conversations"], tr("1 conversation"),
+                                           tr("{n} conversations")))
+                 for i in imports]
+        dialog = QInputDialog(self.window)
+        dialog.setWindowTitle(tr("Undo import"))
+        dialog.setLabelText(tr("Take back every fact this import put in the memory (the "
+                               "conversations stay):"))
+        dialog.setComboBoxItems(names)
+        dialog.setOkButtonText(tr("Undo import"))
+        if dialog.exec():
+            import_id = imports[names.index(dialog.textValue())]["id"]
             self.host.send(PacketType.UNDO_IMPORT, {"import_id": import_id}, self._undone)
 
     def _undone(self, answer: dict[str, Any]) -> None:

@@ -59,8 +59,7 @@ class MainWindow(QMainWindow):
         self.memory = MemoryActions(host, self, self.pane.approvals, self._selected_turn)
         self.setup = SettingsActions(host, self, self.status.endpoint_label)
         self.conversations = Conversations(host, self, lambda: self.turns.running)
-        self.history_import = HistoryImport(host, self)
-        self.statusBar().addPermanentWidget(self.history_import.status)
+        self.history_import = HistoryImport(host, self, self.status.state_label)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.conversations.sidebar)
         self._bind_actions()
         self.registry.build_menus(self.menuBar())
@@ -94,8 +93,7 @@ class MainWindow(QMainWindow):
 
     def _connect_signals(self) -> None:
         turns, status = self.turns, self.status
-        for source in (turns, self.memory, self.setup, self.conversations,
-                       self.history_import):
+        for source in (turns, self.memory, self.setup, self.conversations, self.history_import):
             source.said.connect(self.notify)
         turns.state_changed.connect(status.set_state)
         turns.tokens_counted.connect(status.show_tokens)
@@ -121,7 +119,8 @@ class MainWindow(QMainWindow):
         self.pane.view.undo_turn_requested.connect(self.memory.undo_turn)
         self.trace_dock.undo_turn_requested.connect(self.memory.undo_turn)
         self.browser.empty_trash_requested.connect(self.memory.empty_trash)
-        self.trace_dock.visibilityChanged.connect(self._trace_visibility)
+        self.trace_dock.visibilityChanged.connect(lambda visible: self.trace_action.setChecked(
+            visible) if visible or not self.trace_dock.isFloating() else None)
         self.conversations.sidebar.visibilityChanged.connect(
             lambda shown: self.sidebar_action.setChecked(
                 shown or not self.conversations.sidebar.isHidden()))
@@ -163,8 +162,7 @@ class MainWindow(QMainWindow):
             "memory.export_json": lambda: memory.choose_export("json"),
             "memory.export_graphml": lambda: memory.choose_export("graphml"),
             "memory.import": memory.choose_import, "help.shortcuts": self.open_shortcuts,
-            "history.import": self.history_import.choose,
-            "memory.undo_import": self.history_import.undo,
+            **self.history_import.handlers(),
             "help.about": self.about,
         }.items():
             bind(name, handler)
@@ -354,10 +352,6 @@ class MainWindow(QMainWindow):
             self.resizeDocks([self.trace_dock], [int(self.width() * 0.42)],
                              Qt.Orientation.Horizontal)
             self._dock_sized = True
-
-    def _trace_visibility(self, visible: bool) -> None:
-        if not self.trace_dock.isFloating() or visible:
-            self.trace_action.setChecked(visible)
 
     # -- small commands -------------------------------------------------------------------
 

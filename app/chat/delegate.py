@@ -368,7 +368,8 @@ class MessageDelegate(QStyledItemDelegate):
                       message: ChatMessage, parts: MessageLayout) -> None:
         bold = QFont(option.font)
         bold.setBold(True)
-        speaker = tr("You") if message.role == "user" else tr("Assistant")
+        speaker = message.speaker or (tr("You") if message.role == "user"
+                                      else tr("Assistant"))
         painter.setFont(bold)
         painter.setPen(option.palette.color(QPalette.ColorRole.Text))
         left = parts.body_top_left.x()

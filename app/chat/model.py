@@ -34,6 +34,7 @@ class ChatMessage:
     versions: list[dict[str, Any]] = field(default_factory=list)  # replies it replaced
     showing: int | None = None  # which of them is shown (None: this reply)
     latest: dict[str, Any] | None = None  # this reply, put aside while an earlier shows
+    speaker: str | None = None  # who spoke, where an imported conversation names them
 
     def position(self) -> tuple[int, int]:
         """(shown, of): which version is shown, counted from 1, and how many there are."""
@@ -53,7 +54,8 @@ class ChatMessage:
                                            bool(row.get("undone")))
                    if row["role"] == "assistant" else "",
                    calls=row.get("tool_calls"), refused=row.get("rejected_tools"),
-                   undone=bool(row.get("undone")), versions=list(row.get("versions") or []))
+                   undone=bool(row.get("undone")), versions=list(row.get("versions") or []),
+                   speaker=row.get("speaker"))
 
 
 class ChatModel(QAbstractListModel):

@@ -237,10 +237,12 @@ class Builder:
         first = self.store.query_one("SELECT turn_id FROM messages WHERE conversation_id = ?"
                                      " ORDER BY id LIMIT 1", (conversation["id"],))
         with self.store.said_at(conversation["created_at"]):
-            ToolExecutor(self.store).execute(
+            named = ToolExecutor(self.store).execute(
                 "memory_commit", {"triplets": [{"subject": PERSON_NODE, "relation": "name",
                                                 "object": name}]},
                 turn_id=first["turn_id"] if first else None, actor="model")
+        if named["success"]:
+            self.facts += named["data"].get("created", 0)
 
     def _turn(self, piece: Piece) -> Turn:
         """A turn that is only a door: the piece's words are what was said."""

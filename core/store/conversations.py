@@ -6,6 +6,7 @@ search over every conversation's messages, English and Chinese alike.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -167,6 +168,26 @@ def markdown(store: GraphStore, conversation_id: int) -> str:
         lines += [message["content"] or f"*({message['error'] or 'no reply'})*", ""]
     # messages stored before keys were scrubbed at the history's door may still hold one
     return scrub_known("\n".join(lines).rstrip() + "\n")
+
+
+def with_speakers(store: GraphStore, conversation_id: int | None,
+                  messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages, each with its speaker's name where an imported conversation names
+    who spoke (LoCoMo's two people): shown as "Ben", not as the assistant."""
+    if conversation_id is None or store.schema_version() < 15:
+        return messages
+    row = store.query_one("SELECT speakers FROM conversations WHERE id = ?",
+                          (conversation_id,))
+    try:
+        names = json.loads(row["speakers"]) if row and row["speakers"] else {}
+    except ValueError:
+        names = {}
+    if isinstance(names, dict) and names:
+        for message in messages:
+            name = names.get(message.get("role"))
+            if isinstance(name, str) and name.strip():
+                message["speaker"] = name.strip()
+    return messages
 
 
 def holding_turn(store: GraphStore, turn_id: str) -> int | None:

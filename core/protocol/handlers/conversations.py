@@ -59,7 +59,8 @@ def open_conversation(backend: Dispatcher, body: dict[str, Any]) -> dict[str, An
                       ErrorCode.CONFLICT)
     backend.conversation_id = conversation["id"]
     history = backend.history()
-    return {"conversation": conversation, "history": history.messages(cap=SHOWN_CHARS),
+    return {"conversation": conversation, "history": conversations.with_speakers(
+                history.store, history.conversation_id, history.messages(cap=SHOWN_CHARS)),
             "remembered": glance(history.store)}
 
 

@@ -8,7 +8,7 @@ from core.errors import ErrorCode
 from core.i18n import N_
 from core.protocol.handlers.table import NAME, Refusal, handles
 from core.protocol.packets import PacketType
-from core.store import browse, describe
+from core.store import browse, conversations, describe
 from core.tools import approvals
 from core.turn.run import Turn, TurnRefused
 from core.turn.snapshot import glance
@@ -89,7 +89,8 @@ def turn_touched(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 @handles(PacketType.GET_HISTORY, {}, reads=True)
 def get_history(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     history = backend.history()
-    messages = history.messages(cap=SHOWN_CHARS)
+    messages = conversations.with_speakers(history.store, history.conversation_id,
+                                           history.messages(cap=SHOWN_CHARS))
     _with_approvals(history.store, messages)
     _with_undone(history.store, messages)
     answer = {"history": messages, "conversation_id": history.conversation_id}
