@@ -24,6 +24,8 @@ _SHAPES = (
     (re.compile(r"\bI work as an? ([\w ]*\w)"), "works as"),
     (re.compile(r"\bI went to (?:the |a )?([\w ]*\w)"), "went to"),
     (re.compile(r"\bI (?:love|like) ([\w ]*\w)"), "likes"),
+    (re.compile(r"\bI (?:started|began) (?:a |an |the )?([\w ]*\w)"), "started"),
+    (re.compile(r"\b[Mm]y (\w+) is full of ([\w ]*\w)"), "has"),
 )
 
 
@@ -38,7 +40,7 @@ def facts_in(piece: str) -> list[list[str]]:
         when = "yesterday" if "yesterday" in text.casefold() else ""
         for shape, relation in _SHAPES:
             for match in shape.finditer(text):
-                facts.append([name, relation, match.group(1).strip(), when])
+                facts.append([name, relation, match.group(match.lastindex).strip(), when])
     return facts[:8]
 
 
@@ -58,8 +60,9 @@ def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"\w+", text.casefold()) if len(w) > 3}
 
 
-def _best_line(body: dict[str, Any], question: str) -> str:
-    wanted = _words(question.rsplit("Question:", 1)[-1])
+def _best_line(body: dict[str, Any], last: str) -> str:
+    asked = [line for line in last.splitlines() if "?" in line]
+    wanted = _words(asked[-1].rsplit("Question:", 1)[-1] if asked else last)
     lines = [line.strip(" -") for m in body["messages"] if m.get("role") != "system"
              for line in str(m.get("content") or "").splitlines()
              if line.strip() and "?" not in line]  # not the question itself

@@ -60,9 +60,12 @@ _DONE_WORDS = re.compile(
 _QUESTION = re.compile(r"[?？]\s*$")
 
 
+SHORT_QUESTION = 160  # characters: "Answer in a few words: when did Caroline…?" is one
+
+
 def worth_asking(message: str) -> bool:
     """A short question adds no facts: the step is skipped (and the turn is faster)."""
-    return not (_QUESTION.search(message) and len(message) < 120)
+    return not (_QUESTION.search(message) and len(message) < SHORT_QUESTION)
 
 
 def request_messages(message: str, facts: list[dict[str, Any]],
