@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -319,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if server is not None:
             server.close()
+            shutil.rmtree(args.data.parent, ignore_errors=True)
     print(report(results))
     return 0
 
