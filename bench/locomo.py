@@ -134,16 +134,19 @@ class Run:
         prompt = usage.get("prompt_tokens", 0) if isinstance(usage, dict) else 0
         sent = backend.store.query_one(
             "SELECT sent FROM messages WHERE role = 'user' ORDER BY id DESC LIMIT 1")
+        recalled = (data.get("touched") or {}).get("edges") or []
         return (data.get("content") or answer.error or "").strip(), prompt, \
-            self._sources(sent["sent"] if sent else None)
+            self._sources(sent["sent"] if sent else None, recalled)
 
-    def _sources(self, sent: str | None) -> set[str]:
-        """The LoCoMo turns behind the facts the memory showed the model."""
+    def _sources(self, sent: str | None, recalled: list[int]) -> set[str]:
+        """The LoCoMo turns behind the facts the memory put in front of the model: the
+        snapshot's, and those a model that calls tools recalled."""
         try:
             items = json.loads(sent).get("items", {}) if sent else {}
         except ValueError:
             items = {}
         ids = [int(k[1:]) for k in items if k.startswith("e") and k[1:].isdigit()]
+        ids += [i for i in recalled if isinstance(i, int)]
         if not ids:
             return set()
         marks = ", ".join("?" * len(ids))
