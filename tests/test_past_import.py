@@ -14,7 +14,7 @@ import pytest
 
 from core import BackendClient, BackendServer
 from core.events import Event
-from core.past import command
+from core.past import command, keeping
 from core.paths import config_path, database_path
 from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketType
@@ -354,3 +354,42 @@ def test_a_damaged_zip_and_a_huge_message(tmp_path, backend):
     assert kept["conversations"] == 1
     estimate = kept["estimate"]
     assert estimate["tokens"] < 20_000  # a huge message is cut before it is sent
+
+
+def test_undated_conversations_carry_the_import_and_a_stop_keeps_nothing(tmp_path, backend):
+    dispatcher = backend()
+    export = tmp_path / "conversations.json"
+    conversation = past_exports.chatgpt_conversation(0, branches=False)
+    conversation["create_time"] = conversation["update_time"] = None
+    for node in conversation["mapping"].values():
+        if node["message"]:
+            node["message"]["create_time"] = None
+    export.write_text(json.dumps([conversation]), "utf-8")
+    kept = ask(dispatcher, PacketType.IMPORT_HISTORY, path=str(export))
+    assert (kept["conversations"], kept["undated"]) == (1, 1)
+    row = dispatcher.store.query_one("SELECT created_at FROM conversations WHERE source"
+                                     " LIKE 'chatgpt:%'")
+    assert row["created_at"] == pytest.approx(time.time(), abs=600)
+    other = past_exports.claude_export(tmp_path / "claude.json", 3)
+    with pytest.raises(keeping.ImportStopped):
+        keeping.keep(dispatcher.store, other, cancelled=lambda: True)
+    assert dispatcher.store.query_one("SELECT count(*) AS n FROM conversations WHERE source"
+                                      " LIKE 'claude:%'")["n"] == 0
+
+
+def test_a_conversation_in_chinese_is_remembered_in_chinese(tmp_path, backend, model):
+    dispatcher = backend()
+    path = tmp_path / "zh.json"
+    path.write_text(json.dumps([{"sample_id": "zh", "qa": [], "conversation": {
+        "speaker_a": "李娜", "speaker_b": "王芳",
+        "session_1_date_time": "9:00 am on 3 March, 2024",
+        "session_1": [
+            {"speaker": "李娜", "dia_id": "D1:1", "text": "我最近在学日语，昨天去了书店。"},
+            {"speaker": "王芳", "dia_id": "D1:2", "text": "真好！我在杭州工作。"}]}}],
+        ensure_ascii=False), "utf-8")
+    ask(dispatcher, PacketType.IMPORT_HISTORY, path=str(path))
+    ask(dispatcher, PacketType.BUILD_MEMORY)
+    build_all(dispatcher)
+    sent = [r for r in model.requests if r.get("response_format")]
+    assert "in Chinese" in sent[0]["messages"][0]["content"]
+    assert "李娜: 我最近在学日语" in sent[0]["messages"][1]["content"]
