@@ -150,7 +150,9 @@ class HistoryImport(QObject):
 
     def _kept(self, kept: dict[str, Any]) -> None:
         added = kept["conversations"] + kept["grown"]
-        if not added:
+        estimate = kept.get("estimate")
+        left = bool(estimate and estimate["pieces"])
+        if not added and not left:
             QMessageBox.information(self.window, tr("Import conversations"), tr(
                 "Nothing new: these conversations are here already."))
             return
@@ -158,11 +160,12 @@ class HistoryImport(QObject):
         words = tr("Imported {conversations} ({messages}); they are in the sidebar, marked "
                    "as imported.", conversations=count_of(added, tr("1 conversation"),
                                                           tr("{n} conversations")),
-                   messages=count_of(kept["messages"], tr("1 message"), tr("{n} messages")))
+                   messages=count_of(kept["messages"], tr("1 message"), tr("{n} messages"))
+                   ) if added else tr("These conversations are here already, but the "
+                                      "memory is not built from all of them yet.")
         if kept.get("undated"):
             words += "\n" + tr("{n} had no dates: they carry today's.", n=kept["undated"])
-        estimate = kept.get("estimate")
-        if not estimate or not estimate["pieces"]:
+        if not left:
             self.said.emit(words, 10000)
             return
         box = QMessageBox(QMessageBox.Icon.Question, tr("Build the memory?"), words,
@@ -206,7 +209,12 @@ class HistoryImport(QObject):
         self.status.stop.setEnabled(True)
         self.window.conversations.refresh()
         facts = count_of(data["facts"], tr("1 fact"), tr("{n} facts"))
-        if phase == "built" and not data["facts"]:
+        if phase == "failed":
+            QMessageBox.warning(self.window, tr("Build the memory"), tr(
+                "Building the memory stopped: {error}\nWhat is done stays; it goes on from "
+                "there when the app starts again, or from Import conversations….",
+                error=data.get("error") or ""))
+        elif phase == "built" and not data["facts"]:
             self.said.emit(tr("The memory is built: the imported conversations held nothing "
                               "new to remember."), 12000)
         elif phase == "built":

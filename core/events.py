@@ -31,9 +31,11 @@ class Event(StrEnum):
     #   "undone_turns"?}: one committed change, by anyone (another app's carry its
     #   arguments; undoing turns names them)
     MEANING = "meaning"  # {"state", "indexed"?, "waiting"?, "problem"?}: the indexer
-    HISTORY_IMPORT = "history_import"  # {"phase": "building" | "built" | "stopped",
-    #   "pieces", "total", "conversations", "facts", "failed", "seconds", "seconds_left",
-    #   "import_id"}: building the memory from imported conversations, a piece at a time
+    HISTORY_IMPORT = "history_import"  # {"phase": "reading" | "building" | "built" |
+    #   "stopped" | "failed", "pieces", "total", "conversations", "facts", "failed",
+    #   "seconds", "seconds_left", "import_id", "error"?}: reading an export, then
+    #   building the memory from it a piece at a time ("failed": the endpoint failed;
+    #   the build goes on from there next time)
     MEMORY_WRITTEN = "memory_written"  # {"turn_id", "tool_calls", "rejected_tools",
     #   "refused_why", "note", "touched"}: what the memory-writing step did after a reply
     #   was answered (its calls' own events carry "turn_id" and "after_answer": true)

@@ -393,3 +393,22 @@ def test_a_conversation_in_chinese_is_remembered_in_chinese(tmp_path, backend, m
     sent = [r for r in model.requests if r.get("response_format")]
     assert "in Chinese" in sent[0]["messages"][0]["content"]
     assert "李娜: 我最近在学日语" in sent[0]["messages"][1]["content"]
+
+
+def test_a_failing_endpoint_stops_the_build_and_loses_no_piece(tmp_path, backend, model):
+    dispatcher = backend()
+    events: list[dict[str, Any]] = []
+    dispatcher.events = lambda event, data: events.append(data) \
+        if event == Event.HISTORY_IMPORT else None
+    ask(dispatcher, PacketType.IMPORT_HISTORY,
+        path=str(invented_locomo(tmp_path / "locomo.json")))
+    ask(dispatcher, PacketType.BUILD_MEMORY)
+    model.play({"status": 401, "message": "Incorrect API key provided"})
+    assert not dispatcher.background_step()
+    assert events[-1]["phase"] == "failed" and "API key" in events[-1]["error"]
+    assert dispatcher.builder is None
+    left = ask(dispatcher, PacketType.LIST_IMPORTS)["estimate"]
+    assert (left["conversations"], left["pieces"]) == (2, 2)  # nothing was skipped
+    restarted = backend()  # the build the person asked for goes on at the next start
+    build_all(restarted)
+    assert ask(restarted, PacketType.LIST_IMPORTS)["estimate"]["pieces"] == 0

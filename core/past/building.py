@@ -70,6 +70,15 @@ def response_format() -> dict[str, Any]:
                                                    "schema": _text_schema()}}
 
 
+class PieceNotSent(Exception):
+    """The piece was not remembered and stays to remember: `error` says why the endpoint
+    failed, or is None when a stop (meant for a chat turn) cut the request."""
+
+    def __init__(self, error: str | None) -> None:
+        super().__init__(error or "stopped")
+        self.error = error
+
+
 @dataclass
 class Piece:
     """A few consecutive messages of one conversation, sent to be remembered together."""
@@ -198,7 +207,14 @@ class Builder:
             if waiting[0]["import_id"] is not None:
                 self._name_the_person(waiting[0])
         piece = self.queue.pop(0)
-        self.facts += self._remember(piece)
+        try:
+            self.facts += self._remember(piece)
+        except PieceNotSent as problem:
+            self.queue.insert(0, piece)  # it stays to remember
+            if problem.error is None:
+                return True  # a stop meant for a chat turn: sent again next step
+            self._report("failed", error=problem.error)
+            return False  # the endpoint is down: the build stops, and resumes later
         with self.store.conn:
             self.store.conn.execute("UPDATE conversations SET remembered_to = ? WHERE id = ?",
                                     (piece.last_id, piece.conversation_id))
@@ -214,7 +230,7 @@ class Builder:
         self._report("stopped" if self.stopping and pending(self.store, self.import_id)
                      else "built")
 
-    def _report(self, phase: str) -> None:
+    def _report(self, phase: str, **more: Any) -> None:
         spent = time.monotonic() - self.started
         left = max(self.total_pieces - self.done_pieces, 0)
         per_piece = spent / self.done_pieces if self.done_pieces else None
@@ -223,7 +239,7 @@ class Builder:
             "conversations": self.conversations_done, "facts": self.facts,
             "failed": self.failed, "seconds": round(spent, 1),
             "seconds_left": round(per_piece * left) if per_piece is not None else None,
-            "import_id": self.import_id})
+            "import_id": self.import_id, **more})
 
     def _name_the_person(self, conversation: Row) -> None:
         """The export names the person (LoCoMo's speaker_a): the memory learns the name,
@@ -266,11 +282,13 @@ class Builder:
                     return self._extracted(piece, turn)
                 return self._called(piece, turn)
             except TurnCancelled:
-                return 0
-            except (openai.OpenAIError, ValueError, OSError) as error:
+                raise PieceNotSent(None) from None
+            except (openai.OpenAIError, OSError) as error:
+                words = scrub(str(error), sent_key(error))
+                log.warning("remembering a past conversation failed: %s", words)
+                raise PieceNotSent(words) from None
+            except ValueError:  # an answer no reader makes sense of: the model's fault
                 self.failed += 1
-                log.warning("remembering a past conversation failed: %s",
-                            scrub(str(error), sent_key(error)))
                 return 0
 
     def _request(self, piece: Piece, instructions: str) -> list[dict[str, str]]:
@@ -349,8 +367,9 @@ class Builder:
                               person_text=turn.message)
         result = self.session.run(self._request(piece, instructions), run_tool,
                                   lambda _event, _data: None, options)
-        if result.code not in (None, ErrorCode.CANCELLED):
-            self.failed += 1
+        if result.code is not None:
+            raise PieceNotSent(None if result.code is ErrorCode.CANCELLED else
+                               scrub(result.error or result.code.value))
         return sum(written)
 
 

@@ -65,6 +65,8 @@ class _Progress:
         if data["phase"] == "reading":
             self.err.write(tr("read {conversations} conversations…",
                               conversations=data["conversations"]) + "\n")
+        elif data["phase"] == "failed":
+            self.err.write(tr("the build stopped: {error}", error=data.get("error")) + "\n")
         elif data["phase"] == "building":
             left = data.get("seconds_left")
             self.err.write(tr("{pieces}/{total} pieces, {facts} facts, {left} left",
@@ -146,9 +148,10 @@ def _build(backend: Dispatcher, args: argparse.Namespace, summary: str, *, out: 
     finally:
         signal.signal(signal.SIGINT, previous)
     done = backend.events.last if isinstance(backend.events, _Progress) else {}
+    stopped = interrupted or done.get("phase") in ("stopped", "failed")
     out.write(summary + "; " + tr(
         "memory: {facts} facts from {pieces} of {total} pieces in {seconds} s{more}",
         facts=done.get("facts", 0), pieces=done.get("pieces", 0),
         total=done.get("total", 0), seconds=done.get("seconds", 0),
-        more=tr(" (stopped: run again to go on)") if interrupted else "") + "\n")
-    return 0
+        more=tr(" (stopped: run again to go on)") if stopped else "") + "\n")
+    return 1 if done.get("phase") == "failed" else 0

@@ -36,8 +36,8 @@ def import_history(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 
     kept = keeping.keep(store, Path(body["path"]), report=report,
                         cancelled=backend.stopped.is_set)
-    return {**kept, "estimate": building.estimate(store, backend.config, kept["import_id"])
-            if kept["import_id"] else None}
+    # what is left to remember: of this import, or (nothing new) of any import
+    return {**kept, "estimate": building.estimate(store, backend.config, kept["import_id"])}
 
 
 @handles(PacketType.BUILD_MEMORY, {"import_id": WHOLE})
