@@ -22,6 +22,10 @@ from core.turn.language import language_of
     ("Je suis allé à Paris avec ma soeur", "French"),
     ("Ich wohne in Berlin und ich bin Lehrer", "German"),
     ("Hola, ¿dónde está mi gato?", "Spanish"),
+    ("Answer in a few words: Would Caroline be considered religious?", "English"),
+    ("Plan a trip in June", "English"),
+    ("Eu moro em Lisboa e tenho uma irmã", "Portuguese"),
+    ("Io sono a Roma con mia sorella, non ho fretta", "Italian"),
     ("ok", None), ("12345", None), ("Mochi!", None), ("", None),  # cannot tell
 ])
 def test_a_message_language_is_told_by_its_script_and_little_words(text, language):

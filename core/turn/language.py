@@ -26,8 +26,11 @@ _SCRIPTS = (  # the script's characters (a CJK character is about a word) or its
 )
 # Words frequent in one language and rare in the others.
 _LITTLE_WORDS = {
+    # "a" is English as much as Portuguese or Italian: without it (and "in", "would"),
+    # "Answer in a few words: would Caroline…" was told to the model as Portuguese
     "English": "the and is are my i i'm you what where when how do does with to of it this "
-               "that have was please can".split(),
+               "that have was please can a an in on at for from be would will your me we "
+               "they he she his her not but if or about did".split(),
     "French": "le la les et est je suis mon ma mes tu vous que où quand comment avec pour "
               "une des du c'est j'ai".split(),
     "German": "der die das und ist ich bin mein meine du sie wo wann wie mit für nicht ein "
