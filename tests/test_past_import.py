@@ -412,3 +412,24 @@ def test_a_failing_endpoint_stops_the_build_and_loses_no_piece(tmp_path, backend
     restarted = backend()  # the build the person asked for goes on at the next start
     build_all(restarted)
     assert ask(restarted, PacketType.LIST_IMPORTS)["estimate"]["pieces"] == 0
+
+
+def test_a_fact_goes_to_the_speaker_who_said_it_of_themself(tmp_path, backend, model):
+    dispatcher = backend()
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps([{"sample_id": "one", "qa": [], "conversation": {
+        "speaker_a": "Ada", "speaker_b": "Ben",
+        "session_1_date_time": "10:00 am on 8 May, 2023",
+        "session_1": [{"speaker": "Ada", "dia_id": "D1:1", "text": "How is home?"},
+                      {"speaker": "Ben", "dia_id": "D1:2", "text": "Great, I have a husband "
+                       "and a garden now. Bye!"}]}}]), "utf-8")
+    ask(dispatcher, PacketType.IMPORT_HISTORY, path=str(path))
+    model.play({"text": json.dumps({"facts": [
+        ["Ada", "has", "a husband", ""], ["Ben", "has", "a husband", ""],
+        ["Ada", "has", "a garden", "now"], ["Ben", "bye", "Ada", ""]]})})
+    ask(dispatcher, PacketType.BUILD_MEMORY)
+    build_all(dispatcher)
+    facts = [(f["subject"], f["relation"], f["object"]) for f in active(dispatcher)]
+    assert ("Ben", "has", "a husband") in facts and ("Ben", "has", "a garden") in facts
+    assert not [f for f in facts if f[0] == "User" and f[1] != "name"]  # none on Ada
+    assert not [f for f in facts if f[1] == "bye"]  # small talk is no fact

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -325,22 +326,36 @@ class Builder:
 
     def _grouped(self, piece: Piece, facts: list[Any]) -> dict[tuple[str, str], list[dict]]:
         """The facts by the exchange whose words hold them (where each came from) and by
-        when they happened (worked out by the app, see `core.past.when`); the person's
-        name becomes the person."""
+        when they happened (worked out by the app, see `core.past.when`). A speaker's
+        fact told in another speaker's own first-person words is theirs (the 1.5B model
+        gave "I have a husband", said by Melanie, to both speakers); the person's name
+        becomes the person; the same fact twice is one."""
         person = piece.names["user"].casefold()
+        speakers = {name.casefold(): name for name in piece.names.values()}
         said = [(m, grounding.said_text([m["content"]])) for m in piece.messages]
         groups: dict[tuple[str, str], list[dict]] = {}
         for fact in facts[:FACTS_PER_PIECE]:
             values = _fact_values(fact)
             if values is None:
                 continue
+            words = f"{values['object']} {values['relation']}"
+            subject = values["subject"].casefold()
+            subject = person if subject in grounding.PERSON else subject
+            # the message with most of its words; of those, the subject's own, then the last
+            message = max(said, key=lambda pair: (
+                grounding.shared_words(words, pair[1]),
+                piece.names[pair[0]["role"]].casefold() == subject, said.index(pair)))[0]
+            speaker = piece.names[message["role"]]
+            if subject in speakers and subject != speaker.casefold() and \
+                    _FIRST_PERSON.search(message["content"]) and \
+                    subject not in message["content"].casefold():
+                values["subject"] = speaker
             if values["subject"].casefold() in {person, *grounding.PERSON}:
                 values["subject"] = PERSON_NODE
-            words = f"{values['object']} {values['relation']}"
-            message = max(said, key=lambda pair: (grounding.shared_words(words, pair[1]),
-                                                  said.index(pair)))[0]
             tag = when.resolved(values.pop("when"), words, message["content"], piece.when)
-            groups.setdefault((message["turn_id"], tag), []).append(values)
+            group = groups.setdefault((message["turn_id"], tag), [])
+            if values not in group:
+                group.append(values)
         return groups
 
     def _called(self, piece: Piece, turn: Turn) -> int:
@@ -373,6 +388,16 @@ class Builder:
         return sum(written)
 
 
+# "I", "my", "我": a speaker telling of themself
+_FIRST_PERSON = re.compile(r"\b(I|I'm|I've|my|me|mine)\b|我", re.IGNORECASE)
+# What people say to each other and is no fact about anyone ("Melanie -bye-> Caroline")
+SMALL_TALK = {"bye", "goodbye", "hi", "hello", "hey", "thanks", "thank", "thanks to",
+              "thank you", "take care", "congrats", "congratulations", "here", "see you",
+              "sorry", "welcome", "cheers", "concern", "fun", "talked to", "talked about",
+              "talked with", "asked", "asked about", "said", "says", "shared", "shares",
+              "replied", "told"}
+
+
 def _fact_values(fact: Any) -> dict[str, str] | None:
     """[subject, relation, object, when] (or the same as an object), each trimmed; None
     for anything else, or a relation that is a whole sentence."""
@@ -383,7 +408,8 @@ def _fact_values(fact: Any) -> dict[str, str] | None:
     values = dict(zip(("subject", "relation", "object", "when"),
                       (v.strip() if isinstance(v, str) else "" for v in fact), strict=True))
     if not all(values[k] for k in ("subject", "relation", "object")) or \
-            len(values["relation"].split()) > RELATION_WORDS:
+            len(values["relation"].split()) > RELATION_WORDS or \
+            values["relation"].casefold().strip(" .!") in SMALL_TALK:
         return None
     return values
 
