@@ -71,6 +71,7 @@ class Run:
         self.client = openai.OpenAI(api_key=args.key, base_url=args.base_url,
                                     timeout=args.timeout, max_retries=1)
         self.dia_of_turn: dict[str, list[str]] = {}
+        self.dia_of_message: dict[int, str] = {}
         self.seconds: dict[str, float] = {}
 
     def build(self) -> None:
@@ -117,10 +118,11 @@ class Run:
         for row in store.query("SELECT id, source FROM conversations WHERE source LIKE ?",
                                (f"locomo:{self.sample['sample_id']}:%",)):
             session = int(row["source"].rsplit(":", 1)[1])
-            messages = store.query("SELECT turn_id FROM messages WHERE conversation_id = ?"
-                                   " ORDER BY id", (row["id"],))
+            messages = store.query("SELECT id, turn_id FROM messages WHERE conversation_id"
+                                   " = ? ORDER BY id", (row["id"],))
             for message, turn in zip(messages, by_session.get(session, []), strict=False):
                 self.dia_of_turn.setdefault(message["turn_id"], []).append(turn.dia_id)
+                self.dia_of_message[message["id"]] = turn.dia_id
 
     def ask_memory(self, question: str) -> tuple[str, int, set[str]]:
         backend = self.backend
@@ -147,12 +149,15 @@ class Run:
             items = {}
         ids = [int(k[1:]) for k in items if k.startswith("e") and k[1:].isdigit()]
         ids += [i for i in recalled if isinstance(i, int)]
+        quoted = {self.dia_of_message.get(int(k[1:])) for k in items
+                  if k.startswith("m") and k[1:].isdigit()} - {None}
         if not ids:
-            return set()
+            return quoted
         marks = ", ".join("?" * len(ids))
         rows = self.backend.store.query(
             f"SELECT source_message FROM edges WHERE id IN ({marks})", ids)
-        return {d for r in rows for d in self.dia_of_turn.get(r["source_message"] or "", [])}
+        return quoted | {d for r in rows
+                         for d in self.dia_of_turn.get(r["source_message"] or "", [])}
 
     def ask_full(self, question: str) -> tuple[str, int, set[str]]:
         kept = locomo.full_context(self.turns, self.args.context_tokens, token_count)
@@ -224,9 +229,18 @@ def run_sample(sample: dict[str, Any], args: argparse.Namespace) -> dict[str, An
                      "question": q["question"]} for q in chosen]
             # one method at a time: a local server keeps the long full-context prompt in
             # its cache from one question to the next only when nothing comes between
+            # with --keep, the baselines' answers are kept too: they do not change with
+            # the memory, and full context is the slowest to ask
+            kept_file = home / "baselines.json" if args.keep else None
+            kept = json.loads(kept_file.read_text("utf-8")) \
+                if kept_file and kept_file.exists() else {}
             for method, ask in zip(METHODS, (run.ask_memory, run.ask_full,
                                              run.ask_retrieval), strict=True):
                 for n, (question, row) in enumerate(zip(chosen, rows, strict=True)):
+                    known = kept.get(f"{method}|{question['question']}")
+                    if known is not None:
+                        row[method] = known
+                        continue
                     started = time.monotonic()
                     answer, prompt, sources = ask(question["question"])
                     evidence = set(question.get("evidence") or [])
@@ -234,6 +248,9 @@ def run_sample(sample: dict[str, Any], args: argparse.Namespace) -> dict[str, An
                                    "prompt": prompt, "seconds": time.monotonic() - started,
                                    "evidence": len(evidence & sources) / len(evidence)
                                    if evidence else None}
+                    if kept_file and method != "memory":
+                        kept[f"{method}|{question['question']}"] = row[method]
+                        kept_file.write_text(json.dumps(kept), "utf-8")
                     print(f"  {method} {n + 1}. [{locomo.CATEGORIES[row['category']]}] "
                           f"{row['question']} gold={row['gold']!r} -> {answer[:80]!r} "
                           f"F1 {row[method]['f1']:.2f}", file=sys.stderr, flush=True)
@@ -287,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path,
                         default=Path(os.environ.get("TRULYMEM_LOCOMO", DEFAULT_DATA)))
-    parser.add_argument("--sample", default="conv-26", help="a sample_id, or all")
+    parser.add_argument("--sample", default="conv-26",
+                        help="a sample_id, several with commas, or all")
     parser.add_argument("--questions", type=int, help="at most N questions a conversation")
     parser.add_argument("--adversarial", action="store_true")
     parser.add_argument("--base-url")
@@ -315,9 +333,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--base-url is needed (or --quick)")
     samples = json.loads(args.data.read_text("utf-8"))
     if args.sample != "all":
-        samples = [s for s in samples if s["sample_id"] == args.sample]
-        if not samples:
-            parser.error(f"no sample {args.sample} in {args.data}")
+        wanted = args.sample.split(",")
+        samples = [s for s in samples if s["sample_id"] in wanted]
+        if len(samples) != len(wanted):
+            parser.error(f"not every one of {args.sample} is in {args.data}")
     try:
         results = [run_sample(sample, args) for sample in samples]
     finally:

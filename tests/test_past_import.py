@@ -433,3 +433,18 @@ def test_a_fact_goes_to_the_speaker_who_said_it_of_themself(tmp_path, backend, m
     assert ("Ben", "has", "a husband") in facts and ("Ben", "has", "a garden") in facts
     assert not [f for f in facts if f[0] == "User" and f[1] != "name"]  # none on Ada
     assert not [f for f in facts if f[1] == "bye"]  # small talk is no fact
+
+
+def test_the_words_of_imported_conversations_reach_a_question_about_them(
+        tmp_path, backend, model):
+    """A fact the memory writer missed is still found: the snapshot quotes the imported
+    messages that match the question, with their day and who said them."""
+    dispatcher = backend()
+    ask(dispatcher, PacketType.IMPORT_HISTORY,
+        path=str(invented_locomo(tmp_path / "locomo.json")))
+    ask(dispatcher, PacketType.NEW_CONVERSATION)
+    ask(dispatcher, PacketType.PROCESS_MESSAGE, user_input="What does Ben do for a living "
+        "as a baker?")
+    shown = model.requests[-1]["messages"][-1]["content"]
+    assert "From imported conversations" in shown
+    assert "2023-05-08, Ben: Nice. I work as a baker." in shown

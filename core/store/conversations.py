@@ -190,6 +190,35 @@ def with_speakers(store: GraphStore, conversation_id: int | None,
     return messages
 
 
+EXCERPT_CHARS = 240
+
+
+def imported_excerpts(store: GraphStore, text: str, limit: int) -> list[Row]:
+    """The messages of imported conversations that best match `text`, each with its
+    date and who said it (`speaker`), cut to EXCERPT_CHARS. Remembering a long history
+    keeps a few facts of each piece; the words themselves stay searchable."""
+    if store.schema_version() < 15 or not store.query_one(
+            "SELECT 1 AS yes FROM conversations WHERE import_id IS NOT NULL LIMIT 1"):
+        return []
+    hits = fts_candidates(store, "message_fts", text, max(limit * 6, 30))
+    if not hits:
+        return []
+    order = {rowid: rank for rank, (rowid, _score) in enumerate(hits)}
+    rows = store.query(
+        "SELECT m.id, m.role, substr(m.content, 1, ?) AS content, m.created_at,"
+        " m.conversation_id FROM messages m JOIN conversations c ON c.id = m.conversation_id"
+        f" WHERE m.id IN ({', '.join('?' * len(order))}) AND c.import_id IS NOT NULL AND"
+        " c.deleted_at IS NULL AND m.deleted_at IS NULL",
+        [EXCERPT_CHARS + 1, *order])
+    rows.sort(key=lambda r: order[r["id"]])
+    rows = rows[:limit]
+    for row in rows:
+        with_speakers(store, row["conversation_id"], [row])
+        text = " ".join(row["content"].split())
+        row["content"] = text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + "…"
+    return rows
+
+
 def holding_turn(store: GraphStore, turn_id: str) -> int | None:
     """The conversation that holds the turn's messages (where a memory came from)."""
     found = store.query_one("SELECT conversation_id FROM messages WHERE turn_id = ? AND"
