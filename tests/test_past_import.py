@@ -447,4 +447,4 @@ def test_the_words_of_imported_conversations_reach_a_question_about_them(
         "as a baker?")
     shown = model.requests[-1]["messages"][-1]["content"]
     assert "From imported conversations" in shown
-    assert "2023-05-08, Ben: Nice. I work as a baker." in shown
+    assert "8 May 2023, Ben: Nice. I work as a baker." in shown

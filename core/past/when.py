@@ -104,6 +104,16 @@ def resolved(when: str, fact: str, message: str, said_at: float) -> str:
     return _relative(fact, said) or _relative(message, said) or f"said {day(said)}"
 
 
+def within(text: str, said_at: float) -> str | None:
+    """The date the first relative time in `text` names ("last weekend" in a message of
+    17 July 2023: "the weekend before 17 July 2023"), or None."""
+    return _relative(text, date(*time.localtime(said_at)[:3]))
+
+
+def said_day(said_at: float) -> str:
+    return day(date(*time.localtime(said_at)[:3]))
+
+
 def _names_said_day(text: str, said: date) -> bool:
     """The model copied the conversation's own date ("Monday, 8 May 2023")."""
     folded = text.casefold()

@@ -8,9 +8,9 @@ their own, so what a person asks about themselves most must already be here.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
+from core.past import when
 from core.store import GraphStore
 from core.store.conversations import imported_excerpts
 from core.store.search import EDGE_SELECT, search_edges
@@ -154,10 +154,13 @@ def snapshot_items(store: GraphStore, message: str, plain: bool = False) -> list
 
 
 def _excerpt(message: dict) -> Item:
-    """An imported message as a line: its day, who said it, its words."""
+    """An imported message as a line: its day, who said it, its words, and the date a
+    relative time in them names ("last weekend" said on 17 July 2023): a small model
+    answered "Last weekend." to "when did…?"."""
     who = message.get("speaker") or ("the user" if message["role"] == "user" else "you")
-    day = time.strftime("%Y-%m-%d", time.localtime(message["created_at"]))
-    line = f"- {day}, {who}: {message['content']}"
+    named = when.within(message["content"], message["created_at"])
+    line = (f"- {when.said_day(message['created_at'])}, {who}: {message['content']}"
+            + (f" [{named}]" if named else ""))
     return Item("history", f"m{message['id']}", line, line)
 
 
