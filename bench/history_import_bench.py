@@ -20,10 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.testing.past_exports import big_chatgpt_export
-
 from core.past.keeping import keep
 from core.store import GraphStore
+from core.testing.past_exports import big_chatgpt_export
 
 
 def main() -> int:
