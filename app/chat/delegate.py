@@ -58,7 +58,8 @@ RETRY = N_("Retry")
 COPY = N_("Copy")
 MAX_COLUMN_CHARS = 110  # longer lines are hard to read on wide windows
 # What each message offers on hover and on keyboard focus, at the right of its header.
-ACTION_WORDS = {"copy": N_("Copy"), "edit": N_("Edit"), "regenerate": N_("Regenerate")}
+ACTION_WORDS = {"copy": N_("Copy"), "edit": N_("Edit"), "regenerate": N_("Regenerate"),
+                "delete": N_("Delete")}
 VERSION_MARKS = {"older": "‹", "newer": "›", "position": ""}
 
 
@@ -229,10 +230,11 @@ class MessageDelegate(QStyledItemDelegate):
 
     def _actions(self, message: ChatMessage, metrics: QFontMetrics, right: int,
                  y: int) -> list[tuple[QRect, str]]:
-        """Copy, and Edit (yours) or Regenerate (a reply), right-aligned in the header."""
+        """Copy, Edit (yours) or Regenerate (a reply), and Delete (the exchange),
+        right-aligned in the header."""
         if message.streaming or message is self.edit_message or not message.turn_id:
             return []
-        names = ["copy", "edit" if message.role == "user" else "regenerate"]
+        names = ["copy", "edit" if message.role == "user" else "regenerate", "delete"]
         if message.versions:  # ‹ 2/3 ›: the replies a regenerated one replaced
             names = ["older", "position", "newer", *names]
         rects = []
@@ -351,7 +353,8 @@ class MessageDelegate(QStyledItemDelegate):
     @staticmethod
     def _paint_actions(painter: QPainter, option: QStyleOptionViewItem, message: ChatMessage,
                        parts: MessageLayout) -> None:
-        """Copy and Edit or Regenerate on hover and keyboard focus; ‹ 2/3 › always."""
+        """Copy, Edit or Regenerate, and Delete on hover and keyboard focus; ‹ 2/3 ›
+        always."""
         palette = option.palette
         hovered = bool(option.state & (QStyle.StateFlag.State_MouseOver
                                        | QStyle.StateFlag.State_Selected))

@@ -341,7 +341,7 @@ class ChatView(QListView):
         self.edit_sent.emit(turn, text)
 
     def run_action(self, row: int, name: str) -> None:
-        """Copy, Edit or Regenerate, from a message's header (hover or keyboard)."""
+        """Copy, Edit, Regenerate or Delete, from a message's header (hover or keyboard)."""
         message = self.chat.messages[row]
         self.setCurrentIndex(self.chat.index(row))
         if name == "copy":
@@ -350,6 +350,8 @@ class ChatView(QListView):
             self.start_edit(row)
         elif name == "regenerate" and message.turn_id:
             self.regenerate_requested.emit(message.turn_id)
+        elif name == "delete" and message.turn_id and not message.streaming:
+            self.delete_turn_requested.emit(message.turn_id)  # the exchange; Ctrl+Z undoes
         elif name in ("older", "newer"):
             self.chat.show_version(row, -1 if name == "older" else 1)
 
@@ -411,6 +413,9 @@ class ChatView(QListView):
             return
         if event.key() == Qt.Key.Key_Space and row is not None:
             self.toggle_reasoning(row)
+            return
+        if event.key() == Qt.Key.Key_Delete and not event.modifiers() and row is not None:
+            self.run_action(row, "delete")  # the focused message's exchange
             return
         if row is not None and not event.modifiers() and event.key() in (Qt.Key.Key_E,
                                                                           Qt.Key.Key_R):
