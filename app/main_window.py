@@ -22,6 +22,7 @@ from app.chat.turns import TurnController
 from app.conversations import Conversations
 from app.dialogs.palette import CommandPalette
 from app.dialogs.shortcuts import ShortcutList
+from app.go_to_message import go_to_message
 from app.graph.browser import GraphBrowser
 from app.history_import import HistoryImport
 from app.memory_actions import MemoryActions
@@ -247,8 +248,6 @@ class MainWindow(QMainWindow):
             self, "limits", answer["data"]) if answer["success"] else None)
 
     def _settings_saved(self) -> None:
-        if not self.turns.running:  # a failure before the change is old news now
-            self.status.set_state(tr("Settings saved"))
         self._read_status()
         self.host.send(PacketType.GET_CONFIG, None, self._config_loaded)
 
@@ -292,26 +291,7 @@ class MainWindow(QMainWindow):
                        if answer["success"] else None)
 
     def show_message(self, turn_id: str, looked_elsewhere: bool = False) -> None:
-        """Go to the person's message of that turn in the chat (where a fact came from),
-        opening the conversation that holds it when it is not the one shown."""
-        while True:
-            row = next((i for i, m in enumerate(self.chat.messages)
-                        if m.turn_id == turn_id and m.role == "user"), None)
-            if row is not None or not self.chat.load_older(1000):
-                break
-        if row is None and not looked_elsewhere:
-            self.conversations.open(None, lambda: self.show_message(turn_id, True),
-                                    turn_id=turn_id)
-            return
-        if row is None:
-            self.notify(tr("That message is no longer in the conversation "
-                           "(it was cleared)."), 8000)
-            return
-        self.tabs.setCurrentWidget(self.pane)
-        index = self.chat.index(row)
-        self.pane.view.setCurrentIndex(index)
-        self.pane.view.scrollTo(index, self.pane.view.ScrollHint.PositionAtCenter)
-        self.pane.view.setFocus()
+        go_to_message(self, turn_id, looked_elsewhere)
 
     def open_review(self) -> None:
         self.tabs.setCurrentWidget(self.browser)
