@@ -10,6 +10,7 @@ import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
+from app.display import no_display
 from core import cli
 from core.config import language_setting
 from core.i18n import set_language, tr
@@ -123,6 +124,9 @@ def main(argv: list[str] | None = None) -> int:
         return cli.run(home, args.base_url, args.model)
     if args.tool:
         return run_tool(home, args.tool, args.arguments)
+    if (missing := no_display()) is not None:  # Qt would abort with a core dump
+        print(missing, file=sys.stderr)
+        return 1
     from app import gui  # noqa: PLC0415  (Qt loads only when the window is wanted)
 
     return gui.run(home, args.color_scheme, exit_when_ready=args.exit_when_ready,
