@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.backend_host import BackendHost
 from app.chat.sidebar import ConversationSidebar, shown_title
+from app.toast import CONFIRM_MSECS
 from core.i18n import tr
 from core.paths import file_name
 from core.protocol.packets import PacketType
@@ -119,7 +120,9 @@ class Conversations(QObject):
     def rename(self, conversation_id: int, title: str) -> None:
         self.host.send(PacketType.RENAME_CONVERSATION,
                        {"conversation_id": conversation_id, "title": title},
-                       lambda answer: self.refresh() if answer["success"]
+                       lambda answer: (self.refresh(), self.said.emit(
+                           tr("Renamed to “{title}”", title=title.strip()), CONFIRM_MSECS))
+                       if answer["success"]
                        else self._say(tr("Not renamed: {error}", error=answer["error"])))
 
     def delete(self, conversation_id: int) -> None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject, QPoint, Signal
+from PySide6.QtCore import QObject, QPoint, Signal, SignalInstance
 from PySide6.QtWidgets import QMenu, QWidget
 
 from app.backend_host import BackendHost, shown_or_warned
 from app.dialogs.limits import LimitsDialog
 from app.dialogs.settings import SettingsDialog
+from app.toast import CONFIRM_MSECS
 from core.i18n import tr
 from core.protocol.packets import PacketType
 
@@ -28,13 +29,23 @@ class SettingsActions(QObject):
 
     def open_settings(self) -> None:
         self.host.send(PacketType.GET_CONFIG, None, shown_or_warned(
-            self.window, tr("Settings"), lambda config: self.changed.emit()
-            if SettingsDialog(self.host, config, self.window).exec() else None))
+            self.window, tr("Settings"), lambda config: self._saved(
+                SettingsDialog(self.host, config, self.window), tr("Settings saved"),
+                self.changed)))
 
     def open_limits(self) -> None:
         self.host.send(PacketType.GET_TOOL_LIMITS, None, shown_or_warned(
-            self.window, tr("Tool limits"), lambda limits: self.limits_changed.emit()
-            if LimitsDialog(self.host, limits, self.window).exec() else None))
+            self.window, tr("Tool limits"), lambda limits: self._saved(
+                LimitsDialog(self.host, limits, self.window), tr("Tool limits saved"),
+                self.limits_changed)))
+
+    def _saved(self, dialog: SettingsDialog | LimitsDialog, words: str,
+               changed: SignalInstance) -> None:
+        """Every save confirms the same way: a toast that goes after a few seconds (the
+        window's `notify`), never a status-bar line that stays."""
+        if dialog.exec() and dialog.saved:
+            self.said.emit(words, CONFIRM_MSECS)
+            changed.emit()
 
     def switch_model(self) -> None:
         """The quick model switcher: the endpoint's models in a menu over the status bar."""

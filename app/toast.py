@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 from app.sizes import chars
 
 MIN_MSECS = 3000
+CONFIRM_MSECS = 4000  # a save confirmed (Settings, Tool limits, a rename…)
 
 
 class Toast(QLabel):

@@ -41,6 +41,8 @@ MAX_LIMIT = 1000
 
 
 class LimitsDialog(QDialog):
+    saved = False  # something was changed and saved (OK without a change saves nothing)
+
     def __init__(self, host: BackendHost, limits: dict[str, int],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -98,6 +100,7 @@ class LimitsDialog(QDialog):
     def _saved(self, answer: dict[str, Any]) -> None:
         self.buttons.setEnabled(True)
         if answer["success"]:
+            self.saved = True
             self.accept()
         else:
             self.error.setText(tr("Not saved: {error}", error=answer["error"]))

@@ -101,6 +101,8 @@ class Scrolling(QScrollArea):
 
 
 class SettingsDialog(QDialog):
+    saved = False  # something was changed and saved (OK without a change saves nothing)
+
     def __init__(self, host: BackendHost, config: dict[str, Any],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -410,6 +412,7 @@ class SettingsDialog(QDialog):
             self.result.setText(tr("Not saved: {error}", error=answer["error"]))
             self.show_result()
             return
+        self.saved = True
         if self.values()["language"] != (self.original.get("language") or i18n.SYSTEM):
             QMessageBox.information(self, tr("Settings"),
                                     tr("The language changes the next time TrulyMEM starts."))
