@@ -26,6 +26,7 @@ class ActionSpec:
     shortcut: str  # default key sequence in portable text ("Ctrl+T"), or ""
     menu: str  # one of MENUS
     tip: str = ""
+    also: tuple[str, ...] = ()  # more default keys for the same action (Ctrl++ for Ctrl+=)
 
 
 # The window's actions, in menu order, with their default shortcuts (the README's
@@ -69,6 +70,12 @@ SPECS: tuple[ActionSpec, ...] = (
                N_("Show or hide the tool calls")),
     ActionSpec("view.sidebar", N_("Conversations sidebar"), "Ctrl+B", "View",
                N_("Show or hide the list of conversations")),
+    ActionSpec("view.zoom_in", N_("Larger text"), "Ctrl+=", "View",
+               N_("Make the chat's and the Memory tab's text larger"), also=("Ctrl++",)),
+    ActionSpec("view.zoom_out", N_("Smaller text"), "Ctrl+-", "View",
+               N_("Make the chat's and the Memory tab's text smaller")),
+    ActionSpec("view.zoom_reset", N_("Actual text size"), "Ctrl+0", "View",
+               N_("The chat's and the Memory tab's text at 100%")),
     ActionSpec("view.graph", N_("Memory graph"), "Ctrl+G", "Memory",
                N_("Browse what the assistant remembers")),
     ActionSpec("memory.review", N_("Review what the assistant remembered"), "Ctrl+Shift+I",
@@ -133,8 +140,7 @@ class ActionRegistry:
             action.setStatusTip(spec.tip)
         action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut if scope
                                   else Qt.ShortcutContext.WindowShortcut)
-        if spec.shortcut:
-            action.setShortcut(QKeySequence(spec.shortcut))
+        action.setShortcuts(self.default_keys(name))
         if checkable:
             action.toggled.connect(lambda _checked: handler())
         else:
@@ -148,7 +154,7 @@ class ActionRegistry:
         and listed in `problems` rather than breaking the window."""
         self.problems = []
         for name, action in self.actions.items():
-            action.setShortcut(QKeySequence(self.specs[name].shortcut))
+            action.setShortcuts(self.default_keys(name))
         for name, keys in overrides.items():
             action = self.actions.get(name)
             sequence = QKeySequence(keys)
@@ -166,6 +172,10 @@ class ActionRegistry:
                                         name=name, keys=keys, other=clash))
                 continue
             action.setShortcut(sequence)
+
+    def default_keys(self, name: str) -> list[QKeySequence]:
+        spec = self.specs[name]
+        return [QKeySequence(keys) for keys in (spec.shortcut, *spec.also) if keys]
 
     def build_menus(self, bar: QMenuBar) -> None:
         """The menus in SPECS' order (not the order the window bound them), with a line

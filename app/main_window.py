@@ -32,6 +32,7 @@ from app.status_bar import StatusBar
 from app.toast import Toast
 from app.trace.dock import TraceDock
 from app.trace.model import TraceModel
+from app.zoom import TextZoom
 from core.i18n import tr
 from core.paths import make_private_file
 from core.protocol.packets import PacketType
@@ -61,6 +62,7 @@ class MainWindow(QMainWindow):
         self.setup = SettingsActions(host, self, self.status.endpoint_label)
         self.conversations = Conversations(host, self, lambda: self.turns.running)
         self.history_import = HistoryImport(host, self, self.status.state_label)
+        self.zoom = TextZoom(self.settings, (self.pane, self.browser), self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.conversations.sidebar)
         self._bind_actions()
         self.registry.build_menus(self.menuBar())
@@ -94,7 +96,8 @@ class MainWindow(QMainWindow):
 
     def _connect_signals(self) -> None:
         turns, status = self.turns, self.status
-        for source in (turns, self.memory, self.setup, self.conversations, self.history_import):
+        for source in (turns, self.memory, self.setup, self.conversations, self.history_import,
+                       self.zoom):
             source.said.connect(self.notify)
         turns.state_changed.connect(status.set_state)
         turns.tokens_counted.connect(status.show_tokens)
@@ -163,8 +166,7 @@ class MainWindow(QMainWindow):
             "memory.export_json": lambda: memory.choose_export("json"),
             "memory.export_graphml": lambda: memory.choose_export("graphml"),
             "memory.import": memory.choose_import, "help.shortcuts": self.open_shortcuts,
-            **self.history_import.handlers(),
-            "help.about": self.about,
+            **self.history_import.handlers(), **self.zoom.handlers(), "help.about": self.about,
         }.items():
             bind(name, handler)
         self.registry.actions["chat.retry"].setEnabled(False)

@@ -402,8 +402,10 @@ class ChatView(QListView):
                 self.chat.change(self.chat.messages.index(message))  # repaint
 
     def changeEvent(self, event) -> None:
-        if event.type() == event.Type.FontChange:
+        if event.type() == event.Type.FontChange:  # text zoom, or the system's font
             self.delegate.clear_caches()
+            self.verticalScrollBar().setSingleStep(self.fontMetrics().height() * 2)
+            self.scheduleDelayedItemsLayout()
         super().changeEvent(event)
 
     def keyPressEvent(self, event) -> None:

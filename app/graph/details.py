@@ -8,6 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QEvent,
     QModelIndex,
     QPersistentModelIndex,
     QSize,
@@ -171,10 +172,7 @@ class DetailsPanel(QWidget):
         self.title = QLabel(tr("Choose a node to see what the assistant knows about it."))
         self.title.setWordWrap(True)
         self.title.setTextFormat(Qt.TextFormat.PlainText)
-        heading = QFont(self.font())
-        heading.setPointSizeF(heading.pointSizeF() * 1.25)
-        heading.setBold(True)
-        self.title.setFont(heading)
+        self._set_heading_font()
         self.fields = QLabel()
         self.fields.setWordWrap(True)
         self.fields.setTextFormat(Qt.TextFormat.PlainText)
@@ -212,6 +210,17 @@ class DetailsPanel(QWidget):
         layout.addWidget(self.tabs, 1)
         self.edge_table.selectionModel().selectionChanged.connect(
             lambda *_args: self.edge_chosen.emit())
+
+    def _set_heading_font(self) -> None:
+        heading = QFont(self.font())
+        heading.setPointSizeF(heading.pointSizeF() * 1.25)
+        heading.setBold(True)
+        self.title.setFont(heading)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.FontChange:  # text zoom: the heading follows
+            self._set_heading_font()
+        super().changeEvent(event)
 
     def _corner_for_tab(self, index: int) -> None:
         self.edge_bar.setVisible(index == 0)

@@ -270,7 +270,7 @@ class ReviewView(QWidget):
         else:
             head = tr("{when} · not from a message in a conversation", when=when)
         item = QStandardItem(head)
-        font = QFont(self.font())
+        font = QFont()  # bold only: the size is the list's (text zoom changes it)
         font.setBold(True)
         item.setFont(font)
         item.setData(turn, TurnRole)

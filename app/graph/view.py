@@ -300,6 +300,11 @@ class NeighbourhoodView(QGraphicsView):
         if node_id is not None and node_id >= 0:  # a group is no node to show
             self.node_selected.emit(node_id)
 
+    def changeEvent(self, event) -> None:
+        if event.type() == event.Type.FontChange:  # text zoom: labels at the new size
+            self.redraw()
+        super().changeEvent(event)
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if self.graph is not None and not self.zoomed:
