@@ -76,6 +76,8 @@ SPECS: tuple[ActionSpec, ...] = (
                N_("Make the chat's and the Memory tab's text smaller")),
     ActionSpec("view.zoom_reset", N_("Actual text size"), "Ctrl+0", "View",
                N_("The chat's and the Memory tab's text at 100%")),
+    ActionSpec("view.close_to_tray", N_("Keep running in the tray when closed"), "", "View",
+               N_("Closing the window hides it in the tray; Quit ends TrulyMEM")),
     ActionSpec("view.graph", N_("Memory graph"), "Ctrl+G", "Memory",
                N_("Browse what the assistant remembers")),
     ActionSpec("memory.review", N_("Review what the assistant remembered"), "Ctrl+Shift+I",

@@ -13,8 +13,10 @@ from PySide6.QtCore import QLibraryInfo, QSocketNotifier, Qt, QTranslator
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QDialog
 
+from app import summon
 from app.backend_host import BackendHost
 from app.main_window import MainWindow
+from app.single_instance import SingleInstance
 from app.sizes import interface_font
 from core import i18n
 from resources import resource_path
@@ -153,27 +155,38 @@ def quit_on_signals(window: MainWindow) -> None:
         for widget in QApplication.topLevelWidgets():
             if isinstance(widget, QDialog) and widget.isVisible():
                 widget.reject()
-        window.close()
+        window.desktop.quit()  # quits even when closing would keep it in the tray
         QApplication.quit()
 
     notifier.activated.connect(quit_now)
     window._signal_sockets = (reader, writer, notifier)  # kept alive with the window
 
 
-def run(home: Path, scheme: str = "system", exit_when_ready: bool = False,
-        say_when_ready: bool = False) -> int:
+def run(home: Path, scheme: str = "system", *, exit_when_ready: bool = False,
+        say_when_ready: bool = False, wish: dict[str, str] | None = None) -> int:
     """`exit_when_ready` prints "ready" and quits once the window is usable (history shown):
     benchmarks time the start with it. `say_when_ready` prints it and stays (tests then
-    stop the program as a desktop would)."""
+    stop the program as a desktop would). `wish` is what `trulymem --ask` asked for."""
     app = make_application(scheme=scheme)
+    home.mkdir(parents=True, exist_ok=True)
+    instance = SingleInstance(home)
+    if not instance.claim():
+        # another window holds this memory and is still starting: it gets the wish
+        return 0 if summon.send(home, wish or summon.wish("show"), wait=20) else 1
     # `trulymem` chose the language from this folder's config before parsing its options;
     # here Qt's own words follow it.
     use_language(i18n.language())
     window = open_window(home)
+    instance.wished.connect(window.desktop.wished)
+    if wish and wish.get("action") == "ask":
+        window.desktop.put_in_input(wish.get("text") or "")
     if exit_when_ready:
-        window.usable.connect(lambda: (print("ready", flush=True), window.close()))
+        window.usable.connect(lambda: (print("ready", flush=True), window.desktop.quit()))
     elif say_when_ready:
         window.usable.connect(lambda: print("ready", flush=True))
     quit_on_signals(window)
     window.show()
-    return app.exec()
+    try:
+        return app.exec()
+    finally:
+        instance.close()

@@ -99,6 +99,7 @@ class BuildStatus(QWidget):
 
 class HistoryImport(QObject):
     said = Signal(str, int)
+    finished = Signal(str)  # building the memory ended (built, stopped or failed)
 
     def __init__(self, host: BackendHost, window: QMainWindow, state_label: QWidget) -> None:
         """The build's progress takes the place of `state_label` ("Ready") at the left of
@@ -210,19 +211,23 @@ class HistoryImport(QObject):
         self.window.conversations.refresh()
         facts = count_of(data["facts"], tr("1 fact"), tr("{n} facts"))
         if phase == "failed":
-            QMessageBox.warning(self.window, tr("Build the memory"), tr(
-                "Building the memory stopped: {error}\nWhat is done stays; it goes on from "
-                "there when the app starts again, or from Import conversations….",
-                error=data.get("error") or ""))
-        elif phase == "built" and not data["facts"]:
-            self.said.emit(tr("The memory is built: the imported conversations held nothing "
-                              "new to remember."), 12000)
+            text = tr("Building the memory stopped: {error}\nWhat is done stays; it goes on "
+                      "from there when the app starts again, or from Import conversations….",
+                      error=data.get("error") or "")
+            self.finished.emit(text)
+            QMessageBox.warning(self.window, tr("Build the memory"), text)
+            return
+        if phase == "built" and not data["facts"]:
+            text = tr("The memory is built: the imported conversations held nothing new to "
+                      "remember.")
         elif phase == "built":
-            self.said.emit(tr("The memory is built: {facts} from the imported conversations. "
-                              "Memory › Undo import takes them back.", facts=facts), 12000)
+            text = tr("The memory is built: {facts} from the imported conversations. "
+                      "Memory › Undo import takes them back.", facts=facts)
         else:
-            self.said.emit(tr("Stopped: {facts} so far. Import conversations… again goes "
-                              "on where it stopped.", facts=facts), 12000)
+            text = tr("Stopped: {facts} so far. Import conversations… again goes on where it "
+                      "stopped.", facts=facts)
+        self.finished.emit(text)
+        self.said.emit(text, 12000)
 
     # -- taking an import back ------------------------------------------------------------
 

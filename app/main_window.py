@@ -20,6 +20,7 @@ from app.chat.model import ChatModel
 from app.chat.pane import ChatPane
 from app.chat.turns import TurnController
 from app.conversations import Conversations
+from app.desktop import Desktop
 from app.dialogs.palette import CommandPalette
 from app.dialogs.shortcuts import ShortcutList
 from app.go_to_message import go_to_message
@@ -62,9 +63,11 @@ class MainWindow(QMainWindow):
         self.setup = SettingsActions(host, self, self.status.endpoint_label)
         self.conversations = Conversations(host, self, lambda: self.turns.running)
         self.history_import = HistoryImport(host, self, self.status.state_label)
+        self.desktop = Desktop(self)
         self.zoom = TextZoom(self.settings, (self.pane, self.browser), self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.conversations.sidebar)
         self._bind_actions()
+        self.desktop.bind_actions()
         self.registry.build_menus(self.menuBar())
         self.notice_action = self.setup.open_settings
         self._connect_signals()
@@ -102,6 +105,7 @@ class MainWindow(QMainWindow):
         turns.state_changed.connect(status.set_state)
         turns.tokens_counted.connect(status.show_tokens)
         turns.ended.connect(self.conversations.refresh)
+        self.desktop.connect_jobs()
         turns.model_missing.connect(self.setup.switch_model)
         turns.running_changed.connect(self.browser.hold)
         turns.touched.connect(self.browser.highlight)
@@ -142,7 +146,8 @@ class MainWindow(QMainWindow):
         bind, turns, memory = self.registry.bind, self.turns, self.memory
         for name, handler in {
             "app.settings": self.setup.open_settings, "app.limits": self.setup.open_limits,
-            "app.quit": self.close, "chat.send": self.pane.send_typed, "chat.stop": turns.stop,
+            "app.quit": self.desktop.quit, "chat.send": self.pane.send_typed,
+            "chat.stop": turns.stop,
             "chat.retry": turns.retry, "chat.regenerate": turns.regenerate,
             "chat.edit_last": turns.edit_last, "chat.copy_reply": self.copy_last_reply,
             "chat.focus_input": self.pane.input.setFocus, "chat.clear": self.clear_conversation,

@@ -26,6 +26,9 @@ GUARD_HOME = tempfile.mkdtemp(prefix="trulymem-test-home-")
 for _name in ("HOME", "TRULYMEM_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
     os.environ[_name] = os.path.join(GUARD_HOME, _name.lower())
     os.makedirs(os.environ[_name], exist_ok=True)
+# Nor the person's desktop: no notification, keychain or portal call reaches their session
+# bus (tests that need one start their own bus and name it to the program).
+os.environ["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + os.path.join(GUARD_HOME, "no-bus")
 
 
 DAY = 86400.0

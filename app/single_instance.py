@@ -1,0 +1,73 @@
+"""One window per memory: the first `trulymem` on a data folder takes its lock and listens
+for the wishes (show, toggle, ask) of those started after it (`app.summon` sends them), so
+two backends never write the same store."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+from app.summon import LOCK_NAME, WISHES, WindowLock, socket_path
+
+MOST_BYTES = 256 * 1024  # a wish is small; a bigger one is not from TrulyMEM
+
+
+class SingleInstance(QObject):
+    """The first window's side: holds the lock, listens, and turns each wish that arrives
+    into `wished`."""
+
+    wished = Signal(dict)
+
+    def __init__(self, home: Path, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.home = home
+        self.path = socket_path(home)
+        self.lock = WindowLock(home / LOCK_NAME)
+        self.server = QLocalServer(self)
+        self.server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        self.server.newConnection.connect(self._connected)
+        self.error = ""
+
+    def claim(self) -> bool:
+        """True when this process is the window for `home` (and now listens); False when
+        another one holds it."""
+        if not self.lock.take():
+            return False
+        QLocalServer.removeServer(self.path)  # a socket file left by a crash
+        if not self.server.listen(self.path):
+            # still the only window: it just cannot be summoned (say why, go on)
+            self.error = self.server.errorString()
+        return True
+
+    def close(self) -> None:
+        self.server.close()
+        self.lock.release()
+
+    def _connected(self) -> None:
+        while self.server.hasPendingConnections():
+            connection = self.server.nextPendingConnection()
+            connection.setParent(self)
+            connection.readyRead.connect(lambda c=connection: self._read(c))
+            connection.disconnected.connect(connection.deleteLater)
+
+    def _read(self, connection: QLocalSocket) -> None:
+        if connection.bytesAvailable() > MOST_BYTES:
+            connection.abort()
+            return
+        if not connection.canReadLine():
+            return
+        line = bytes(connection.readLine())
+        message = None
+        with contextlib.suppress(ValueError):
+            message = json.loads(line.decode("utf-8"))
+        good = isinstance(message, dict) and message.get("action") in WISHES and \
+            isinstance(message.get("text", ""), str)
+        connection.write(b"ok\n" if good else b"no\n")
+        connection.flush()
+        connection.disconnectFromServer()
+        if good:
+            self.wished.emit(message)
