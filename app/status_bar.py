@@ -6,20 +6,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QStatusBar
 
 from app.backend_host import BackendHost
-from app.status_parts import StatusPart, count_of, separator
+from app.status_parts import EndpointPart, StatusPart, count_of
+from app.status_row import StatusRow, is_lasting
 from core.i18n import tr
+
+NEWS_MSECS = 12000
 
 
 class StatusBar(QObject):
     def __init__(self, bar: QStatusBar, host: BackendHost) -> None:
         super().__init__(bar)
-        self.state_label = StatusPart()
+        self.state_label = StatusPart(steady=True)
         self.state_label.setObjectName("turnState")
-        self.endpoint_label = StatusPart()
+        self.endpoint_label = EndpointPart()
         self.endpoint_label.setObjectName("endpoint")
         self.endpoint_label.setCursor(Qt.CursorShape.PointingHandCursor)
         self.tokens_label = StatusPart(tr("Tokens: none yet"))
@@ -32,27 +35,37 @@ class StatusBar(QObject):
         # Shown only while the background indexer catches up (or if it stopped).
         self.meaning_label = StatusPart()
         self.meaning_label.setObjectName("meaningIndex")
-        self.meaning_separator = separator()
-        bar.addWidget(self.state_label, 2)
-        # the memory's counts say the most: they get the most room
-        for label, room in ((self.endpoint_label, 1), (self.tokens_label, 1),
-                            (self.memory_label, 2), (self.review_label, 1)):
-            bar.addPermanentWidget(separator())
-            bar.addPermanentWidget(label, room)
-        bar.addPermanentWidget(self.meaning_separator)
-        bar.addPermanentWidget(self.meaning_label, 1)
+        bar.addWidget(self.state_label, 1)
+        # the model's name and the memory's counts say the most: the others give way first
+        self.row = StatusRow()
+        for label, drops in ((self.endpoint_label, 0), (self.tokens_label, 1),
+                             (self.memory_label, 0), (self.review_label, 3),
+                             (self.meaning_label, 2)):
+            self.row.add(label, drops)
+        bar.addPermanentWidget(self.row)
+        # News ("Stopped", a failure) goes after a while; the lasting state comes back.
+        self.lasting = ""
+        self.news_timer = QTimer(self)
+        self.news_timer.setSingleShot(True)
+        self.news_timer.timeout.connect(lambda: self.state_label.setText(self.lasting))
         self.show_meaning({"state": "ready"})
         host.events.meaning.connect(self.show_meaning)
         host.events.memory_changed.connect(self.show_counts)
 
     def set_state(self, text: str) -> None:
+        """What the window is doing ("Thinking…", "Ready") stays; news ("Stopped", "The
+        last message failed…") is shown for `NEWS_MSECS`, then the lasting state again."""
         self.state_label.setText(text)
+        if is_lasting(text, tr("Ready")):
+            self.lasting = text
+            self.news_timer.stop()
+        else:
+            self.news_timer.start(NEWS_MSECS)
 
     def show_endpoint(self, config: dict[str, Any]) -> None:
         url = config.get("base_url", "")
         host = url.split("://", 1)[-1].split("/", 1)[0] or url
-        self.endpoint_label.setText(f"{host} · {config.get('model', '')}")
-        self.endpoint_label.setToolTip(url)
+        self.endpoint_label.set_endpoint(host, config.get("model", ""), url)
 
     def show_tokens(self, last: int, session: int) -> None:
         self.tokens_label.setText(tr("Tokens: last {last} · session {session}",
@@ -71,8 +84,6 @@ class StatusBar(QObject):
             text, tip = tr("Recall by words only"), status.get("problem") or ""
         self.meaning_label.setText(text)
         self.meaning_label.setToolTip(tip)
-        self.meaning_label.setVisible(bool(text))
-        self.meaning_separator.setVisible(bool(text))
 
     def show_counts(self, state: dict[str, Any]) -> None:
         counts = state["counts"]
@@ -91,7 +102,7 @@ class StatusBar(QObject):
 
     def show_review_count(self, count: int, keys: str) -> None:
         self.review_label.setText(tr("Review: {count}", count=f"{count:,}") if count
-                                  else tr("Review: done"))
+                                  else tr("Nothing to review"))
         self.review_label.setToolTip(
             tr("{changes} the assistant or other apps made to the memory wait for your "
                "review: click, or press {keys}",

@@ -13,10 +13,15 @@ from app.sizes import chars
 
 class StatusPart(QLabel):
     clicked = Signal()
+    changed = Signal()  # its text changed
 
-    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+    def __init__(self, text: str = "", parent: QWidget | None = None,
+                 steady: bool = False) -> None:
+        """A `steady` part asks for the same room whatever it says (the turn's state at
+        the left): a message coming and going moves no other part."""
         super().__init__(text, parent)
         self._full = text
+        self.steady = steady
 
     def mousePressEvent(self, event) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
@@ -30,6 +35,7 @@ class StatusPart(QLabel):
         self.setToolTip(text)
         super().setText(text)
         self.updateGeometry()
+        self.changed.emit()
 
     def text(self) -> str:
         return self._full
@@ -40,16 +46,56 @@ class StatusPart(QLabel):
                      hint.height())
 
     def sizeHint(self) -> QSize:
-        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 4,
-                     super().sizeHint().height())
+        width = chars(self, 12) if self.steady else self.natural_width()
+        return QSize(width, super().sizeHint().height())
+
+    def natural_width(self) -> int:
+        """The room its whole text takes."""
+        return self.fontMetrics().horizontalAdvance(self._full) + 4
+
+    def narrowest(self) -> int:
+        """The least room it says what matters in (all of it, for most parts)."""
+        return self.natural_width()
+
+    def shown(self, width: int) -> str:
+        """What fits in `width` pixels."""
+        return self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, width)
 
     def paintEvent(self, _event) -> None:
         painter = QPainter(self)
-        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight,
-                                              self.contentsRect().width())
         painter.setPen(self.palette().color(self.foregroundRole()))
         painter.drawText(self.contentsRect(), Qt.AlignmentFlag.AlignVCenter
-                         | Qt.AlignmentFlag.AlignLeft, shown)
+                         | Qt.AlignmentFlag.AlignLeft, self.shown(self.contentsRect().width()))
+
+
+class EndpointPart(StatusPart):
+    """"host · model": the model is what the person needs to read, so the host gives way
+    first ("127.0… · deepseek-v4-flash", then the model alone; the whole URL stays in the
+    tooltip), and the model is cut only when nothing else is left to give."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.host, self.model = "", ""
+
+    def set_endpoint(self, host: str, model: str, url: str) -> None:
+        self.host, self.model = host, model
+        self.setText(f"{host} · {model}" if host and model else host or model)
+        self.setToolTip(url)
+
+    def narrowest(self) -> int:
+        return self.fontMetrics().horizontalAdvance(self.model or self.text()) + 4
+
+    def shown(self, width: int) -> str:
+        metrics = self.fontMetrics()
+        whole = self.text()
+        if metrics.horizontalAdvance(whole) <= width or not (self.host and self.model):
+            return super().shown(width)
+        tail = f" · {self.model}"
+        room = width - metrics.horizontalAdvance(tail)
+        host = metrics.elidedText(self.host, Qt.TextElideMode.ElideRight, room)
+        if room > 0 and len(host.rstrip("…")) >= 4:
+            return host + tail
+        return metrics.elidedText(self.model, Qt.TextElideMode.ElideRight, width)
 
 
 def separator() -> QFrame:

@@ -95,7 +95,7 @@ def test_the_inbox_by_keyboard_keep_undo_and_edit(qtbot, two_turns):
     review.tree.setFocus()
     qtbot.keyClick(review.tree, Qt.Key.Key_K)
     qtbot.waitUntil(lambda: not window.host.busy and review_texts(review) == [])
-    assert window.status.review_label.text() == "Review: done"
+    assert window.status.review_label.text() == "Nothing to review"
     store = window.host.dispatcher.store
     live = {r["relation"] + " " + r["name"] for r in store.query(
         "SELECT e.relation, n.name FROM edges e JOIN nodes n ON n.id = e.target_id"
@@ -130,7 +130,7 @@ def test_undo_in_the_inbox_and_the_count_after_a_restart(qtbot, two_turns, open_
     qtbot.keyClick(review.tree, Qt.Key.Key_K, Qt.KeyboardModifier.ShiftModifier)  # keep all
     qtbot.waitUntil(lambda: not again.host.busy and review_texts(review) == [])
     assert review.empty.isVisible() and "reviewed" in review.empty.text()
-    assert again.status.review_label.text() == "Review: done"
+    assert again.status.review_label.text() == "Nothing to review"
 
 
 def test_a_turn_causes_one_round_of_reads_not_a_storm(qtbot, home, llm, open_window):
@@ -318,7 +318,7 @@ def test_add_fact_dialog_is_wide_enough_for_its_hints(qtbot):
 
 def test_the_status_bar_says_review_is_done_when_nothing_waits(qtbot, home, open_window):
     window = open_window(home)
-    qtbot.waitUntil(lambda: window.status.review_label.text() == "Review: done")
+    qtbot.waitUntil(lambda: window.status.review_label.text() == "Nothing to review")
 
 
 def test_review_says_task_links_in_words_and_the_person_by_name(qapp):
