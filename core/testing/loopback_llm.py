@@ -51,6 +51,9 @@ class ScriptedOpenAIServer:
         self.requests: list[dict[str, Any]] = []
         self.server_seconds = 0.0
         self.models = ["test-model", "deepseek-chat"]
+        # `shutdown_date` per model as `GET /v1/models` gives it (OpenAI: "YYYY-MM-DD"; any
+        # value is sent as it is, so a test can send seconds, text that is no date…)
+        self.shutdowns: dict[str, Any] = {}
         self.cache_usage = False
         self.slots = True  # answer `GET /slots` as llama-server does (False: 404)
         self.generating = 0  # requests being answered now
@@ -136,7 +139,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"message": "not found", "type": "not_found"}})
             return
         self._json(200, {"object": "list", "data": [
-            {"id": name, "object": "model", "created": 0, "owned_by": "loopback"}
+            {"id": name, "object": "model", "created": 0, "owned_by": "loopback",
+             **({"shutdown_date": self.fake.shutdowns[name]}
+                if name in self.fake.shutdowns else {})}
             for name in self.fake.models]})
 
     def do_POST(self) -> None:

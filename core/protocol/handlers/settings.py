@@ -99,8 +99,8 @@ def test_connection(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]
                      model=config.model, models=listed)
     message = tr("Connected to {url} in {ms} ms. {verdict}", url=config.base_url,
                  ms=f"{elapsed_ms:.0f}", verdict=verdict)
-    return {"message": message, "model_found": found or serves_any, "models": models,
-            "elapsed_ms": elapsed_ms}
+    return {"message": message, "model_found": found or serves_any, "models": list(models),
+            "elapsed_ms": elapsed_ms, "shutdowns": models.shutdowns}
 
 
 @handles(PacketType.LIST_MODELS, {**UNSAVED, "refresh": {}}, long_running=True)
@@ -113,6 +113,9 @@ def list_models(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     if body.get("refresh") or key not in backend.models:
         backend.models[key] = endpoint.list_models(
             _unsaved(backend, body, ("api_key", "base_url")))[0]
-    return {"models": backend.models[key], "current": config.model}
+    listed = backend.models[key]
+    # the shutdown dates the endpoint announces ("YYYY-MM-DD"), for the models that have one
+    return {"models": list(listed), "current": config.model,
+            "shutdowns": dict(getattr(listed, "shutdowns", {}))}
 
 
