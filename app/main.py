@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
@@ -71,6 +72,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help=tr("run one memory tool on the store, print its result and exit"))
     parser.add_argument("--smoke-test", action="store_true",
                         help=tr("check that this build works (offscreen, one scripted turn)"))
+    parser.add_argument("--install-desktop-entry", action="store_true",
+                        help=tr("add TrulyMEM to the applications menu, with its icon"))
+    parser.add_argument("--remove-desktop-entry", action="store_true",
+                        help=tr("remove the menu entry, its icon and the start-at-login "
+                                "entry (the data folder stays)"))
     parser.add_argument("--exit-when-ready", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--say-when-ready", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("arguments", nargs="?", default="{}",
@@ -97,6 +103,22 @@ def run_tool(home, tool: str, arguments: str) -> int:
     return 0
 
 
+def desktop_entry(home, install: bool) -> int:
+    from core import desktop_files  # noqa: PLC0415  (only when asked for)
+
+    done = desktop_files.install_entry(home) if install else desktop_files.remove_entry()
+    if not done["success"]:
+        print(f"trulymem: {done['error']}", file=sys.stderr)
+        return 1
+    if install:
+        print(tr("Added to the applications menu: {path}", path=done["data"]["entry"]))
+        print(tr("It starts: {command}", command=shlex.join(done["data"]["command"])))
+    else:
+        print("\n".join(tr("Removed {path}", path=p) for p in done["data"]["removed"])
+              or tr("Nothing to remove."))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["mcp"]:
@@ -120,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
                           writer=args.memory_writer, requests_file=args.eval_requests)
         return 0 if not any(t["error"] for t in report["turns"]) else 1
     home = data_home(args.home)
+    if args.install_desktop_entry or args.remove_desktop_entry:
+        return desktop_entry(home, args.install_desktop_entry)
     if args.cli:
         return cli.run(home, args.base_url, args.model)
     if args.tool:

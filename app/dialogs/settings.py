@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from app.backend_host import BackendHost
 from app.dialogs.sharing import SharingPage, quiet
 from app.sizes import chars
-from core import i18n
+from core import desktop_files, i18n
 from core.i18n import N_, tr
 from core.protocol.packets import PacketType
 from core.turn import offer
@@ -168,6 +168,10 @@ class SettingsDialog(QDialog):
             self.language.addItem(i18n.tr(name), code)
         self.language.setCurrentIndex(max(0, self.language.findData(
             config.get("language") or i18n.SYSTEM)))
+        self.start_at_login = QCheckBox(tr("Start TrulyMEM when I lo&g in"))
+        self.start_at_login.setChecked(bool(config.get("start_at_login")))
+        self.start_at_login.setToolTip(tr("Adds TrulyMEM to the programs your desktop starts "
+                                          "when you log in (its startup settings list it too)."))
         self.sharing = SharingPage(config)
         self.host.send(PacketType.APPS_ACTIVITY, None, self._apps_activity)
         self.test_button = QPushButton(tr("&Test connection"))
@@ -262,6 +266,8 @@ class SettingsDialog(QDialog):
         form.addRow(tr("Recall"), self.recall_by_meaning)
         form.addRow("", self.meaning_note)
         form.addRow(tr("&Language"), self.language)
+        if desktop_files.SUPPORTED:  # an XDG autostart entry: Linux and BSD desktops
+            form.addRow("", self.start_at_login)
 
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
@@ -339,6 +345,7 @@ class SettingsDialog(QDialog):
                 "trash_days": self.trash_days.value(),
                 "recall_by_meaning": self.recall_by_meaning.isChecked(),
                 "language": self.language.currentData(),
+                "start_at_login": self.start_at_login.isChecked(),
                 **self.sharing.values()}
 
     def fetch_models(self, refresh: bool = False) -> None:

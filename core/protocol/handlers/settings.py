@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from core import desktop_files
 from core.config import READABLE, SETTABLE, updated
 from core.errors import ErrorCode
-from core.i18n import tr
+from core.i18n import N_, tr
 from core.protocol.handlers.table import Refusal, handles
 from core.protocol.packets import PacketType
 from core.share.budget import apps_hour
@@ -19,6 +20,10 @@ from core.turn.run import NO_KEY
 if TYPE_CHECKING:
     from core.protocol.dispatcher import Dispatcher
 
+# Whether TrulyMEM starts at login: read and set with the config, kept as an XDG autostart
+# entry (core.desktop_files), written on the backend thread, since a home folder on a
+# network mount can stall a write.
+START_AT_LOGIN = "start_at_login"
 UNSAVED = {"api_key": {"type": "string"}, "base_url": {"type": "string"},
            "model": {"type": "string"}}
 
@@ -33,16 +38,26 @@ def get_config(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     config = backend.config
     return {**{name: getattr(config, name) for name in READABLE},
             "shortcuts": dict(config.shortcuts), "meaning": backend.meaning_status(),
+            START_AT_LOGIN: desktop_files.starts_at_login(),
             "home": str(backend.home or backend.db_path.parent)}
 
 
-@handles(PacketType.SET_CONFIG, {"type": "object", "propertyNames": {"enum": list(SETTABLE)}})
+@handles(PacketType.SET_CONFIG, {"type": "object",
+                                 "propertyNames": {"enum": [*SETTABLE, START_AT_LOGIN]}})
 def set_config(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     changes = {k: v for k, v in body.items() if v is not None}
+    login = changes.pop(START_AT_LOGIN, None)
     if changes.get("share_memory") is True and not backend.saved_config.share_token:
         changes["share_token"] = new_token()  # what HTTP clients send; see core.share
-    backend.save_config(changes)
-    backend.make_session()
+    if changes or login is None:
+        backend.save_config(changes)
+        backend.make_session()
+    if login is not None:  # not in the config file: the autostart entry is the setting
+        done = desktop_files.set_start_at_login(bool(login),
+                                                backend.home or backend.db_path.parent)
+        if not done["success"]:
+            raise Refusal(N_("starting at login not changed: {error}"), ErrorCode.STORE,
+                          error=done["error"])
     return {"status": "config_updated"}
 
 
