@@ -88,10 +88,10 @@ def test_undo_from_the_inbox_removes_the_item_and_says_what_it_did(backend, llm)
     ask(dispatcher, PacketType.PROCESS_MESSAGE, {"user_input": "Xiao Ming likes green tea"})
     change = ask(dispatcher, PacketType.REVIEW_LIST)["changes"][0]
     undone = ask(dispatcher, PacketType.UNDO, {"change_id": change["id"]})
-    assert undone["message"] == "Removed 'Xiao Ming likes green tea'"
+    assert undone["message"] == "Undid: added “Xiao Ming likes green tea”"
     assert ask(dispatcher, PacketType.REVIEW_LIST)["count"] == 0
     redone = ask(dispatcher, PacketType.REDO)
-    assert redone["message"] == "Added 'Xiao Ming likes green tea'"
+    assert redone["message"] == "Redid: added “Xiao Ming likes green tea”"
     assert ask(dispatcher, PacketType.REVIEW_LIST)["count"] == 1  # back, still unreviewed
     again = ask(dispatcher, PacketType.UNDO)  # Ctrl+Z after a redo takes the fact away again
     assert again["undone"] == change["id"]
@@ -116,7 +116,7 @@ def test_a_kept_change_can_still_be_undone(backend, llm):
     change = ask(dispatcher, PacketType.REVIEW_LIST)["changes"][0]
     ask(dispatcher, PacketType.REVIEW_KEEP, {"change_ids": [change["id"]]})
     undone = ask(dispatcher, PacketType.UNDO, {"change_id": change["id"]})
-    assert undone["message"] == "Removed 'Anna likes tea'"
+    assert undone["message"] == "Undid: added “Anna likes tea”"
 
 
 def test_each_committed_change_is_announced_once_with_counts(backend, llm):
@@ -207,7 +207,8 @@ def test_a_turns_changes_are_undone_together_and_a_fact_is_edited_whole(backend,
     assert old["status"] == "superseded" and old["superseded_by"]
     ask(dispatcher, PacketType.UNDO, {"change_id": edited["change_id"]})
     undone = ask(dispatcher, PacketType.UNDO, {"change_ids": [c["id"] for c in changes]})
-    assert "Removed 'Xiao Ming lives in Shanghai'" in undone["message"]
+    assert undone["message"] == ("Undid: 2 changes, the first: added “Xiao Ming lives in "
+                                 "Shanghai”")
     assert dispatcher.store.query("SELECT * FROM edges WHERE status = 'active'") == []
     assert ask(dispatcher, PacketType.REVIEW_LIST)["count"] == 0
     bad = dispatcher.handle(Packet.make(PacketType.UNDO, {"change_ids": []}))

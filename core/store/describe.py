@@ -160,13 +160,17 @@ def describe_change(store: GraphStore, change_id: int) -> list[dict[str, Any]]:
     return describe_ops(store, decode_ops(row["ops"])) if row else []
 
 
-def sentence(lines: list[dict[str, Any]], most: int = 2) -> str:
-    """'Restored "Xiao Ming likes green tea"' and so on, for a status message."""
-    parts = [f"{line['verb']} '{line['text']}'" for line in lines[:most]]
-    if len(lines) > most:
-        parts.append(f"{len(lines) - most} more")
-    text = "; ".join(parts) or "nothing visible"
-    return text[0].upper() + text[1:]
+def undo_words(store: GraphStore, change_ids: list[int], redo: bool = False) -> str:
+    """What an undo took back or a redo brought back, in the person's language: the
+    changes themselves ("Undid: added “User likes tea”"), so an undo that only lowered a
+    count still says what it was about (it said "Nothing visible")."""
+    entries = [e for e in (store.change(i) for i in change_ids) if e is not None]
+    if not entries:
+        return tr("Redone") if redo else tr("Undone")
+    first = change_words(store, entries[0])
+    what = first if len(entries) == 1 else tr("{count} changes, the first: {first}",
+                                              count=len(entries), first=first)
+    return tr("Redid: {what}", what=what) if redo else tr("Undid: {what}", what=what)
 
 
 def kept_words(kept: list[dict[str, Any]], most: int = 3) -> str:

@@ -54,14 +54,15 @@ def undo(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     if "change_ids" in body:
         ids = body["change_ids"]
         undo_id = store.undo_changes(ids, "undo", {"change_ids": ids})
-        return {"change_id": undo_id, "undone": ids, **_described(store, undo_id)}
+        return {"change_id": undo_id, "undone": ids, **_described(store, undo_id, ids)}
     change_id = body.get("change_id")
     if change_id is None:
         change_id = browse.last_undoable(store)
         if change_id is None:
             raise Refusal(N_("there is no change left to undo"), ErrorCode.NOTHING_TO_DO)
     undo_id = store.undo(change_id)  # a StoreError says why not, in the person's words
-    return {"change_id": undo_id, "undone": change_id, **_described(store, undo_id)}
+    return {"change_id": undo_id, "undone": change_id,
+            **_described(store, undo_id, [change_id])}
 
 
 @handles(PacketType.REDO, {}, long_running=True)
@@ -71,15 +72,21 @@ def redo(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     undo_id = browse.last_redoable(store)
     if undo_id is None:
         raise Refusal(N_("there is nothing to redo"), ErrorCode.NOTHING_TO_DO)
+    # what the undo took back, which the redo brings back (read before it clears the marks)
+    back = [r["id"] for r in store.query(
+        "SELECT id FROM change_log WHERE undone_by = ? ORDER BY id DESC", (undo_id,))]
     change_id = store.undo_changes([undo_id], "redo", {"change_id": undo_id})
-    return {"change_id": change_id, "redone": undo_id, **_described(store, change_id)}
+    return {"change_id": change_id, "redone": undo_id,
+            **_described(store, change_id, back, redo=True)}
 
 
-def _described(store: Any, change_id: int) -> dict[str, Any]:
-    """What an undo or redo did, and what it left as later changes made it."""
+def _described(store: Any, change_id: int, taken: list[int],
+               redo: bool = False) -> dict[str, Any]:
+    """What an undo or redo did (`lines`), said as the changes it took back or brought back
+    (`taken`), and what it left as later changes made it."""
     lines = describe.describe_change(store, change_id)
     kept = store.kept_by_undo(change_id)
-    return {"lines": lines, "message": describe.sentence(lines), "kept": kept,
+    return {"lines": lines, "message": describe.undo_words(store, taken, redo), "kept": kept,
             "kept_message": describe.kept_words(kept)}
 
 
