@@ -28,7 +28,11 @@ for _name in ("HOME", "TRULYMEM_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_
     os.makedirs(os.environ[_name], exist_ok=True)
 # Nor the person's desktop: no notification, keychain or portal call reaches their session
 # bus (tests that need one start their own bus and name it to the program).
-os.environ["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + os.path.join(GUARD_HOME, "no-bus")
+if os.environ.get("TRULYMEM_TEST_BUS") != "1":
+    os.environ["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + os.path.join(GUARD_HOME, "no-bus")
+# No keychain at all, on every system (macOS and Windows have theirs without a bus): the
+# key stays in the config file; tests/test_keychain.py brings a Secret Service of its own.
+os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
 
 
 DAY = 86400.0
