@@ -15,7 +15,7 @@ from app.backend_host import BackendHost, shown_or_warned
 from app.chat.approval import ApprovalCard
 from app.dialogs.backups import BackupsDialog, holds
 from app.dialogs.import_progress import ImportProgress
-from app.status_parts import count_of, first_upper
+from app.status_parts import as_sentence, count_of, first_upper
 from core.errors import ErrorCode
 from core.i18n import tr
 from core.protocol.packets import PacketType
@@ -138,7 +138,7 @@ class MemoryActions(QObject):
         if sure == QMessageBox.StandardButton.Yes:
             self.host.send(PacketType.EMPTY_TRASH, {}, shown_or_warned(
                 self.window, tr("Empty trash"),
-                lambda emptied: self.said.emit(first_upper(emptied["summary"]) + ".", 8000)))
+                lambda emptied: self.said.emit(as_sentence(emptied["summary"]), 8000)))
 
     # -- export and import ----------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QFrame, QLabel, QWidget
 
 from app.sizes import chars
+from core.i18n import tr
 
 
 class StatusPart(QLabel):
@@ -109,6 +110,12 @@ def first_upper(text: str) -> str:
     """A backend summary as the start of a sentence: only its first letter raised (names
     inside it keep their case, which str.capitalize would lower)."""
     return text[:1].upper() + text[1:]
+
+
+def as_sentence(text: str) -> str:
+    """A backend summary as a whole sentence in the person's language: its first letter
+    raised and the language's full stop ("。" in Chinese, where "." read as a leftover)."""
+    return tr("{sentence}.", sentence=first_upper(text))
 
 
 def count_of(n: int, one: str, many: str) -> str:

@@ -36,7 +36,7 @@ from app.graph.node_picker import NodePicker
 from app.graph.review import ReviewView
 from app.graph.view import NeighbourhoodView
 from app.sizes import chars, line_height
-from app.status_parts import first_upper
+from app.status_parts import as_sentence, first_upper
 from core import i18n
 from core.errors import ErrorCode
 from core.i18n import N_, tr
@@ -609,7 +609,7 @@ class GraphBrowser(QWidget):
                 tr("Redo: {error}.", error=answer["error"]) if redo
                 else tr("Undo: {error}.", error=answer["error"]))
             return
-        said = f"{answer['message']}." if redo else \
+        said = as_sentence(answer["message"]) if redo else \
             tr("{message}. Redo: Ctrl+Shift+Z.", message=answer["message"])
         kept = answer.get("kept_message")
         self.status_message.emit(f"{said} {kept}" if kept else said)

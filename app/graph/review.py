@@ -27,7 +27,7 @@ from app.backend_host import BackendHost
 from app.graph.fact_form import FactDialog
 from app.graph.node_model import shown_name, shown_relation
 from app.sizes import chars
-from app.status_parts import first_upper
+from app.status_parts import as_sentence
 from core import i18n
 from core.i18n import N_, tr
 from core.protocol.packets import PacketType
@@ -483,7 +483,7 @@ class ReviewView(QWidget):
         if not answer["success"]:
             QMessageBox.warning(self, tr("Not changed"), answer["error"])
             return
-        said = first_upper(answer["summary"]) + "."
+        said = as_sentence(answer["summary"])
         facts = [line for line in change["lines"] if line["table"] == "edges"]
         if len(facts) > 1:  # one fact corrected: the others still wait, read anew
             self.status_message.emit(said)
