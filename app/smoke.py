@@ -90,6 +90,8 @@ def _qt_message(_kind: object, _context: object, message: str) -> None:
 
 def run() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    # The throwaway folder's key stays in its file, out of the person's keychain.
+    os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
     problems: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

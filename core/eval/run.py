@@ -113,6 +113,7 @@ def _play(home: Path, say: Callable[[str], None]) -> list[dict[str, Any]]:
         """As the window runs it: the answer first, the memory writing after it."""
         server = BackendServer(home=home, progress=progress)
         server.dispatcher.write_memory_after_answer = True
+        server.dispatcher.keychain = False  # a throwaway folder: its key stays in its file
         server.start()
         return server, BackendClient(server)
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from core import keychain
 from core.config import Config, ConfigError, load_config, save_config, updated
 from core.errors import CodedError, ErrorCode
 from core.events import Event
@@ -67,6 +68,8 @@ class Dispatcher:
         self.saved_config = Config()  # what config.json holds: never the one-run overrides
         self.overrides: dict[str, Any] = {}
         self.config_warning: str | None = None
+        self.keychain = True  # the key in the system keychain where one answers
+        self.key_place = keychain.FILE
         self.store_error: str | None = None
         self.store_warning: str | None = None  # opened, but read-only: why
         self.store_detail: str | None = None
@@ -237,12 +240,19 @@ class Dispatcher:
         and is never written to the file.
         """
         saved = updated(self.saved_config, **changes)  # a ConfigError says which value
+        place = self.key_place
+        if self.keychain and saved.api_key != self.saved_config.api_key:
+            place, refused = keychain.keep_key(self.config_file.parent, saved.api_key)
+            if refused:
+                raise Refusal(N_("could not remove the key from the system keychain: "
+                                 "{error}"), ErrorCode.STORE, error=refused)
         try:
-            save_config(self.config_file, saved)
+            save_config(self.config_file, updated(saved, api_key="")
+                        if place.store == "keychain" else saved)
         except OSError as error:
             raise Refusal(N_("could not save the config ({error})"), ErrorCode.STORE,
                           error=error.strerror) from None
-        self.saved_config = saved
+        self.saved_config, self.key_place = saved, place
         self.overrides = {k: v for k, v in self.overrides.items() if k not in changes}
         self.config = updated(saved, **self.overrides)
         remember(self.config.api_key, self.config.share_token)
@@ -265,6 +275,10 @@ class Dispatcher:
         if self.home is not None:
             secure_home(self.home)
         self.saved_config, self.config_warning = load_config(self.config_file)
+        if self.keychain:
+            self.saved_config, self.key_place = keychain.load_key(self.config_file,
+                                                                  self.saved_config)
+            self.config_warning = keychain.with_warning(self.config_warning, self.key_place)
         overrides = {k: v for k, v in
                      {"api_key": api_key, "base_url": base_url, "model": model}.items() if v}
         try:

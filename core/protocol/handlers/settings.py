@@ -39,7 +39,8 @@ def get_config(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     return {**{name: getattr(config, name) for name in READABLE},
             "shortcuts": dict(config.shortcuts), "meaning": backend.meaning_status(),
             START_AT_LOGIN: desktop_files.starts_at_login(),
-            "home": str(backend.home or backend.db_path.parent)}
+            "home": str(backend.home or backend.db_path.parent),
+            **backend.key_place.public()}  # where the key is kept: keychain or file
 
 
 @handles(PacketType.SET_CONFIG, {"type": "object",
