@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
+from app.dialogs.key_note import key_note
 from app.dialogs.sharing import SharingPage, quiet
 from app.sizes import chars
 from core import desktop_files, i18n
@@ -137,6 +138,7 @@ class SettingsDialog(QDialog):
         self.show_key.setCheckable(True)
         self.show_key.setAccessibleName(tr("Show the API key"))
         self.show_key.toggled.connect(self._reveal)
+        self.key_note = key_note(config)  # in the system keychain, or in a private file
         self._make_model(config)
         self._make_timeouts(config)
         self.writer = QComboBox()
@@ -250,6 +252,7 @@ class SettingsDialog(QDialog):
         key_label = QLabel(tr("API &key"))
         key_label.setBuddy(self.api_key)
         form.addRow(key_label, key_row)
+        form.addRow("", self.key_note)
         model_row = QHBoxLayout()
         model_row.addWidget(self.model_box, 1)
         model_row.addWidget(self.refresh_models)
