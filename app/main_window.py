@@ -27,6 +27,7 @@ from app.go_to_message import go_to_message
 from app.graph.browser import GraphBrowser
 from app.history_import import HistoryImport
 from app.memory_actions import MemoryActions
+from app.model_shutdown import ModelNotice
 from app.settings_actions import SettingsActions
 from app.start_notice import notice_for
 from app.status_bar import StatusBar
@@ -61,6 +62,8 @@ class MainWindow(QMainWindow):
                                     parent=self)
         self.memory = MemoryActions(host, self, self.pane.approvals, self._selected_turn)
         self.setup = SettingsActions(host, self, self.status.endpoint_label)
+        self.model_notice = ModelNotice(host, self.settings, self.statusBar(), self.setup,
+                                        self.turns.ended)  # a model going away
         self.conversations = Conversations(host, self, lambda: self.turns.running)
         self.history_import = HistoryImport(host, self, self.status.state_label)
         self.desktop = Desktop(self)

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from app.backend_host import BackendHost
 from app.dialogs.key_note import key_note
 from app.dialogs.sharing import SharingPage, quiet
+from app.model_shutdown import ShutdownNote
 from app.sizes import chars
 from core import desktop_files, i18n
 from core.i18n import N_, tr
@@ -200,6 +201,7 @@ class SettingsDialog(QDialog):
         self.refresh_models.setAccessibleName(tr("Fetch the endpoint's models"))
         self.refresh_models.setToolTip(tr("Fetch the list of models from the endpoint"))
         self.refresh_models.clicked.connect(lambda: self.fetch_models(refresh=True))
+        self.model_shutdown = ShutdownNote(self.model)  # the date the endpoint announces
         self.thinking = QCheckBox(tr("&DeepSeek thinking mode: think before answering"))
         self.thinking.setChecked(bool(config.get("thinking", False)))
         self.thinking.setToolTip(tr(
@@ -259,6 +261,7 @@ class SettingsDialog(QDialog):
         model_label = QLabel(tr("&Model"))
         model_label.setBuddy(self.model_box)
         form.addRow(model_label, model_row)
+        form.addRow("", self.model_shutdown)
         form.addRow("", self.thinking)
         form.addRow(tr("Wait for the &first token"), self.first_token_timeout)
         form.addRow(tr("Wait for the &next token"), self.request_timeout)
@@ -368,6 +371,7 @@ class SettingsDialog(QDialog):
         self.model_box.blockSignals(True)
         self.model_box.clear()
         self.model_box.addItems(answer["data"]["models"])
+        self.model_shutdown.set_dates(answer["data"].get("shutdowns") or {})
         self.model.setText(typed)
         self.model_box.blockSignals(False)
 
