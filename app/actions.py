@@ -198,4 +198,10 @@ class ActionRegistry:
         return self.actions[name].shortcut().toString(QKeySequence.SequenceFormat.NativeText)
 
     def ordered(self) -> list[tuple[ActionSpec, QAction]]:
-        return [(self.specs[name], action) for name, action in self.actions.items()]
+        """As the menu bar has them (File, Chat, View, Memory, Help, each menu in its own
+        order), in every language: the palette and the shortcut list listed the actions
+        in the order the window happened to bind them, which read as random."""
+        rank = {menu: i for i, menu in enumerate(MENUS)}
+        return [(self.specs[spec.name], self.actions[spec.name])
+                for spec in sorted(SPECS, key=lambda spec: rank.get(spec.menu, len(rank)))
+                if spec.name in self.actions]

@@ -38,7 +38,10 @@ class _FuzzyFilter(QSortFilterProxyModel):
         self.query = text
         self.scores.clear()
         self.invalidate()
-        self.sort(0 if text.strip() else -1, Qt.SortOrder.DescendingOrder)
+        if text.strip():  # the best match first
+            self.sort(0, Qt.SortOrder.DescendingOrder)
+        else:  # as the registry lists them (descending with no column reverses them)
+            self.sort(-1, Qt.SortOrder.AscendingOrder)
 
     def _score(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> int | None:
         model = self.sourceModel()
