@@ -49,6 +49,8 @@ class PacketType(Enum):
     TURN_TOUCHED = "turn_touched"
     DELETE_TURN = "delete_turn"
     RESTORE_TURN = "restore_turn"
+    # beyond the seed: an edited message's branches
+    SWITCH_BRANCH = "switch_branch"
     # beyond the seed: the endpoint's models (the model picker)
     LIST_MODELS = "list_models"
     # beyond the seed: conversations

@@ -329,9 +329,27 @@ CREATE UNIQUE INDEX conversations_source ON conversations(source) WHERE source I
 CREATE INDEX conversations_import ON conversations(import_id) WHERE import_id IS NOT NULL;
 """
 
+# Version 16: an edited message branches the conversation. The exchanges it replaced are
+# kept aside, marked with the first turn of their branch (`branch_hidden`, and hidden as a
+# deleted exchange is), and each branch of a fork is a row here, with the undo that took
+# its memory changes back while another branch is shown (redone when it is shown again).
+V16 = """
+ALTER TABLE messages ADD COLUMN branch_hidden TEXT;
+CREATE TABLE branches (
+    id INTEGER PRIMARY KEY,
+    conversation_id INTEGER,
+    fork TEXT NOT NULL,
+    first_turn TEXT NOT NULL UNIQUE,
+    undo_change INTEGER,
+    created_at REAL NOT NULL
+);
+CREATE INDEX branches_fork ON branches(fork);
+CREATE INDEX messages_branch_hidden ON messages(branch_hidden) WHERE branch_hidden IS NOT NULL;
+"""
+
 Migration = str | Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9, V10, V11, V12, V13, V14,
-                              V15]
+                              V15, V16]
 LATEST_VERSION = len(MIGRATIONS)
 
 

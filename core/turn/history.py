@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from core.i18n import from_store, to_store
 from core.secrets import scrub_value
 from core.store import GraphStore, StoreError, conversations
 
@@ -90,6 +91,7 @@ class History:
                 if name in row:
                     row[name] = json.loads(row[name]) if row[name] else None
             row["partial"] = bool(row["partial"])
+            row["error"] = from_store(row["error"])  # in the language chosen now
             for name in ("content", "reasoning"):
                 length = row.pop(f"{name}_length", None)
                 if cap is not None and length is not None and length > cap:
@@ -185,17 +187,19 @@ class History:
         answers how many messages changed. A file without the mark drops it for good."""
         if not self.shown:
             return self.drop_turn(turn_id) if hidden else 0
+        # an exchange kept aside with its branch comes back only with the branch
+        aside = " AND branch_hidden IS NULL" if self.store.schema_version() >= 16 else ""
         with self.store.conn:
             return self.store.conn.execute(
                 "UPDATE messages SET deleted_at = ? WHERE turn_id = ? AND conversation_id = ?"
-                " AND (deleted_at IS NULL) = ?",
+                " AND (deleted_at IS NULL) = ?" + aside,
                 (self.store.clock() if hidden else None, turn_id, self.conversation_id,
                  int(hidden))).rowcount
 
     def _insert(self, message: dict[str, Any]) -> int:
         # The one door into the history (and so into backups and exports): no known key
         # passes it, whoever wrote the words (a server's error, a model, a pasted key).
-        message = scrub_value(clean_text(message))
+        message = scrub_value(clean_text({**message, "error": to_store(message.get("error"))}))
         extra = {k: message[k] for k in JSON_FIELDS if message.get(k) is not None}
         cursor = self.store.conn.execute(
             "INSERT INTO messages(role, content, tool_calls, rejected_tools, usage, partial,"

@@ -23,13 +23,13 @@ import openai
 from core.config import Config
 from core.errors import CodedError, ErrorCode
 from core.events import Event
-from core.i18n import N_, tr
+from core.i18n import N_, kept, tr
 from core.secrets import scrub, scrub_known, sent_key
 from core.store import GraphStore, StoreError, browse
 from core.tools import REGISTRY, ToolExecutor, approvals, openai_tools
 from core.tools.limits import ToolLimiter
 from core.tools.schemas import TOOL_NAMES
-from core.turn import extract, forgetting, grounding, offer, whose, window
+from core.turn import branches, extract, forgetting, grounding, offer, whose, window
 from core.turn.guards import LoopGuard
 from core.turn.history import History
 from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, TurnResult
@@ -46,8 +46,15 @@ STORE_FAILURES = (ErrorCode.STORE.value, ErrorCode.READ_ONLY.value)
 
 
 def no_key() -> str:
-    """NO_KEY in the person's language."""
-    return tr(NO_KEY)
+    """NO_KEY in the person's language (and in the one chosen later, when kept)."""
+    return kept(NO_KEY)
+
+
+def scrubbed(error: str | None) -> str | None:
+    """An error without keys; still the `Words` it was made of when nothing was masked, so
+    the history says it again in the language chosen later."""
+    clean = scrub(error or "")
+    return (error if clean == error else clean) or None
 
 
 class TurnRefused(CodedError):
@@ -114,8 +121,8 @@ class Turn:
             for note in self._notes():
                 self._add_note(result, note)
             result.not_saved = self.not_saved
-        result.content, result.error = scrub_known(result.content), scrub(result.error or "")
-        result.error, result.reasoning = result.error or None, scrub_known(result.reasoning)
+        result.content, result.error = scrub_known(result.content), scrubbed(result.error)
+        result.reasoning = scrub_known(result.reasoning)
         data = {**result.data(), "turn_id": self.turn_id, "approvals": self.asked,
                 "touched": browse.turn_touched(self.store, self.turn_id, self.recalled)}
         self.history.append("assistant", result.content, turn_id=self.turn_id,
@@ -256,7 +263,8 @@ class Turn:
     def _take_back(self, turn_id: Any, text: str) -> list[dict[str, Any]]:
         """Retry, regenerate and editing a message replace a turn and every turn after it
         (the conversation goes on from there): their memory changes are undone first, as
-        one change, so nothing a discarded reply wrote stays, then their messages go.
+        one change, so nothing a discarded reply wrote stays, then their messages go; an
+        edit keeps them aside as a branch to switch back to (see `core.turn.branches`).
         Answers the replies a regenerated reply replaces (the same message asked again),
         for it to keep as earlier versions."""
         turns = self.history.turns_from(turn_id) if isinstance(turn_id, str) else []
@@ -267,14 +275,19 @@ class Turn:
         earlier = self.history.reply_versions(turns[0]) if asked == text else []
         # a failed reply is no version to keep
         earlier = [v for v in earlier if v.get("content")][-VERSIONS_KEPT:]
+        undo_id = None
         try:
-            self.store.undo_turn(turns[0], later=turns[1:])
+            undo_id, _undone = self.store.undo_turn(turns[0], later=turns[1:])
         except StoreError as error:
             if error.code is not ErrorCode.NOTHING_TO_DO:
                 raise TurnRefused(N_("the turn cannot be replaced: {error}"), None,
                                   error.code, error=error.said()) from None
         for turn in turns:
             approvals.expire_turn(self.store, turn)
+        if asked != text and branches.supported(self.store):  # an edit: a branch, kept
+            branches.keep_aside(self.store, self.history, turns, self.turn_id, undo_id)
+            return earlier
+        for turn in turns:
             self.history.drop_turn(turn)
         return earlier
 

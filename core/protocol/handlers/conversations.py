@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from core.errors import ErrorCode
 from core.i18n import N_
 from core.protocol.handlers.table import NAME, WHOLE, Refusal, handles
-from core.protocol.handlers.turns import SHOWN_CHARS
+from core.protocol.handlers.turns import shown_messages
 from core.protocol.packets import PacketType
 from core.store import conversations, exchange
 from core.turn.snapshot import glance
@@ -59,8 +59,7 @@ def open_conversation(backend: Dispatcher, body: dict[str, Any]) -> dict[str, An
                       ErrorCode.CONFLICT)
     backend.conversation_id = conversation["id"]
     history = backend.history()
-    return {"conversation": conversation, "history": conversations.with_speakers(
-                history.store, history.conversation_id, history.messages(cap=SHOWN_CHARS)),
+    return {"conversation": conversation, "history": shown_messages(history),
             "remembered": glance(history.store)}
 
 

@@ -10,6 +10,8 @@ from core.protocol.handlers.table import NAME, Refusal, handles
 from core.protocol.packets import PacketType
 from core.store import browse, conversations, describe
 from core.tools import approvals
+from core.turn import branches
+from core.turn.history import History
 from core.turn.run import Turn, TurnRefused
 from core.turn.snapshot import glance
 
@@ -78,6 +80,18 @@ def restore_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     return {"restored": restored}
 
 
+@handles(PacketType.SWITCH_BRANCH, {"turn_id": NAME, "step": {"enum": [-1, 1]}},
+         long_running=True)
+def switch_branch(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    """Show the branch before (-1) or after (+1) the one an edited message starts; the
+    memory follows the branch shown. Answers the conversation as now shown."""
+    if "turn_id" not in body or "step" not in body:
+        raise Refusal(N_("turn_id must name an edited message and step be -1 or 1"))
+    history = backend.history()
+    moved = branches.switch(backend.need_store(), history, body["turn_id"], body["step"])
+    return {**moved, "history": shown_messages(history)}
+
+
 @handles(PacketType.TURN_TOUCHED, {"turn_id": NAME}, reads=True)
 def turn_touched(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     """The nodes and edges one turn changed (the chat's memory line opens them)."""
@@ -86,13 +100,25 @@ def turn_touched(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     return browse.turn_touched(backend.need_store(), body["turn_id"])
 
 
-@handles(PacketType.GET_HISTORY, {}, reads=True)
-def get_history(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
-    history = backend.history()
+def shown_messages(history: History) -> list[dict[str, Any]]:
+    """The conversation's messages as the window shows them: who spoke, how each waited
+    call ended, which replies' memory changes were taken back, and where an edited
+    message has other branches (‹ 1/2 ›)."""
     messages = conversations.with_speakers(history.store, history.conversation_id,
                                            history.messages(cap=SHOWN_CHARS))
     _with_approvals(history.store, messages)
     _with_undone(history.store, messages)
+    where = branches.positions(history.store, history.conversation_id)
+    for message in messages:
+        if message["role"] == "user" and message.get("turn_id") in where:
+            message["branch"] = where[message["turn_id"]]
+    return messages
+
+
+@handles(PacketType.GET_HISTORY, {}, reads=True)
+def get_history(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+    history = backend.history()
+    messages = shown_messages(history)
     answer = {"history": messages, "conversation_id": history.conversation_id}
     if not messages and not history.legacy:
         answer["remembered"] = glance(history.store)  # what an empty chat shows
