@@ -28,12 +28,13 @@ from core.tools.limits import DEFAULT_LIMITS, validate_limits
 
 CONFIG_VERSION = 3
 DEFAULT_BASE_URL = "https://api.deepseek.com"
-# DeepSeek's current names (its API documentation): deepseek-v4-flash and deepseek-v4-pro.
-# The old names were retired on 2026-07-24; they had meant deepseek-v4-flash without
-# thinking (deepseek-chat) and with it (deepseek-reasoner).
-DEFAULT_MODEL = "deepseek-v4-flash"
-RETIRED_MODELS = {"deepseek-chat": ("deepseek-v4-flash", False),
-                  "deepseek-reasoner": ("deepseek-v4-flash", True)}
+# DeepSeek's current name (its Models & Pricing page, 2026-12): deepseek-flash, which is
+# DeepSeek-V4.1-Flash; deepseek-v4-flash still answers, served by the same model. The old
+# names deepseek-chat and deepseek-reasoner were retired on 2026-07-24; they had meant the
+# flash model without thinking (deepseek-chat) and with it (deepseek-reasoner).
+DEFAULT_MODEL = "deepseek-flash"
+RETIRED_MODELS = {"deepseek-chat": (DEFAULT_MODEL, False),
+                  "deepseek-reasoner": (DEFAULT_MODEL, True)}
 
 
 class ConfigError(CodedError, ValueError):

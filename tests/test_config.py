@@ -11,7 +11,7 @@ from core.paths import config_path, data_home
 
 def test_defaults_point_at_deepseek():
     config = Config()
-    assert (config.base_url, config.model) == ("https://api.deepseek.com", "deepseek-v4-flash")
+    assert (config.base_url, config.model) == ("https://api.deepseek.com", "deepseek-flash")
     assert config.thinking is False
     assert config.max_round_trips == 12 and config.tool_limits["memory_query_max"] == 20
 

@@ -31,13 +31,13 @@ def test_a_retired_deepseek_model_migrates_once_and_says_so(tmp_path, retired, t
     path.write_text(json.dumps({"version": 2, "api_key": "sk-kept-123456789",
                                 "model": retired, "max_round_trips": 9}))
     config, warning = load_config(path)
-    assert config.model == "deepseek-v4-flash" and config.thinking is thinking
+    assert config.model == "deepseek-flash" and config.thinking is thinking
     assert config.api_key == "sk-kept-123456789" and config.max_round_trips == 9
-    assert retired in warning and "deepseek-v4-flash" in warning
+    assert retired in warning and "deepseek-flash" in warning
     written = json.loads(path.read_text())
     assert written["version"] == 3
     again, told = load_config(path)  # said once: the file was saved in the new form
-    assert told is None and again.model == "deepseek-v4-flash"
+    assert told is None and again.model == "deepseek-flash"
     assert again.thinking is thinking
 
 

@@ -34,6 +34,7 @@ from app.dialogs.sharing import SharingPage, quiet
 from app.model_shutdown import ShutdownNote
 from app.sizes import chars
 from core import desktop_files, i18n
+from core.config import DEFAULT_MODEL
 from core.i18n import N_, tr
 from core.protocol.packets import PacketType
 from core.turn import offer
@@ -54,13 +55,23 @@ class Preset:
     local: bool = False
 
 
+# Each preset names the model its provider recommends (checked 2026-12-04):
+# - DeepSeek, Models & Pricing (api-docs.deepseek.com/quick_start/pricing): "use the model
+#   name deepseek-flash" (DeepSeek-V4.1-Flash; deepseek-v4-flash still answers, served by it).
+# - OpenAI, Models (developers.openai.com/api/docs/models): GPT-6 Luna "for cost-sensitive,
+#   high-volume workloads", and the deprecations page's replacement for gpt-4o-mini, which
+#   shuts down on 2027-01-14.
+# - Ollama's README and quickstart (docs.ollama.com/quickstart): `ollama run gemma4`.
+# - llama-server and LM Studio answer with whatever model they loaded, whatever the name.
 PRESETS = (
-    Preset("DeepSeek", "https://api.deepseek.com", "deepseek-v4-flash"),
-    Preset("OpenAI", "https://api.openai.com/v1", "gpt-4o-mini"),
+    Preset("DeepSeek", "https://api.deepseek.com", DEFAULT_MODEL),
+    Preset("OpenAI", "https://api.openai.com/v1", "gpt-6-luna"),
     Preset(N_("llama.cpp server (local)"), "http://127.0.0.1:8080/v1", "local-model", True),
-    Preset(N_("Ollama (local)"), "http://localhost:11434/v1", "llama3.1", True),
+    Preset(N_("Ollama (local)"), "http://localhost:11434/v1", "gemma4", True),
     Preset(N_("LM Studio (local)"), "http://localhost:1234/v1", "local-model", True),
 )
+# Models earlier presets named: a field still holding one follows the preset chosen.
+FORMER_PRESET_MODELS = {"deepseek-v4-flash", "gpt-4o-mini", "llama3.1"}
 CUSTOM = N_("Custom endpoint")
 WRITER_CHOICES = (("auto", N_("Automatic (a step after the answer for small local models)")),
                   ("tools", N_("The model's tool calls")),
@@ -320,7 +331,7 @@ class SettingsDialog(QDialog):
         preset = next((p for p in PRESETS if p.name == name), None)
         if preset is None:
             return
-        defaults = {p.model for p in PRESETS}
+        defaults = {p.model for p in PRESETS} | FORMER_PRESET_MODELS
         self.base_url.setText(preset.base_url)
         if not self.model.text().strip() or self.model.text().strip() in defaults:
             self.model.setText(preset.model)

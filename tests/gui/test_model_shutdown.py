@@ -87,3 +87,21 @@ def test_settings_show_the_shutdown_date_beside_the_model(qtbot, open_window, ho
     dialog.model_box.setCurrentIndex(dialog.model_box.findText("gpt-6-luna"))
     assert dialog.model.text() == "gpt-6-luna" and not note.isVisible()
     dialog.reject()
+
+
+def test_each_preset_names_the_model_its_provider_recommends_now(qtbot, open_window, home):
+    window = open_window(home)
+    dialog = SettingsDialog(window.host, window.config, window)
+    qtbot.addWidget(dialog)
+
+    def choose(preset: str) -> str:
+        dialog.preset.setCurrentIndex(dialog.preset.findData(preset))
+        return dialog.model.text()
+
+    dialog.model.setText("gpt-4o-mini")  # an earlier preset's model follows the preset
+    assert choose("OpenAI") == "gpt-6-luna"
+    assert choose("DeepSeek") == "deepseek-flash"
+    assert choose("Ollama (local)") == "gemma4"
+    dialog.model.setText("my-own-model")  # a model the person chose stays
+    assert choose("OpenAI") == "my-own-model"
+    dialog.reject()
