@@ -10,6 +10,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -277,3 +278,22 @@ def test_a_keychain_that_never_answers_does_not_hold_the_start(tmp_path, monkeyp
         assert keychain._idle.acquire(timeout=30)
         keychain._idle.release()
     assert load_config(home / "config.json")[0].api_key == NEW_KEY
+
+
+@needs_daemon
+def test_the_terminal_reads_the_key_from_the_keychain(desktop, tmp_path, llm):
+    home = tmp_path / "home"
+    backend = started(home)
+    assert ask(backend, PacketType.SET_CONFIG, {"api_key": KEY}).success
+    backend.close()
+    llm.play({"text": "Hello from the model."})
+    env = {k: v for k, v in os.environ.items() if k != "TRULYMEM_API_KEY"}
+    process = subprocess.run(
+        [sys.executable, "-m", "app.main", "--cli", "--home", str(home), "--base-url",
+         llm.base_url, "--model", "test-model"], input="hello\n/quit\n", text=True,
+        capture_output=True, env=env, cwd=Path(__file__).resolve().parents[1], timeout=60,
+        check=False)
+    assert process.returncode == 0, process.stderr
+    assert "Hello from the model." in process.stdout
+    assert "no API key" not in process.stderr
+    assert KEY not in process.stdout + process.stderr
