@@ -32,6 +32,9 @@ from core.testing.loopback_llm import ScriptedOpenAIServer
 from core.turn.history import History
 
 ROOT = Path(__file__).resolve().parent.parent
+# The throwaway folders' keys stay in their files, out of the person's keychain (the
+# starts measured here run as processes of their own and inherit this).
+os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
 
 
 def streamed_turn_gap(app: QApplication, folder: Path) -> tuple[float, int, float]:
