@@ -235,7 +235,7 @@ class MessageDelegate(QStyledItemDelegate):
         if message.streaming or message is self.edit_message or not message.turn_id:
             return []
         names = ["copy", "edit" if message.role == "user" else "regenerate", "delete"]
-        if message.versions:  # ‹ 2/3 ›: the replies a regenerated one replaced
+        if message.position()[1] > 1:  # ‹ 2/3 ›: a reply's versions, a message's branches
             names = ["older", "position", "newer", *names]
         rects = []
         for name in reversed(names):

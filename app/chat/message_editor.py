@@ -53,11 +53,13 @@ class MessageEditor(QFrame):
         self.text.setTabChangesFocus(True)
         self.text.send.connect(self._send)
         self.text.cancel.connect(self.cancelled)
-        self.note = QLabel(tr("Sending replaces this message and its reply, and takes back "
-                              "what the reply wrote to the memory.") if not later else
-                           tr("Sending replaces this exchange and the {count} after it, and "
-                              "takes back what their replies wrote to the memory.",
-                              count=later))
+        self.note = QLabel(tr("Sending makes a new version of this exchange. The one shown "
+                              "now stays one click away (‹ ›); what its reply wrote to the "
+                              "memory is taken back until you go back to it.") if not later
+                           else tr("Sending makes a new version from here. This exchange and "
+                                   "the {count} after it stay one click away (‹ ›); what "
+                                   "their replies wrote to the memory is taken back until you "
+                                   "go back to them.", count=later))
         self.note.setWordWrap(True)
         self.note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.cancel = QPushButton(tr("Cancel"))

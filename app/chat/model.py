@@ -35,9 +35,13 @@ class ChatMessage:
     showing: int | None = None  # which of them is shown (None: this reply)
     latest: dict[str, Any] | None = None  # this reply, put aside while an earlier shows
     speaker: str | None = None  # who spoke, where an imported conversation names them
+    branch: tuple[int, int] | None = None  # an edited message: its branch, and how many
 
     def position(self) -> tuple[int, int]:
-        """(shown, of): which version is shown, counted from 1, and how many there are."""
+        """(shown, of): which version is shown, counted from 1, and how many there are:
+        of an edited message, its branches; of a regenerated reply, its replies."""
+        if self.role == "user" and self.branch:
+            return self.branch
         total = len(self.versions) + 1
         return (total if self.showing is None else self.showing + 1), total
     version: int = 0  # bumped on every change, so views can cache layouts per version
@@ -55,7 +59,8 @@ class ChatMessage:
                    if row["role"] == "assistant" else "",
                    calls=row.get("tool_calls"), refused=row.get("rejected_tools"),
                    undone=bool(row.get("undone")), versions=list(row.get("versions") or []),
-                   speaker=row.get("speaker"))
+                   speaker=row.get("speaker"),
+                   branch=tuple(row["branch"]) if row.get("branch") else None)
 
 
 class ChatModel(QAbstractListModel):

@@ -63,6 +63,7 @@ class TurnController(QObject):
         pane.view.regenerate_requested.connect(self.regenerate)
         pane.view.edit_sent.connect(self.resend)
         pane.view.delete_turn_requested.connect(self.delete_turn)
+        pane.view.branch_requested.connect(self.switch_branch)
         pane.view.restore_requested.connect(self.restore_deleted)
         pane.approvals.settled.connect(self._settled)
         events.memory_changed.connect(self._maybe_undone)
@@ -253,11 +254,16 @@ class TurnController(QObject):
         if self.running or not rows:
             return
         self.clear_retry()
-        kept = self._versions_of(turn) if text == self._asked(turn) else []
+        edited = text != self._asked(turn)
+        kept = [] if edited else self._versions_of(turn)
+        _shown, branches = self.chat.messages[rows[0]].position()
         self.chat.remove_from(rows[0])
         self.send(text, replaces_turn=turn)
         if kept and self.running:  # the new reply keeps the ones it replaces (as core does)
             self.chat.messages[-1].versions = kept
+        if edited and self.running:  # the newest branch of the message (as core keeps it)
+            asked = self.chat.messages[-2]
+            asked.branch = (branches + 1, branches + 1)
 
     def _versions_of(self, turn: str) -> list[dict[str, Any]]:
         reply = next((m for m in self.chat.messages if m.turn_id == turn
@@ -268,6 +274,31 @@ class TurnController(QObject):
             if reply.showing is not None else reply.content
         return [*reply.versions, *([{"content": current, "created_at": reply.created_at}]
                                    if current else [])]
+
+    def switch_branch(self, turn: str, step: int) -> None:
+        """Show the branch before or after an edited message's; the memory follows it."""
+        if self.running:
+            return
+
+        row = next(iter(self.chat.rows_of(turn)), None)
+
+        def shown(answer: dict[str, Any]) -> None:
+            if not answer["success"]:
+                self.said.emit(tr("Not switched: {error}", error=answer["error"]), 10000)
+                return
+            data = answer["data"]
+            self.show_history(data["history"])
+            place = (data["shown"], data["of"])
+            forks = [r for r, m in enumerate(self.chat.messages) if m.branch == place]
+            if forks:  # the edited message, where it was (another fork may say the same)
+                index = self.chat.index(min(forks, key=lambda r: abs(r - (row or 0))))
+                self.pane.view.setCurrentIndex(index)
+                self.pane.view.scrollTo(index, self.pane.view.ScrollHint.PositionAtTop)
+            self.said.emit(tr("Version {shown} of {of}: the memory follows it (what the "
+                              "version you left wrote to it is taken back).",
+                              shown=data["shown"], of=data["of"]), 8000)
+
+        self.host.send(PacketType.SWITCH_BRANCH, {"turn_id": turn, "step": step}, shown)
 
     def edit_last(self) -> None:
         """Your newest message, in a box on itself (Esc leaves it as it was)."""

@@ -29,6 +29,7 @@ class ChatView(QListView):
     regenerate_requested = Signal(str)  # the turn whose reply is asked for again
     edit_sent = Signal(str, str)  # the turn of the message edited, its new text
     delete_turn_requested = Signal(str)
+    branch_requested = Signal(str, int)  # an edited message's turn, -1 or 1: another branch
     restore_requested = Signal()  # Ctrl+Z in the chat: bring the last deleted exchange back
 
     def __init__(self, model: ChatModel, parent: QWidget | None = None) -> None:
@@ -352,6 +353,8 @@ class ChatView(QListView):
             self.regenerate_requested.emit(message.turn_id)
         elif name == "delete" and message.turn_id and not message.streaming:
             self.delete_turn_requested.emit(message.turn_id)  # the exchange; Ctrl+Z undoes
+        elif name in ("older", "newer") and message.role == "user" and message.turn_id:
+            self.branch_requested.emit(message.turn_id, -1 if name == "older" else 1)
         elif name in ("older", "newer"):
             self.chat.show_version(row, -1 if name == "older" else 1)
 
