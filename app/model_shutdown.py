@@ -114,8 +114,12 @@ class ModelNotice(QObject):
         if f"{model}|{shutdown}" in said:
             return
         self.settings.setValue(SAID_KEY, json.dumps(sorted({*said, f"{model}|{shutdown}"})))
-        self.part.setText(tr("{model}: {when}. Choose another model…", model=model,
-                             when=shutdown_words(shutdown, self.today())))
+        gone = days_left(shutdown, self.today()) < 0
+        self.part.setText(tr("{model} was shut down on {day}: switch model…", model=model,
+                             day=spoken_day(shutdown)) if gone else
+                          tr("{model} shuts down on {day}: switch model…", model=model,
+                             day=spoken_day(shutdown)))
+        self.part.setMinimumWidth(self.part.natural_width())  # said once: all of it
         self.part.setToolTip(tr("The endpoint announces that {model} stops answering on "
                                 "{day}. Click to choose another model.", model=model,
                                 day=spoken_day(shutdown)))

@@ -67,7 +67,7 @@ def test_a_new_date_for_the_model_is_said_and_a_far_one_is_not(qtbot, open_windo
     # a save (here the quick switcher's) makes the window list the models again
     checked(qtbot, window, lambda: window.setup.use_model("test-model"))
     assert notice.isVisible()
-    assert "Shut down on" in notice.text()
+    assert "was shut down on" in notice.text()
 
 
 def test_settings_show_the_shutdown_date_beside_the_model(qtbot, open_window, home, llm):
