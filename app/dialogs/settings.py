@@ -124,6 +124,7 @@ class SettingsDialog(QDialog):
         self.host = host
         self.original = dict(config)
         self._make_fields(config)
+        self.key_note = key_note(config)  # in the system keychain, or in a private file
         self._lay_out()
         self._match_preset()
         if self.api_key.text().strip():
@@ -150,7 +151,6 @@ class SettingsDialog(QDialog):
         self.show_key.setCheckable(True)
         self.show_key.setAccessibleName(tr("Show the API key"))
         self.show_key.toggled.connect(self._reveal)
-        self.key_note = key_note(config)  # in the system keychain, or in a private file
         self._make_model(config)
         self._make_timeouts(config)
         self.writer = QComboBox()
