@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import json
 import locale
 import os
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 ENGLISH, CHINESE = "en", "zh_CN"
 LANGUAGES = {ENGLISH: "English", CHINESE: "简体中文"}  # each named in its own language
@@ -113,3 +115,51 @@ def read_po(text: str) -> dict[str, str]:
             current.append(ast.literal_eval(line))
     flush()
     return messages
+
+
+class Words(str):
+    """Text in the person's language that remembers what it was made from, so a kept copy
+    (an error reply in the history) is said again in the language chosen later."""
+
+    template: str = ""
+    params: dict[str, object] = {}  # noqa: RUF012  (each instance sets its own)
+
+
+def tr_kept(text: str, /, **params: object) -> Words:
+    """`tr(text, **params)`, remembering `text` and `params` (see `Words`)."""
+    words = Words(tr(text, **params))
+    words.template, words.params = text, params
+    return words
+
+
+_STORED = '{"words": '
+
+
+def to_store(text: str | None) -> str | None:
+    """`text` as kept in a file: a `Words` as its English template and parameters (JSON,
+    a parameter that is `Words` too kept the same way), anything else as it is."""
+    if isinstance(text, Words) and text.template:
+        return json.dumps(_made_of(text), ensure_ascii=False, default=str)
+    return text
+
+
+def _made_of(words: Words) -> dict[str, object]:
+    return {"words": words.template, "params": {
+        k: _made_of(v) if isinstance(v, Words) and v.template else v
+        for k, v in words.params.items()}}
+
+
+def from_store(text: str | None) -> str | None:
+    """A kept text in the language chosen now (see `to_store`)."""
+    if not text or not text.startswith(_STORED):
+        return text
+    try:
+        return _said_again(json.loads(text))
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return text
+
+
+def _said_again(made: dict[str, Any]) -> str:
+    return tr(made["words"], **{
+        k: _said_again(v) if isinstance(v, dict) and "words" in v else v
+        for k, v in made["params"].items()})

@@ -11,7 +11,7 @@ from pathlib import Path
 from core import i18n
 
 ROOT = Path(__file__).resolve().parents[1]
-MARKERS = {"tr", "N_"}
+MARKERS = {"tr", "N_", "tr_kept"}  # tr_kept: tr() that remembers its text (core.i18n)
 
 
 def marked_texts() -> dict[str, str]:

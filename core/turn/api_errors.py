@@ -8,7 +8,7 @@ import re
 
 import openai
 
-from core.i18n import tr
+from core.i18n import tr, tr_kept
 from core.secrets import scrub, sent_key
 
 
@@ -46,52 +46,52 @@ def model_missing(error: Exception) -> bool:
 def describe_api_error(error: Exception, base_url: str, model: str = "") -> str:
     """A sentence a person can act on, with the server's own words; never the key."""
     if model and model_missing(error):
-        return tr("the endpoint has no model named {model}{words}: choose one it offers",
-                  model=model, words=f" ({_server_words(error)[2:]})"
-                  if _server_words(error) else "")
+        return tr_kept("the endpoint has no model named {model}{words}: choose one it offers",
+                       model=model, words=f" ({_server_words(error)[2:]})"
+                       if _server_words(error) else "")
     status = getattr(error, "status_code", None)
     if isinstance(error, openai.APIStatusError) and status is not None and 300 <= status < 400:
         target = error.response.headers.get("location", tr("another address"))
-        return tr("the endpoint {base_url} redirected to {target}; TrulyMEM does not follow "
-                  "redirects, so the conversation was not sent there. If you trust that "
-                  "address, set it as the base URL", base_url=base_url, target=target)
+        return tr_kept("the endpoint {base_url} redirected to {target}; TrulyMEM does not follow "
+                       "redirects, so the conversation was not sent there. If you trust that "
+                       "address, set it as the base URL", base_url=base_url, target=target)
     words = _server_words(error)
     if isinstance(error, openai.AuthenticationError):
-        return tr("the API key was rejected (401{words}): check it in the settings",
-                  words=words)
+        return tr_kept("the API key was rejected (401{words}): check it in the settings",
+                       words=words)
     if isinstance(error, openai.PermissionDeniedError):
-        return tr("the API refused access (403{words}): the key may lack access to this "
-                  "model", words=words)
+        return tr_kept("the API refused access (403{words}): the key may lack access to this "
+                       "model", words=words)
     if isinstance(error, openai.NotFoundError):
-        return tr("not found (404{words}): check the base URL and the model name", words=words)
+        return tr_kept("not found (404{words}): check the base URL and the model name", words=words)
     if isinstance(error, openai.RateLimitError):
         return _rate_limited(error, words)
     if isinstance(error, openai.APITimeoutError):
-        return tr("timeout: the API did not answer in time")
+        return tr_kept("timeout: the API did not answer in time")
     if isinstance(error, openai.APIConnectionError):
-        return tr("cannot reach the API at {base_url}: check the address and your "
-                  "connection", base_url=base_url)
+        return tr_kept("cannot reach the API at {base_url}: check the address and your "
+                       "connection", base_url=base_url)
     if isinstance(error, openai.InternalServerError):
-        return tr("the API failed ({status}{words}), still after retries: try again later",
-                  status=error.status_code, words=words)
+        return tr_kept("the API failed ({status}{words}), still after retries: try again later",
+                       status=error.status_code, words=words)
     if isinstance(error, openai.APIStatusError):
-        return tr("the API answered with an error ({status}{words})",
-                  status=error.status_code, words=words)
+        return tr_kept("the API answered with an error ({status}{words})",
+                       status=error.status_code, words=words)
     if isinstance(error, (openai.APIResponseValidationError, json.JSONDecodeError)):
-        return tr("the API sent a response that is not valid JSON")
+        return tr_kept("the API sent a response that is not valid JSON")
     if isinstance(error, openai.APIError):  # an error event inside the stream
-        return tr("the API reported an error in the middle of the reply{words}",
-                  words=_stream_words(error))
-    return tr("the reply stream broke off ({name})", name=type(error).__name__)
+        return tr_kept("the API reported an error in the middle of the reply{words}",
+                       words=_stream_words(error))
+    return tr_kept("the reply stream broke off ({name})", name=type(error).__name__)
 
 
 def _rate_limited(error: Exception, words: str) -> str:
     told = retry_after(error)
     if told is not None:
-        return tr("the API is rate-limiting requests (429{words}): it asks to try again in "
-                  "{seconds} s", words=words, seconds=f"{told:g}")
-    return tr("the API is rate-limiting requests (429{words}), still after retries: try "
-              "again later", words=words)
+        return tr_kept("the API is rate-limiting requests (429{words}): it asks to try again in "
+                       "{seconds} s", words=words, seconds=f"{told:g}")
+    return tr_kept("the API is rate-limiting requests (429{words}), still after retries: try "
+                   "again later", words=words)
 
 
 def _stream_words(error: openai.APIError) -> str:
@@ -104,12 +104,12 @@ def describe_broken_stream(error: Exception) -> str:
     error event, else that the connection broke (not "cannot reach": it was reached)."""
     if isinstance(error, openai.APIError) and not isinstance(
             error, (openai.APIConnectionError, openai.APIResponseValidationError)):
-        return tr("the API reported an error in the middle of the reply{words}; what had "
-                  "arrived is kept", words=_stream_words(error))
+        return tr_kept("the API reported an error in the middle of the reply{words}; what had "
+                       "arrived is kept", words=_stream_words(error))
     if isinstance(error, openai.APITimeoutError):
-        return tr("timeout: the reply stopped arriving; what had arrived is kept")
-    return tr("the connection to the API broke off in the middle of the reply (the server "
-              "stopped or the network dropped); what had arrived is kept")
+        return tr_kept("timeout: the reply stopped arriving; what had arrived is kept")
+    return tr_kept("the connection to the API broke off in the middle of the reply (the server "
+                   "stopped or the network dropped); what had arrived is kept")
 
 
 def retry_after(error: Exception) -> float | None:

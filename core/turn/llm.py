@@ -20,7 +20,7 @@ import openai
 from core import secrets
 from core.errors import ErrorCode
 from core.events import Event
-from core.i18n import tr
+from core.i18n import tr_kept
 from core.secrets import scrub_known
 from core.turn.api_errors import (
     describe_api_error,
@@ -199,7 +199,7 @@ class ChatSession:
             self._stopped(result)
         except BadReply as error:
             result.content += error.partial
-            result.error, result.code = str(error), ErrorCode.ENDPOINT
+            result.error, result.code = error.args[0], ErrorCode.ENDPOINT  # its Words
         except (openai.OpenAIError, json.JSONDecodeError, ValueError, OSError,
                 RuntimeError) as error:
             if self._cancel.is_set():
@@ -288,8 +288,8 @@ class ChatSession:
 
     def _stopped(self, result: TurnResult) -> None:
         if self._expired is not None:
-            result.error = tr("timeout: the turn took longer than {seconds} s; what had "
-                              "arrived is kept", seconds=f"{self._expired:g}")
+            result.error = tr_kept("timeout: the turn took longer than {seconds} s; what had "
+                                   "arrived is kept", seconds=f"{self._expired:g}")
             result.code = ErrorCode.TIMEOUT
         else:
             result.cancelled, result.code = True, ErrorCode.CANCELLED
@@ -346,10 +346,10 @@ class ChatSession:
                     attempt.last = time.monotonic()  # generating, only not sending yet
                     continue
                 self._stalled = (
-                    tr("timeout: the model did not start answering within {seconds} s",
-                       seconds=f"{limit:g}") if first else
-                    tr("timeout: the model stopped sending for {seconds} s",
-                       seconds=f"{limit:g}"))
+                    tr_kept("timeout: the model did not start answering within {seconds} s",
+                            seconds=f"{limit:g}") if first else
+                    tr_kept("timeout: the model stopped sending for {seconds} s",
+                            seconds=f"{limit:g}"))
                 self._close_stream()
                 return
 
@@ -401,7 +401,7 @@ class ChatSession:
             if self._cancel.is_set():  # closing the stream to stop it broke the read
                 raise TurnCancelled("".join(partial)) from None
             if self._stalled:
-                raise BadReply(tr("{reason}; what had arrived is kept", reason=self._stalled),
+                raise BadReply(tr_kept("{reason}; what had arrived is kept", reason=self._stalled),
                                "".join(partial)) from None
             if attempt.chunks:  # the stream had started: it broke off, keep its text
                 raise BadReply(describe_broken_stream(error), "".join(partial)) from None
@@ -439,12 +439,12 @@ class ChatSession:
         if self._cancel.is_set():
             raise TurnCancelled("".join(text))
         if self._stalled:
-            raise BadReply(tr("{reason}; what had arrived is kept", reason=self._stalled),
+            raise BadReply(tr_kept("{reason}; what had arrived is kept", reason=self._stalled),
                            "".join(text))
         if attempt.chunks == 0:
             raise EmptyStream
         if not finished:
-            raise BadReply(tr("the reply stream broke off before the model finished"),
+            raise BadReply(tr_kept("the reply stream broke off before the model finished"),
                            partial="".join(text))
         ordered = [calls[i] for i in sorted(calls)]
         for i, call in enumerate(ordered):
@@ -463,13 +463,13 @@ class ChatSession:
         except (openai.OpenAIError, ValueError, OSError) as error:
             if self._cancel.is_set():
                 raise TurnCancelled from None
-            raise BadReply(tr("the API sent an empty stream, and then failed without "
-                              "streaming: {error}",
-                              error=describe_api_error(error, self.base_url))) from None
+            raise BadReply(tr_kept("the API sent an empty stream, and then failed without "
+                                   "streaming: {error}",
+                                   error=describe_api_error(error, self.base_url))) from None
         choices = getattr(completion, "choices", None)
         if not choices:
-            raise BadReply(tr("the API sent a response that is not valid JSON or not a chat "
-                              "completion: check the base URL"))
+            raise BadReply(tr_kept("the API sent a response that is not valid JSON or not a chat "
+                                   "completion: check the base URL"))
         if completion.usage:
             self._add_usage(completion.usage, attempt.result, attempt.progress)
         message = choices[0].message

@@ -23,7 +23,7 @@ import openai
 from core.config import Config
 from core.errors import CodedError, ErrorCode
 from core.events import Event
-from core.i18n import N_, kept, tr
+from core.i18n import N_, tr, tr_kept
 from core.secrets import scrub, scrub_known, sent_key
 from core.store import GraphStore, StoreError, browse
 from core.tools import REGISTRY, ToolExecutor, approvals, openai_tools
@@ -47,7 +47,7 @@ STORE_FAILURES = (ErrorCode.STORE.value, ErrorCode.READ_ONLY.value)
 
 def no_key() -> str:
     """NO_KEY in the person's language (and in the one chosen later, when kept)."""
-    return kept(NO_KEY)
+    return tr_kept(NO_KEY)
 
 
 def scrubbed(error: str | None) -> str | None:
