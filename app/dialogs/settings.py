@@ -303,16 +303,21 @@ class SettingsDialog(QDialog):
         self.setMinimumWidth(chars(self, 80))
 
     def showEvent(self, event) -> None:
-        """As tall as the pages want where the screen allows (Qt would cap a new window at
-        two thirds of the screen), else the screen's height, the pages scrolling."""
+        """As tall and as wide as the pages want where the screen allows (Qt would cap a
+        new window at two thirds of the screen: on an 800 px wide screen the fields were cut
+        at the right), else the screen's size, the pages scrolling."""
         super().showEvent(event)
         screen = self.screen().availableGeometry()
         frame = max(self.frameGeometry().height() - self.height(), TITLE_BAR)
+        sides = max(self.frameGeometry().width() - self.width(), 0)
         height = min(self.sizeHint().height(), screen.height() - frame)
-        if height != self.height():
-            self.resize(self.width(), height)
+        width = max(self.width(), min(self.sizeHint().width(), screen.width() - sides))
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
         if self.y() + height + frame > screen.bottom():
             self.move(self.x(), screen.top())
+        if self.x() + width + sides > screen.right():
+            self.move(max(screen.left(), screen.right() - width - sides), self.y())
 
     def _reveal(self, shown: bool) -> None:
         self.api_key.setEchoMode(QLineEdit.EchoMode.Normal if shown

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from app.backend_host import BackendHost
 from app.dialogs.ask_text import ask_text
+from app.graph.columns import FitColumns
 from app.graph.details import DetailsPanel
 from app.graph.fact_form import FactDialog
 from app.graph.node_model import NodeIdRole, NodeListModel, shown_name
@@ -79,6 +80,7 @@ class GraphBrowser(QWidget):
         self.held = False  # a turn is running: its changes are shown once it ends
         self.actions_by_name: dict[str, QAction] = {}
         self._columns_sized = False
+        self._right_placed = False  # the picture's share set once, when first shown
         self._pick_first = False  # Enter came before the search's answer
 
         self._make_bar()
@@ -162,6 +164,7 @@ class GraphBrowser(QWidget):
                                (2, tr("Mentions")), (3, "2026-11-30 10:06")):
             header.resizeSection(column, metrics.horizontalAdvance(sample) + metrics.height())
         self.list.setWordWrap(False)
+        FitColumns(self.list, (3, 2, 1))  # Last seen gives way first, then Mentions, Type
         self.list.selectionModel().currentRowChanged.connect(self._row_chosen)
         self.empty_hint = QLabel(tr(
             "Nothing remembered yet.\n\nTell the assistant about yourself in the Chat tab "
@@ -263,8 +266,21 @@ class GraphBrowser(QWidget):
             self._columns_sized = True
         for key, splitter in (("memory/split", self.split), ("memory/right", self.right)):
             state = settings.value(key)
-            if isinstance(state, QByteArray):
-                splitter.restoreState(state)
+            if isinstance(state, QByteArray) and splitter.restoreState(state):
+                self._right_placed = self._right_placed or splitter is self.right
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._right_placed:
+            self._right_placed = True
+            QTimer.singleShot(0, self._place_right)
+
+    def _place_right(self) -> None:
+        """The picture gets what the facts leave: in a short window (800×500) at least six
+        lines of facts before the picture grows, in a tall one 45 % of the height."""
+        height, line = self.right.height(), line_height(self)
+        picture = max(6 * line, min(int(height * 0.45), height - 17 * line))
+        self.right.setSizes([picture, height - picture])
 
     # -- pages ----------------------------------------------------------------------------
 

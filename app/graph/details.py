@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.graph.columns import FitColumns
 from app.graph.node_model import KIND_LABELS, shown_name, shown_relation
 from app.graph.review import change_text
 from app.sizes import line_height
@@ -200,14 +201,17 @@ class DetailsPanel(QWidget):
         self.tabs.setCornerWidget(corner, Qt.Corner.TopRightCorner)
         self.tabs.currentChanged.connect(self._corner_for_tab)
         self._corner_for_tab(0)
+        # The node's commands beside its name, not on a row of their own: the row goes to
+        # the facts (an 800×500 window showed one of them).
         heading_row = QHBoxLayout()
         heading_row.addWidget(self.title, 1)
+        heading_row.addWidget(self.node_bar, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 0)
         layout.addLayout(heading_row)
         layout.addWidget(self.fields)
-        layout.addWidget(self.node_bar)
         layout.addWidget(self.tabs, 1)
+        FitColumns(self.edge_table, (6, 4, 5, 7, 3))  # Valid to goes first, Status last
         self.edge_table.selectionModel().selectionChanged.connect(
             lambda *_args: self.edge_chosen.emit())
 
