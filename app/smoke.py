@@ -79,6 +79,28 @@ def _check_tls() -> str:
     return f"TLS context from ssl: {type(context).__name__}"
 
 
+NATIVE_KEYCHAINS = {"linux": "SecretService", "darwin": "macOS", "win32": "Windows"}
+
+
+def _check_keychain() -> str | None:
+    """The platform's keychain is in the build: keyring finds its backends by its
+    package's entry points, which a frozen build must carry, and without them the API key
+    would quietly stay in the file on every machine."""
+    from importlib.metadata import entry_points  # noqa: PLC0415
+
+    wanted = NATIVE_KEYCHAINS.get(sys.platform)
+    if wanted is None:
+        return None
+    found = {point.name: point for point in entry_points(group="keyring.backends")}
+    try:
+        found[wanted].load()
+        if wanted == "SecretService":
+            import secretstorage  # noqa: F401, PLC0415  (keyring hides its absence)
+    except (KeyError, ImportError) as error:
+        return f"the keychain backend {wanted} is not in this build ({error!r})"
+    return None
+
+
 QT_NOISE = ("This plugin does not support propagateSizeHints",)  # the offscreen platform's
 
 
@@ -125,7 +147,8 @@ def _play_one_turn(home: Path) -> list[str]:
                 Config(api_key="sk-smoke-test-0000", base_url=llm.base_url, model="smoke"))
     app = gui.make_application()
     qInstallMessageHandler(_qt_message)
-    checked = [p for p in (_check_code_colours(), _check_words()) if p]
+    checked = [p for p in (_check_code_colours(), _check_words(), _check_keychain())
+               if p]
     window = gui.open_window(home)
     usable: list[bool] = []
     window.usable.connect(lambda: usable.append(True))
