@@ -11,6 +11,7 @@ import shlex
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
+from app import summon
 from app.display import no_display
 from core import cli
 from core.config import language_setting
@@ -77,6 +78,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--remove-desktop-entry", action="store_true",
                         help=tr("remove the menu entry, its icon and the start-at-login "
                                 "entry (the data folder stays)"))
+    parser.add_argument("--toggle", action="store_true",
+                        help=tr("show the running window, or hide it when it is in front "
+                                "(bind a key to it in the desktop's keyboard settings)"))
+    parser.add_argument("--ask", metavar="TEXT",
+                        help=tr("bring the window to the front with TEXT in the message box"))
     parser.add_argument("--exit-when-ready", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--say-when-ready", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("arguments", nargs="?", default="{}",
@@ -148,13 +154,17 @@ def main(argv: list[str] | None = None) -> int:
         return cli.run(home, args.base_url, args.model)
     if args.tool:
         return run_tool(home, args.tool, args.arguments)
+    wish = summon.wish("ask", args.ask) if args.ask is not None else \
+        summon.wish("toggle" if args.toggle else "show")
+    if summon.send(home, wish):  # the window for this memory is running: it does it
+        return 0
     if (missing := no_display()) is not None:  # Qt would abort with a core dump
         print(missing, file=sys.stderr)
         return 1
     from app import gui  # noqa: PLC0415  (Qt loads only when the window is wanted)
 
     return gui.run(home, args.color_scheme, exit_when_ready=args.exit_when_ready,
-                   say_when_ready=args.say_when_ready)
+                   say_when_ready=args.say_when_ready, wish=wish)
 
 
 if __name__ == "__main__":
