@@ -47,6 +47,8 @@ SPECS: tuple[ActionSpec, ...] = (
                   "from them")),
     ActionSpec("memory.restore_backup", N_("Restore from backup…"), "", "File",
                N_("Put an automatic backup in place of the memory")),
+    ActionSpec("app.global_shortcut", N_("Shortcut from anywhere…"), "", "File",
+               N_("A key that shows or hides TrulyMEM from any app")),
     ActionSpec("app.quit", N_("Quit"), "Ctrl+Q", "File"),
     ActionSpec("chat.new", N_("New chat"), "Ctrl+N", "Chat",
                N_("Start a new conversation; the assistant still remembers you")),

@@ -4,13 +4,16 @@ it, and a notification when a long job ends while the person looks elsewhere."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from app.dialogs.global_shortcut import GlobalShortcutDialog, in_background
 from app.notifications import Notifier
+from app.shortcut_portal import ShortcutSession
 from core.i18n import tr
 from resources import resource_path
 
@@ -18,16 +21,21 @@ if TYPE_CHECKING:
     from app.main_window import MainWindow
 
 CLOSE_TO_TRAY = "desktop/close_to_tray"  # in the window's own settings: per installation
+PORTAL_SHORTCUT = "desktop/portal_shortcut"  # the desktop's portal keeps a key for us
 
 
 class Desktop(QObject):
     balloon = Signal(str, str)  # a notification the tray shows (sent from any thread)
+    shortcut_pressed = Signal()  # the desktop's global shortcut (from the portal's thread)
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
+        self.home = Path(window.settings.fileName()).parent
         self.quitting = False
         self.tray: QSystemTrayIcon | None = None
+        self.portal: ShortcutSession | None = None
+        self.shortcut_pressed.connect(self.toggle)
         self.notifier = Notifier(resource_path("trulymem.svg"), self._tray_can_say)
         self.balloon.connect(self._show_balloon)
         window.installEventFilter(self)
@@ -43,7 +51,32 @@ class Desktop(QObject):
         self.close_to_tray.setChecked(
             self.window.settings.value(CLOSE_TO_TRAY, False, type=bool))
         self.close_to_tray.blockSignals(False)
+        registry.bind("app.global_shortcut", self.open_shortcut_dialog)
         self._make_tray()
+        if self.window.settings.value(PORTAL_SHORTCUT, False, type=bool):
+            session = ShortcutSession(tr("Show or hide TrulyMEM"), self.shortcut_pressed.emit)
+            in_background(session.bind, lambda result: self._portal_bound(session, result),
+                          self)
+
+    def open_shortcut_dialog(self) -> None:
+        self.shortcut_dialog().exec()
+
+    def shortcut_dialog(self) -> GlobalShortcutDialog:
+        dialog = GlobalShortcutDialog(self.home, self.window)
+        dialog.bound.connect(lambda session: self._portal_bound(session, ""))
+        return dialog
+
+    def _portal_bound(self, session: ShortcutSession, result: object) -> None:
+        """The portal's session, bound (at start, again, without asking): its presses
+        toggle the window. One that failed at start is left: the key is still set in the
+        desktop, and the dialog binds it again."""
+        if isinstance(result, Exception):
+            return
+        if self.portal is not None and self.portal is not session:
+            self.portal.close()
+        session.pressed = self.shortcut_pressed.emit
+        self.portal = session
+        self.window.settings.setValue(PORTAL_SHORTCUT, True)
 
     def _close_to_tray_chosen(self) -> None:
         chosen = self.close_to_tray.isChecked()
@@ -157,6 +190,8 @@ class Desktop(QObject):
     def _leave(self) -> None:
         if self.tray is not None:
             self.tray.hide()
+        if self.portal is not None:
+            self.portal.close()
         self.notifier.close()
 
     # -- notifications --------------------------------------------------------------------

@@ -46,7 +46,7 @@ def test_toggle_hides_the_window_in_front_and_brings_a_hidden_one_back(
         qtbot, home, open_window):
     window = open_window(home)
     desktop = window.desktop
-    desktop._in_front = lambda: window.isVisible()  # offscreen: no window is ever active
+    desktop._in_front = window.isVisible  # offscreen: no window is ever active
     desktop.wished(summon.wish("toggle"))
     assert not window.isVisible()
     desktop.wished(summon.wish("toggle"))
