@@ -20,6 +20,7 @@ class FitColumns(QObject):
         self.drop = list(drop)
         self._timer = QTimer(self, singleShot=True, interval=0)  # one fit per burst
         self._timer.timeout.connect(self.fit)
+        self._points = table.font().pointSizeF()  # widths sized by hand follow text zoom
         table.viewport().installEventFilter(self)
         table.installEventFilter(self)
         model = table.model()
@@ -28,18 +29,34 @@ class FitColumns(QObject):
             signal.connect(self._timer.start)
 
     def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.FontChange and watched is self.table:
+            self._scale_widths()
         if event.type() in (QEvent.Type.Resize, QEvent.Type.FontChange, QEvent.Type.Show):
             self._timer.start()
         return False
 
-    def needed(self, column: int) -> int:
-        """The width the column wants, whether it is on show or not: its header's words
-        (with room for the sort mark) and its rows' on show."""
+    def _scale_widths(self) -> None:
+        points, self._points = self._points, self.table.font().pointSizeF()
+        if points <= 0 or self._points <= 0:
+            return
+        header = self.table.horizontalHeader()
+        for column in range(header.count()):
+            if header.sectionResizeMode(column) == QHeaderView.ResizeMode.Interactive \
+                    and not header.isSectionHidden(column):
+                header.resizeSection(column, round(header.sectionSize(column) * self._points
+                                                   / points))
+
+    def words(self, column: int) -> int:
+        """The header's words, with room for the sort mark."""
         header = self.table.horizontalHeader()
         label = str(self.table.model().headerData(column, Qt.Orientation.Horizontal) or "")
         metrics = header.fontMetrics()
-        words = metrics.horizontalAdvance(label) + 2 * metrics.height()
-        return max(words, self.table.sizeHintForColumn(column))
+        return metrics.horizontalAdvance(label) + 2 * metrics.height()
+
+    def needed(self, column: int) -> int:
+        """The width the column wants, whether it is on show or not: its header's words
+        and its rows' on show."""
+        return max(self.words(column), self.table.sizeHintForColumn(column))
 
     def fit(self) -> None:
         header = self.table.horizontalHeader()
@@ -60,10 +77,20 @@ class FitColumns(QObject):
                 QHeaderView.ResizeMode.Interactive:
             return
         # A first column sized by hand (or to the longest name) gives back what the others
-        # need; the last one stretches over what is left.
-        others = sum(widths[c] for c in shown[1:])
-        first = header.sectionSize(shown[0])
-        if first + others > room:
-            header.resizeSection(shown[0], max(widths[shown[0]] // 2, room - others))
+        # need; the last one stretches over what is left; no header's words are cut.
+        for column in shown[1:-1]:
+            if header.sectionSize(column) < self.words(column):
+                header.resizeSection(column, self.words(column))
+        middle = shown[1:-1]
+        excess = header.sectionSize(shown[0]) + widths[shown[-1]] - room + sum(
+            max(header.sectionSize(c), widths[c]) for c in middle)
+        for column in sorted(middle, key=lambda c: widths[c] - header.sectionSize(c)):
+            give = min(max(0, header.sectionSize(column) - widths[column]), max(0, excess))
+            if give:  # a column wider than its words and rows gives back first
+                header.resizeSection(column, header.sectionSize(column) - give)
+                excess -= give
+        if excess > 0:
+            header.resizeSection(shown[0], max(widths[shown[0]] // 2,
+                                               header.sectionSize(shown[0]) - excess))
         if header.sectionResizeMode(shown[-1]) == QHeaderView.ResizeMode.Interactive:
             header.resizeSection(shown[-1], widths[shown[-1]])

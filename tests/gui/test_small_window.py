@@ -91,3 +91,16 @@ def test_settings_fits_the_screen_with_its_buttons_in_sight(qtbot, open_window, 
     page = dialog.tabs.currentWidget()  # the scrolling page: nothing cut at its right
     qtbot.waitUntil(lambda: page.widget().width() <= page.viewport().width())
     dialog.reject()
+
+
+def test_larger_text_keeps_the_columns_whole(qtbot, open_window, seeded):
+    window = open_window(seeded)
+    window.resize(1600, 1000)
+    qtbot.waitUntil(lambda: window.width() == 1600)
+    browser = memory_tab_with_user(qtbot, window)
+    name = browser.list.horizontalHeader().sectionSize(0)
+    window.zoom.set_percent(150)
+    nodes = browser.list
+    qtbot.waitUntil(lambda: columns_whole(nodes) and columns_whole(browser.details.edge_table)
+                    and not nodes.horizontalScrollBar().isVisible())
+    assert nodes.horizontalHeader().sectionSize(0) > name  # names keep their room
