@@ -47,6 +47,8 @@ from app.chat.message_editor import MessageEditor
 from app.chat.message_text import MessageText
 from app.chat.model import ChatMessage, MessageRole
 from app.sizes import char_width, chars
+from app.status_parts import first_upper
+from app.text_marks import join_emoji_to_punctuation
 from core import i18n
 from core.i18n import N_, tr
 
@@ -112,7 +114,7 @@ class MessageDelegate(QStyledItemDelegate):
     def _document(self, message: ChatMessage, part: str, width: int,
                   font: QFont, palette: QPalette) -> QTextDocument:
         version = self._shown_version(message) if part == "body" else message.version
-        key = (id(message), version, part, width, font.key())
+        key = (message.serial, version, part, width, font.key())
         document = self._documents.get(key)
         if document is not None:
             self._documents.move_to_end(key)
@@ -143,6 +145,7 @@ class MessageDelegate(QStyledItemDelegate):
                 label_height=line, pad=line // 2)
         else:
             document.setPlainText(message.reasoning)
+        join_emoji_to_punctuation(document)  # "Done ✅." without a gap before the "."
         document.setTextWidth(width)
         self._documents[key] = document
         if len(self._documents) > CACHE_SIZE:
@@ -154,12 +157,12 @@ class MessageDelegate(QStyledItemDelegate):
         at most every STREAM_REFRESH seconds, not on every token: each layout of it takes
         tens of milliseconds, and tokens come every few."""
         if not (message.streaming and len(message.content) > LONG_STREAM):
-            self._streamed.pop(id(message), None)  # finished: nothing left to throttle
+            self._streamed.pop(message.serial, None)  # finished: nothing left to throttle
             return message.version
-        shown = self._streamed.get(id(message))
+        shown = self._streamed.get(message.serial)
         now = time.monotonic()
         if shown is None or now - shown[1] >= STREAM_REFRESH:
-            self._streamed[id(message)] = (message.version, now)
+            self._streamed[message.serial] = (message.version, now)
             return message.version
         return shown[0]
 
@@ -202,15 +205,17 @@ class MessageDelegate(QStyledItemDelegate):
         elif message.content or not message.error:  # a failed empty reply shows its error
             y += round(body.size().height())
         error_line = retry = None
-        if message.error:
+        if message.error:  # whole, wrapped: its end says what to do
             y += pad // 2 if message.content else 0
-            error_line = QRect(inner_left, y, inner_width, metrics.height())
+            error_width = inner_width
             if message is self.retry_message:
                 retry_width = metrics.horizontalAdvance(i18n.tr(RETRY)) + pad
                 retry = QRect(inner_left + inner_width - retry_width, y, retry_width,
                               metrics.height())
-                error_line.setWidth(inner_width - retry_width - pad)
-            y += metrics.height()
+                error_width = inner_width - retry_width - pad
+            error_line = QRect(inner_left, y, error_width,
+                               error_height(option.font, error_width, message.error))
+            y += error_line.height()
         note = None
         if message.memory_note and not message.streaming:
             y += pad // 2
@@ -225,24 +230,34 @@ class MessageDelegate(QStyledItemDelegate):
         return MessageLayout(bubble, header_y, body, body_top_left, reasoning_line, reasoning,
                              reasoning_top_left, error_line, retry,
                              y - option.rect.top() + pad // 2, copies, note,
-                             self._actions(message, metrics, inner_left + inner_width,
-                                           header_y))
+                             self._actions(message, option.font, inner_left,
+                                           inner_left + inner_width, header_y))
 
-    def _actions(self, message: ChatMessage, metrics: QFontMetrics, right: int,
+    def _actions(self, message: ChatMessage, font: QFont, header_left: int, right: int,
                  y: int) -> list[tuple[QRect, str]]:
         """Copy, Edit (yours) or Regenerate (a reply), and Delete (the exchange),
         right-aligned in the header."""
+        metrics = QFontMetrics(font)
         if message.streaming or message is self.edit_message or not message.turn_id:
             return []
         names = ["copy", "edit" if message.role == "user" else "regenerate", "delete"]
-        if message.position()[1] > 1:  # ‹ 2/3 ›: a reply's versions, a message's branches
-            names = ["older", "position", "newer", *names]
         rects = []
         for name in reversed(names):
             width = metrics.horizontalAdvance(action_label(message, name)) + metrics.height()
             rects.append((QRect(right - width, y, width, metrics.height()), name))
             right -= width
-        return rects[::-1]
+        if message.position()[1] <= 1:
+            return rects[::-1]
+        # ‹ 2/3 › (a reply's versions, a message's branches) follows the time, where it
+        # always shows: right-aligned before the actions shown on hover, it floated in
+        # the middle of the header, next to nothing
+        left = header_left + header_width(message, font) + metrics.height() // 2
+        marks = []
+        for name in ("older", "position", "newer"):
+            width = metrics.horizontalAdvance(action_label(message, name)) + metrics.height()
+            marks.append((QRect(left, y, width, metrics.height()), name))
+            left += width
+        return marks + rects[::-1]
 
     @staticmethod
     def _copy_labels(body: QTextDocument, top_left: QPointF, metrics: QFontMetrics,
@@ -286,7 +301,7 @@ class MessageDelegate(QStyledItemDelegate):
         message: ChatMessage = rows[index.row()] if rows is not None \
             else index.data(MessageRole)
         width = self.view.viewport().width()
-        key = (id(message), self._shown_version(message), width, message.reasoning_open,
+        key = (message.serial, self._shown_version(message), width, message.reasoning_open,
                message is self.retry_message, message.memory_note,
                message is self.edit_message and self.edit_height)
         height = self._heights.get(key)
@@ -371,8 +386,7 @@ class MessageDelegate(QStyledItemDelegate):
                       message: ChatMessage, parts: MessageLayout) -> None:
         bold = QFont(option.font)
         bold.setBold(True)
-        speaker = message.speaker or (tr("You") if message.role == "user"
-                                      else tr("Assistant"))
+        speaker = speaker_of(message)
         painter.setFont(bold)
         painter.setPen(option.palette.color(QPalette.ColorRole.Text))
         left = parts.body_top_left.x()
@@ -381,13 +395,7 @@ class MessageDelegate(QStyledItemDelegate):
         painter.drawText(rect, Qt.AlignmentFlag.AlignVCenter, speaker)
         painter.setFont(option.font)
         painter.setPen(option.palette.color(QPalette.ColorRole.PlaceholderText))
-        stamp = time.strftime("%H:%M", time.localtime(message.created_at))
-        if time.localtime(message.created_at)[:3] != time.localtime()[:3]:
-            stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(message.created_at))
-        if message.streaming:
-            stamp += "  · " + tr("replying…")
-        elif message.partial and not message.error:
-            stamp += "  · " + tr("stopped")
+        stamp = stamp_of(message)
         rect.setLeft(rect.left() + QFontMetrics(bold).horizontalAdvance(speaker) +
                      QFontMetrics(option.font).height() // 2)
         painter.drawText(rect, Qt.AlignmentFlag.AlignVCenter, stamp)
@@ -399,9 +407,7 @@ class MessageDelegate(QStyledItemDelegate):
         bold.setBold(True)
         painter.setFont(bold)
         painter.setPen(option.palette.color(QPalette.ColorRole.Text))
-        text = QFontMetrics(bold).elidedText(f"⚠ {message.error}", Qt.TextElideMode.ElideRight,
-                                             parts.error_line.width())
-        painter.drawText(parts.error_line, Qt.AlignmentFlag.AlignVCenter, text)
+        painter.drawText(parts.error_line, ERROR_FLAGS, error_words(message.error))
         if parts.retry is not None:
             painter.setPen(option.palette.color(QPalette.ColorRole.Link))
             font = QFont(option.font)
@@ -516,6 +522,51 @@ class MessageDelegate(QStyledItemDelegate):
             QDesktopServices.openUrl(QUrl(anchor))
             return True
         return False
+
+
+def speaker_of(message: ChatMessage) -> str:
+    return message.speaker or (tr("You") if message.role == "user" else tr("Assistant"))
+
+
+def stamp_of(message: ChatMessage) -> str:
+    """The time after the speaker (with the day when not today), and what the reply is
+    doing."""
+    stamp = time.strftime("%H:%M", time.localtime(message.created_at))
+    if time.localtime(message.created_at)[:3] != time.localtime()[:3]:
+        stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(message.created_at))
+    if message.streaming:
+        stamp += "  · " + tr("replying…")
+    elif message.partial and not message.error:
+        stamp += "  · " + tr("stopped")
+    return stamp
+
+
+def header_width(message: ChatMessage, font: QFont) -> int:
+    """The speaker in bold and the time after it, as `_paint_header` puts them."""
+    bold = QFont(font)
+    bold.setBold(True)
+    metrics = QFontMetrics(font)
+    return (QFontMetrics(bold).horizontalAdvance(speaker_of(message)) + metrics.height() // 2
+            + metrics.horizontalAdvance(stamp_of(message)))
+
+
+ERROR_FLAGS = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap
+
+
+def error_words(error: str) -> str:
+    """A failed reply's error as a sentence: its first letter raised (the backend's words
+    start in lower case to be put inside other sentences)."""
+    return f"⚠ {first_upper(error)}"
+
+
+def error_height(font: QFont, width: int, error: str) -> int:
+    """The height of the error's lines at `width`, in the bold it is painted in."""
+    bold = QFont(font)
+    bold.setBold(True)
+    metrics = QFontMetrics(bold)
+    return max(metrics.height(), metrics.boundingRect(
+        QRect(0, 0, max(width, 1), 100 * metrics.height()), ERROR_FLAGS,
+        error_words(error)).height())
 
 
 def _tint(base: QColor, accent: QColor, share: float) -> QColor:

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtCore import QMimeData, QPoint, QRect, Qt
 from PySide6.QtGui import QGuiApplication, QPalette, QTextDocument
 from PySide6.QtWidgets import QFrame, QTextBrowser, QWidget
 
+from app.text_marks import plain
 from core.i18n import tr
 
 
@@ -48,10 +49,18 @@ class MessageText(QTextBrowser):
                 return
         super().mousePressEvent(event)
 
+    def createMimeDataFromSelection(self) -> QMimeData:
+        """The selection as written: without the marks added for the layout."""
+        data = super().createMimeDataFromSelection()
+        data.setText(plain(data.text()))
+        if data.hasHtml():
+            data.setHtml(plain(data.html()))
+        return data
+
     def wheelEvent(self, event) -> None:
         event.ignore()  # the conversation scrolls, not this one message
 
     def contextMenuEvent(self, event) -> None:
         if self.menu_requested:
-            self.menu_requested(event.globalPos(), self.textCursor().selectedText()
-                                .replace("\u2029", "\n"))
+            self.menu_requested(event.globalPos(), plain(self.textCursor().selectedText()
+                                                         .replace("\u2029", "\n")))

@@ -33,6 +33,7 @@ from app.dialogs.key_note import key_note
 from app.dialogs.sharing import SharingPage, quiet
 from app.model_shutdown import ShutdownNote
 from app.sizes import chars
+from app.text_marks import unbroken_at_hyphens
 from core import desktop_files, i18n
 from core.config import DEFAULT_MODEL
 from core.i18n import N_, tr
@@ -401,8 +402,10 @@ class SettingsDialog(QDialog):
 
     def _tested(self, answer: dict[str, Any]) -> None:
         self.test_button.setEnabled(True)
-        self.result.setText(answer["message"] if answer["success"]
-                            else tr("Failed: {error}", error=answer["error"]))
+        # a model's name stays on one line ("deepseek-/v4-flash" broke at its hyphen)
+        self.result.setText(unbroken_at_hyphens(
+            answer["message"] if answer["success"]
+            else tr("Failed: {error}", error=answer["error"])))
         self.show_result()
 
     def show_result(self) -> None:
