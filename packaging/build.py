@@ -1,12 +1,15 @@
 """Build the standalone TrulyMEM executable with PyInstaller.
 
-    python packaging/build.py [--onefile] [--debug] [--smoke-test]
+    python packaging/build.py [--onefile] [--debug] [--smoke-test] [--deb]
 
 Makes the icons (PNG sizes, ICO, ICNS) from resources/trulymem.svg and the Windows version
 resource from the package metadata, runs packaging/trulymem.spec, prints the size of the
 result against its budget (onedir 295 MB, onefile 150 MB on Linux) and, with --smoke-test,
-runs the built program's own smoke test. Exits non-zero if any step fails or a budget is
-exceeded. Works on Linux, macOS and Windows; run it on each to build for each.
+runs the built program's own smoke test. With --deb (Debian, Ubuntu) it then makes
+dist/trulymem_<version>_<arch>.deb of the folder (packaging/deb.py), reusing a folder built
+since the sources last changed instead of building it again. Exits non-zero if any step
+fails or a budget is exceeded. Works on Linux, macOS and Windows; run it on each to build
+for each.
 """
 
 from __future__ import annotations
@@ -145,17 +148,37 @@ def start_times(program: Path, runs: int = 5) -> list[float]:
     return times
 
 
+def fresh(program: Path) -> bool:
+    """The built program is newer than everything it is built from."""
+    if not program.exists():
+        return False
+    sources = [ROOT / "pyproject.toml", ROOT / "packaging" / "trulymem.spec",
+               ROOT / "packaging" / "launcher.py"]
+    for folder in ("app", "core", "resources"):
+        sources += [p for p in (ROOT / folder).rglob("*")
+                    if p.is_file() and "__pycache__" not in p.parts]
+    return program.stat().st_mtime > max(p.stat().st_mtime for p in sources)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--onefile", action="store_true", help="one file instead of a folder")
     parser.add_argument("--debug", action="store_true", help="console and import logging")
     parser.add_argument("--smoke-test", action="store_true", help="run the built program")
+    parser.add_argument("--deb", action="store_true",
+                        help="then a .deb of the folder (reuses a fresh build)")
     args = parser.parse_args()
+    if args.deb and args.onefile:
+        parser.error("--deb packages the folder build, not --onefile")
     kind = "onefile" if args.onefile else "onedir"
     number = version("trulymem")
     started = time.perf_counter()
     make_icons()
     write_version_resource(number)
+    if args.deb and not args.smoke_test and fresh(executable(kind)):
+        print(f"reusing the build in {executable(kind).parent}, newer than its sources")
+        make_deb(number)
+        return
     env = {**os.environ, "TRULYMEM_BUILD_ASSETS": str(ASSETS),
            "TRULYMEM_BUILD_ONEFILE": "1" if args.onefile else "0",
            "TRULYMEM_BUILD_DEBUG": "1" if args.debug else "0"}
@@ -180,6 +203,20 @@ def main() -> None:
         times = start_times(program)
         print(f"launch to usable window: median {statistics.median(times) * 1000:.0f} ms, "
               f"max {max(times) * 1000:.0f} ms over {len(times)} runs (target < 3,000 ms)")
+    if args.deb:
+        make_deb(number)
+
+
+def make_deb(number: str) -> None:
+    sys.path.insert(0, str(ROOT / "packaging"))
+    import deb  # noqa: PLC0415  (packaging/deb.py, beside this script)
+
+    started = time.perf_counter()
+    package = deb.build(executable("onedir").parent, DIST, assets=ASSETS,
+                        resources=ROOT / "resources", icon_sizes=ICON_SIZES, version=number,
+                        work=BUILD / "deb")
+    print(f"built {package.relative_to(ROOT)} in {time.perf_counter() - started:.0f} s: "
+          f"{package.stat().st_size / 1e6:.1f} MB")
 
 
 if __name__ == "__main__":
