@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +17,13 @@ SHOWN_AT_START = 120  # newest messages laid out at start; older ones load on sc
 Index = QModelIndex | QPersistentModelIndex
 
 
-@dataclass(eq=False)  # compared by identity: views key their caches on the object
+# Each message's own number, never reused: views key their caches on it. (Keyed on id(),
+# a message made after one was removed could take the removed one's address and be drawn
+# with its words: an edited message showed the exchange after the one it replaced.)
+_serials = itertools.count(1)
+
+
+@dataclass(eq=False)  # compared by identity
 class ChatMessage:
     role: str  # user, assistant or system
     content: str
@@ -36,6 +43,7 @@ class ChatMessage:
     latest: dict[str, Any] | None = None  # this reply, put aside while an earlier shows
     speaker: str | None = None  # who spoke, where an imported conversation names them
     branch: tuple[int, int] | None = None  # an edited message: its branch, and how many
+    serial: int = field(default_factory=lambda: next(_serials))
 
     def position(self) -> tuple[int, int]:
         """(shown, of): which version is shown, counted from 1, and how many there are:

@@ -262,8 +262,8 @@ class TurnController(QObject):
         if kept and self.running:  # the new reply keeps the ones it replaces (as core does)
             self.chat.messages[-1].versions = kept
         if edited and self.running:  # the newest branch of the message (as core keeps it)
-            asked = self.chat.messages[-2]
-            asked.branch = (branches + 1, branches + 1)
+            self.chat.change(len(self.chat.messages) - 2,
+                             branch=(branches + 1, branches + 1))
 
     def _versions_of(self, turn: str) -> list[dict[str, Any]]:
         reply = next((m for m in self.chat.messages if m.turn_id == turn

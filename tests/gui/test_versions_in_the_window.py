@@ -32,6 +32,8 @@ def test_an_edit_makes_a_version_and_the_arrows_switch_the_replies_and_the_memor
     option.rect = view.visualRect(window.chat.index(0))
     names = [name for _rect, name in view.delegate.layout(option, asked).actions]
     assert names[:3] == ["older", "position", "newer"]
+    drawn = [view.delegate.layout(option, m).body.toPlainText() for m in window.chat.messages]
+    assert drawn == ["I live in Oslo", "Oslo, noted."]  # the words drawn are the new ones
     assert active_facts(home) == ["Oslo"]
 
     view.run_action(0, "older")
