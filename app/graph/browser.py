@@ -276,10 +276,10 @@ class GraphBrowser(QWidget):
             QTimer.singleShot(0, self._place_right)
 
     def _place_right(self) -> None:
-        """The picture gets what the facts leave: in a short window (800×500) at least six
+        """The picture gets what the facts leave: in a short window (800×500) four or five
         lines of facts before the picture grows, in a tall one 45 % of the height."""
         height, line = self.right.height(), line_height(self)
-        picture = max(6 * line, min(int(height * 0.45), height - 17 * line))
+        picture = max(6 * line, min(int(height * 0.45), height - 12 * line))
         self.right.setSizes([picture, height - picture])
 
     # -- pages ----------------------------------------------------------------------------
