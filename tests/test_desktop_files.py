@@ -178,7 +178,7 @@ def test_the_command_line_adds_and_removes_the_menu_entry(xdg):
 
 
 def test_the_backend_reads_and_sets_starting_at_login_with_the_config(xdg, headless):
-    server, client = headless()
+    _server, client = headless()
     assert client.get_config()["start_at_login"] is False
     assert client.update_config(None, start_at_login=True)["status"] == "config_updated"
     path = xdg / "config" / "autostart" / "trulymem.desktop"
