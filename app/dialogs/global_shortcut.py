@@ -52,6 +52,15 @@ def in_background(work: Callable[[], object], done: Callable[[object], None],
     threading.Thread(target=run, daemon=True).start()
 
 
+def unbroken(text: str) -> str:
+    """`text` whose commands and paths never break at a hyphen or a slash (a line that
+    ends in "openbox --" reads as another command): a word joiner after each, and a
+    no-break space before an option. For reading only: these words are not copied."""
+    joiner = "\u2060"
+    return (text.replace(" --", "\u00a0--").replace("-", "-" + joiner)
+            .replace("/", "/" + joiner))
+
+
 class _Relay(QObject):
     finished = Signal(object)
 
@@ -74,6 +83,10 @@ class GlobalShortcutDialog(QDialog):
         for row, (name, command) in enumerate(commands(home).items()):
             field = QLineEdit(command)
             field.setReadOnly(True)
+            field.setCursorPosition(0)
+            field.setMinimumWidth(min(self.fontMetrics().horizontalAdvance(command)
+                                      + 2 * self.fontMetrics().height(),
+                                      chars(self.fontMetrics(), 110)))
             field.setObjectName(f"command_{name}")
             field.setAccessibleName(tr("Command"))
             copy = QPushButton(tr("Copy"))
@@ -82,11 +95,11 @@ class GlobalShortcutDialog(QDialog):
             grid.addWidget(copy, row, 1)
             self.fields[name] = field
         layout.addLayout(grid)
-        how = QLabel(tr(
+        how = QLabel(unbroken(tr(
             "GNOME: Settings › Keyboard › View and Customize Shortcuts › Custom Shortcuts.\n"
             "KDE Plasma: System Settings › Shortcuts › Add New › Command or Script.\n"
             "openbox: a <keybind> with an Execute action in ~/.config/openbox/rc.xml, then "
-            "openbox --reconfigure."))
+            "openbox --reconfigure.")))
         how.setWordWrap(True)
         layout.addWidget(how)
         self.portal_button = QPushButton(tr("Let the desktop set the key…"))
