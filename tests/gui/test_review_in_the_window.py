@@ -161,9 +161,10 @@ def test_a_turn_causes_one_round_of_reads_not_a_storm(qtbot, home, llm, open_win
     after = sent[1:]  # what the turn's end and its two changes caused
     assert sent[0] == PacketType.PROCESS_MESSAGE
     assert len(after) == len(set(after)), after  # nothing asked twice
+    # (LIST_MODELS: once a session, after its first reply, for a model going away)
     assert set(after) <= {PacketType.LIST_CONVERSATIONS, PacketType.LIST_NODES,
                           PacketType.NODE_ROWS, PacketType.GET_SUBGRAPH,
-                          PacketType.GET_NODE}, after
+                          PacketType.GET_NODE, PacketType.LIST_MODELS}, after
     assert window.status.memory_label.text() == "Memory: 3 facts · 4 entities · 0 tasks"
 
     # with the chat on show, a turn reads nothing for the Memory tab
