@@ -79,3 +79,19 @@ def interface_font(font: QFont) -> QFont:
         if is_text_font(chosen):
             return chosen
     return font
+
+
+def natural_size(dialog: QWidget) -> None:
+    """A short form keeps the size its content asks for. A window manager puts a resize
+    handle under a window that can be resized (openbox: a double line under the buttons,
+    which no message box has); a form of a few fields gains nothing by resizing. Called
+    again after its text changed (an error shown), it grows to hold it at its width."""
+    layout = dialog.layout()
+    if dialog.minimumSize() == dialog.maximumSize() and layout is not None:
+        width = dialog.width()
+        height = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() \
+            else layout.totalSizeHint().height()
+        dialog.setFixedSize(width, height)
+        return
+    dialog.adjustSize()
+    dialog.setFixedSize(dialog.size())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from app.sizes import chars
+from app.sizes import chars, natural_size
 
 WIDE = 48  # characters the box holds without scrolling
 
@@ -32,6 +32,7 @@ class TextDialog(QDialog):
         metrics = self.fontMetrics()
         self.setMinimumWidth(max(chars(metrics, WIDE),
                                  metrics.horizontalAdvance(title) + 8 * metrics.height()))
+        natural_size(self)
 
 
 def ask_text(parent: QWidget, title: str, label: str, text: str = "") -> tuple[str, bool]:

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
-from app.sizes import chars
+from app.sizes import chars, natural_size
 from core import i18n
 from core.i18n import N_, tr
 from core.protocol.packets import PacketType
@@ -82,6 +82,7 @@ class LimitsDialog(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
         self.setMinimumWidth(chars(self, 40))
+        natural_size(self)
 
     def values(self) -> dict[str, int]:
         return {name: box.value() for name, box in self.boxes.items()}
@@ -104,3 +105,4 @@ class LimitsDialog(QDialog):
             self.accept()
         else:
             self.error.setText(tr("Not saved: {error}", error=answer["error"]))
+            natural_size(self)  # taller by the error's lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLineEdit, QWidget
 
-from app.sizes import chars
+from app.sizes import chars, natural_size
 from core.i18n import tr
 
 
@@ -26,6 +26,7 @@ class FactDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+        natural_size(self)
 
     @classmethod
     def to_add(cls, subject: str, parent: QWidget | None = None) -> FactDialog:

@@ -110,3 +110,25 @@ def test_the_version_marks_follow_the_time(qtbot):
     assert rects["older"].right() < rects["position"].left() <= rects["newer"].left()
     assert rects["newer"].right() < rects["copy"].left()  # the hover actions stay right
     assert rects["delete"].right() <= parts.bubble.right()
+
+
+def test_a_short_form_keeps_its_natural_size_and_grows_for_an_error(qtbot):
+    """A resizable dialog gets the window manager's resize handle under its buttons
+    (openbox draws a double line there); a form of a few fields keeps the size its
+    content asks for, as a message box does."""
+    from app.dialogs.ask_text import TextDialog
+    from app.dialogs.limits import LimitsDialog
+    from app.graph.fact_form import FactDialog
+    from core.tools.limits import DEFAULT_LIMITS
+
+    limits = LimitsDialog(None, dict(DEFAULT_LIMITS))
+    for dialog in (TextDialog(None, "Rename conversation", "Title:", "Tea"), limits,
+                   FactDialog.to_add("Anna")):
+        qtbot.addWidget(dialog)
+        assert dialog.minimumSize() == dialog.maximumSize() == dialog.size()
+        assert dialog.size().expandedTo(dialog.sizeHint()) == dialog.size()  # nothing cut
+    width, height = limits.width(), limits.height()
+    limits._saved({"success": False, "error": "the memory is open for reading only, "
+                   "because another copy of TrulyMEM holds it; close that one first"})
+    assert limits.width() == width and limits.height() > height
+    assert limits.error.height() >= limits.error.heightForWidth(limits.error.width())
