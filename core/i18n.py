@@ -124,6 +124,13 @@ class Words(str):
     template: str = ""
     params: dict[str, object] = {}  # noqa: RUF012  (each instance sets its own)
 
+    def english(self) -> str:
+        """The same words in English, as a log keeps them."""
+        if not self.template:
+            return str(self)
+        return self.template.format(**{k: v.english() if isinstance(v, Words) else v
+                                       for k, v in self.params.items()})
+
 
 def tr_kept(text: str, /, **params: object) -> Words:
     """`tr(text, **params)`, remembering `text` and `params` (see `Words`)."""

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.errors import CodedError, ErrorCode
-from core.i18n import N_
+from core.i18n import N_, Words, tr_kept
 from core.store import GraphStore, StoreError
 from core.store.graph import Row
 from core.store.text import display_name, normalize_name
@@ -57,7 +57,7 @@ def _edge(store: GraphStore, edge_id: Any) -> Row:
     return edge
 
 
-def rename_node(store: GraphStore, node_id: Any, name: Any) -> str:
+def rename_node(store: GraphStore, node_id: Any, name: Any) -> Words:
     node = _node(store, node_id)
     new_name = _text(name, "name")
     other = store.find_node(new_name)
@@ -68,10 +68,10 @@ def rename_node(store: GraphStore, node_id: Any, name: Any) -> str:
     store.update("nodes", node["id"], {"name": display_name(new_name),
                                        "norm_name": normalize_name(new_name),
                                        "updated_at": store.clock()})
-    return f"renamed {node['name']!r} to {display_name(new_name)!r}"
+    return tr_kept("renamed '{old}' to '{new}'", old=node["name"], new=display_name(new_name))
 
 
-def merge_nodes(store: GraphStore, keep_id: Any, merge_id: Any, keep_name: Any = None) -> str:
+def merge_nodes(store: GraphStore, keep_id: Any, merge_id: Any, keep_name: Any = None) -> Words:
     """Move every edge of `merge_id` onto `keep_id` (or the node called `keep_name`), then
     remove `merge_id`. Two facts that become the same are kept as one, with their mentions
     added up; the other is marked superseded by it. The merged name stays findable in the
@@ -121,13 +121,18 @@ def merge_nodes(store: GraphStore, keep_id: Any, merge_id: Any, keep_name: Any =
         "description": "\n".join(aliases), "updated_at": now,
         "type": keep["type"] or gone["type"]})
     store.delete("nodes", gone["id"])
-    return (f"merged {gone['name']!r} into {keep['name']!r}: {moved} edge(s) moved, "
-            f"{folded} folded into the same fact"
-            + (f", {dropped} between the two deleted" if dropped else ""))
+    if dropped:
+        return tr_kept("merged '{gone}' into '{kept}': {moved} edge(s) moved, {folded} folded "
+                       "into the same fact, {dropped} between the two deleted",
+                       gone=gone["name"], kept=keep["name"], moved=moved, folded=folded,
+                       dropped=dropped)
+    return tr_kept("merged '{gone}' into '{kept}': {moved} edge(s) moved, {folded} folded "
+                   "into the same fact", gone=gone["name"], kept=keep["name"], moved=moved,
+                   folded=folded)
 
 
 def edit_relation(store: GraphStore, edge_id: Any, relation: Any,
-                  confidence: Any = None) -> str:
+                  confidence: Any = None) -> Words:
     edge = _edge(store, edge_id)
     new_relation = _text(relation, "relation")
     changes: Row = {"relation": display_name(new_relation),
@@ -144,12 +149,12 @@ def edit_relation(store: GraphStore, edge_id: Any, relation: Any,
                                      "delete this one instead"), ErrorCode.CONFLICT,
                                   edge_id=twin["id"])
     store.update("edges", edge["id"], changes)
-    return f"relation of edge {edge['id']} changed from {edge['relation']!r} to " \
-           f"{changes['relation']!r}"
+    return tr_kept("relation of edge {edge} changed from '{old}' to '{new}'",
+                   edge=edge["id"], old=edge["relation"], new=changes["relation"])
 
 
 def edit_fact(store: GraphStore, edge_id: Any, subject: Any, relation: Any,
-              object: Any) -> str:
+              object: Any) -> Words:
     """Correct a fact as the person reads it: a new relation only is an edit in place;
     another subject or object replaces the fact (the old one is kept as superseded, so
     its history and its source message stay)."""
@@ -166,17 +171,18 @@ def edit_fact(store: GraphStore, edge_id: Any, subject: Any, relation: Any,
             raise CorrectionError(N_("the fact is already like that"), ErrorCode.NOTHING_TO_DO)
         edit_relation(store, edge["id"], relation)
         new = " ".join((source["name"], display_name(relation), target["name"]))
-        return f"changed {old!r} to {new!r}"
+        return tr_kept("changed '{old}' to '{new}'", old=old, new=new)
     now = store.clock()
     ends = [store.find_node(name) or store.upsert_node(name) for name in (subject, object)]
     new, _created = store.add_edge(ends[0]["id"], relation, ends[1]["id"],
                                    category=edge["category"])
     store.update("edges", edge["id"], {"status": "superseded", "superseded_by": new["id"],
                                        "valid_to": now, "updated_at": now})
-    return f"changed {old!r} to {' '.join((ends[0]['name'], new['relation'], ends[1]['name']))!r}"
+    return tr_kept("changed '{old}' to '{new}'", old=old,
+                   new=" ".join((ends[0]["name"], new["relation"], ends[1]["name"])))
 
 
-def delete_edge(store: GraphStore, edge_id: Any) -> str:
+def delete_edge(store: GraphStore, edge_id: Any) -> Words:
     edge = _edge(store, edge_id)
     if edge["status"] == "deleted":
         raise CorrectionError(N_("{fact} is already deleted"), ErrorCode.NOTHING_TO_DO,
@@ -184,10 +190,11 @@ def delete_edge(store: GraphStore, edge_id: Any) -> str:
     now = store.clock()
     store.update("edges", edge["id"], {"status": "deleted", "valid_to": now,
                                        "updated_at": now})
-    return f"deleted edge {edge['id']} ({edge['relation']})"
+    return tr_kept("deleted edge {edge} ({relation})", edge=edge["id"],
+                   relation=edge["relation"])
 
 
-def restore_edge(store: GraphStore, edge_id: Any) -> str:
+def restore_edge(store: GraphStore, edge_id: Any) -> Words:
     edge = _edge(store, edge_id)
     if edge["status"] == "active":
         raise CorrectionError(N_("{fact} is already active"), ErrorCode.NOTHING_TO_DO,
@@ -202,10 +209,11 @@ def restore_edge(store: GraphStore, edge_id: Any) -> str:
     store.update("edges", edge["id"], {"status": "active", "valid_to": None,
                                        "superseded_by": None, "archived_at": None,
                                        "updated_at": store.clock()})
-    return f"restored edge {edge['id']} ({edge['relation']})"
+    return tr_kept("restored edge {edge} ({relation})", edge=edge["id"],
+                   relation=edge["relation"])
 
 
-def delete_node(store: GraphStore, node_id: Any) -> str:
+def delete_node(store: GraphStore, node_id: Any) -> Words:
     node = _node(store, node_id)
     if node["deleted_at"] is not None:
         raise CorrectionError(N_("“{name}” is already deleted"), ErrorCode.NOTHING_TO_DO,
@@ -220,10 +228,11 @@ def delete_node(store: GraphStore, node_id: Any) -> str:
         store.update("edges", edge["id"], {"status": "deleted", "valid_to": now,
                                            "updated_at": now})
     store.update("nodes", node["id"], {"deleted_at": now, "updated_at": now})
-    return f"deleted {node['name']!r} and {len(edges)} of its facts"
+    return tr_kept("deleted '{name}' and {count} of its facts", name=node["name"],
+                   count=len(edges))
 
 
-def restore_node(store: GraphStore, node_id: Any) -> str:
+def restore_node(store: GraphStore, node_id: Any) -> Words:
     node = _node(store, node_id)
     if node["deleted_at"] is None:
         raise CorrectionError(N_("“{name}” is not deleted"), ErrorCode.NOTHING_TO_DO,
@@ -240,10 +249,11 @@ def restore_node(store: GraphStore, node_id: Any) -> str:
         store.update("edges", edge["id"], {"status": "active", "valid_to": None,
                                            "updated_at": store.clock()})
         restored += 1
-    return f"restored {node['name']!r} and {restored} of its facts"
+    return tr_kept("restored '{name}' and {count} of its facts", name=node["name"],
+                   count=restored)
 
 
-ACTIONS: dict[str, tuple[Callable[..., str], tuple[str, ...]]] = {
+ACTIONS: dict[str, tuple[Callable[..., Words], tuple[str, ...]]] = {
     "rename_node": (rename_node, ("node_id", "name")),
     "merge_nodes": (merge_nodes, ("keep_id", "merge_id", "keep_name")),
     "edit_relation": (edit_relation, ("edge_id", "relation", "confidence")),
@@ -267,7 +277,8 @@ def correct(store: GraphStore, action: Any, arguments: dict[str, Any]) -> dict[s
                               names=", ".join(names), unknown=", ".join(unknown))
     try:
         with store.write(f"user_{action}", arguments, actor="user") as change:
-            change.summary = handler(store, **{n: arguments.get(n) for n in names})
+            said = handler(store, **{n: arguments.get(n) for n in names})
+            change.summary = said.english()  # the log keeps English; the person reads theirs
     except StoreError as error:
         raise CorrectionError(error.template, error.code, **error.params) from None
-    return {"summary": change.summary, "change_id": change.id}
+    return {"summary": str(said), "change_id": change.id}
