@@ -287,10 +287,15 @@ def _press_every_shortcut(qtbot, window) -> None:
         action.triggered.connect(lambda *_args, out=fired: out.append(True))
         sequence = action.shortcut()
         combo = sequence[0]
-        window.activateWindow()
-        qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
-        while QApplication.activePopupWidget() is not None:  # the model menu (Ctrl+Shift+M)
-            QApplication.activePopupWidget().close()
+        # The earlier keys' answers are in first: one that comes late opens its dialog or
+        # menu (Settings, the model menu) in the middle of a later key, and on a loaded
+        # machine that took the window's activation for good. Then the window is made
+        # active again until it is.
+        qtbot.waitUntil(lambda: not window.host.busy, timeout=30000)
+        qtbot.waitUntil(lambda: (_close_popups(), window.activateWindow(),
+                                 QApplication.activeModalWidget() is None
+                                 and QApplication.activeWindow() is window)[2],
+                        timeout=15000)
         scope = next((w for w in action.associatedObjects() if w is not window), None)
         if action.shortcutContext() == Qt.ShortcutContext.WidgetWithChildrenShortcut:
             # a Memory key works where its command applies, never in the chat box
