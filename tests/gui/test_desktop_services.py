@@ -12,11 +12,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QSystemTrayIcon
+
+from tests.gui.desktop import run_inside
 
 INSIDE = os.environ.get("TRULYMEM_TRAY_DESKTOP") == "1"
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,34 +31,19 @@ inside = pytest.mark.skipif(not INSIDE, reason="runs inside Xvfb with a tray and
 @pytest.mark.skipif(not all(shutil.which(t) for t in TOOLS),
                     reason="needs Xvfb, openbox, trayer, dunst and dbus-daemon")
 def test_tray_and_notifications_on_a_real_desktop(tmp_path):
-    read, write = os.pipe()
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0",
-                             "1280x800x24", "-nolisten", "tcp"], pass_fds=(write,),
-                            stderr=subprocess.DEVNULL)
-    os.close(write)
-    with os.fdopen(read) as told:
-        display = ":" + told.readline().strip()
     bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
                            stdout=subprocess.PIPE, text=True)
     address = bus.stdout.readline().strip()
-    env = {**os.environ, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb",
-           "DBUS_SESSION_BUS_ADDRESS": address, "TRULYMEM_TEST_BUS": "1",
-           "TRULYMEM_TRAY_DESKTOP": "1"}
-    helpers = [subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-               for command in (["openbox", "--sm-disable"],
-                               ["trayer", "--edge", "top", "--align", "right",
-                                "--widthtype", "request", "--height", "24"],
-                               ["dunst"])]
     try:
-        run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                              str(Path(__file__))], check=False, cwd=ROOT, env=env,
-                             capture_output=True, text=True, timeout=300)
+        run = run_inside(str(Path(__file__)), [
+            ["openbox", "--sm-disable"],
+            ["trayer", "--edge", "top", "--align", "right", "--widthtype", "request",
+             "--height", "24"],
+            ["dunst"]], {"DBUS_SESSION_BUS_ADDRESS": address, "TRULYMEM_TEST_BUS": "1",
+                         "TRULYMEM_TRAY_DESKTOP": "1"})
     finally:
-        for process in (*helpers, bus, xvfb):
-            process.terminate()
-        for process in (*helpers, bus, xvfb):
-            process.wait(10)
+        bus.terminate()
+        bus.wait(10)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     summary = run.stdout.strip().splitlines()[-1]
     assert f"{INSIDE_TESTS} passed, 2 skipped" in summary, summary

@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from core.store import GraphStore
 from core.tools import ToolExecutor
+from tests.gui.desktop import run_inside
 
 INSIDE = os.environ.get("TRULYMEM_DESKTOP") == "1"
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,27 +31,8 @@ INSIDE_TESTS = 3  # the tests below that run inside the desktop
 @pytest.mark.skipif(not all(shutil.which(t) for t in TOOLS),
                     reason="needs Xvfb, openbox and xdotool")
 def test_the_keyboard_works_under_xvfb_and_openbox(tmp_path):
-    read, write = os.pipe()
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0",
-                             "1280x800x24", "-nolisten", "tcp"], pass_fds=(write,),
-                            stderr=subprocess.DEVNULL)
-    os.close(write)
-    with os.fdopen(read) as told:
-        display = ":" + told.readline().strip()  # Xvfb says its display once it is up
-    env = {**os.environ, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb",
-           "TRULYMEM_DESKTOP": "1"}
-    manager = subprocess.Popen(["openbox", "--sm-disable"], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                              str(Path(__file__))], check=False, cwd=ROOT, env=env,
-                             capture_output=True,
-                             text=True, timeout=300)
-    finally:
-        manager.terminate()
-        xvfb.terminate()
-        manager.wait(10)
-        xvfb.wait(10)
+    run = run_inside(str(Path(__file__)), [["openbox", "--sm-disable"]],
+                     {"TRULYMEM_DESKTOP": "1"})
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     summary = run.stdout.strip().splitlines()[-1]  # "3 passed, 1 skipped" (this one)
     assert f"{INSIDE_TESTS} passed, 1 skipped" in summary, summary
