@@ -135,6 +135,10 @@ def main(argv: list[str] | None = None) -> int:
         from core.past.command import run as import_history  # noqa: PLC0415
 
         return import_history(argv[1:])
+    if argv[:1] == ["sync"]:
+        from core.sync.command import run as sync  # noqa: PLC0415
+
+        return sync(argv[1:])
     set_language(language_setting(argv))  # before --help is written
     args = parse_args(argv)
     if args.smoke_test:

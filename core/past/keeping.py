@@ -57,8 +57,8 @@ def keep(store: GraphStore, path: str | Path, *, report: Report = _nothing,
     store.conn.execute("BEGIN IMMEDIATE")
     try:
         import_id = store.conn.execute(
-            "INSERT INTO past_imports(file_name, format, created_at) VALUES (?, '', ?)",
-            (path.name, now)).lastrowid
+            "INSERT INTO past_imports(id, file_name, format, created_at) VALUES (?, ?, '', ?)",
+            (store.new_id("past_imports"), path.name, now)).lastrowid
         for read_so_far, past in enumerate(read(path), 1):
             if cancelled():
                 raise ImportStopped(N_("the import was stopped; nothing was kept"))
@@ -110,9 +110,10 @@ def _keep_one(store: GraphStore, past: PastConversation, import_id: int, now: fl
             next((m.text for m in messages if m.role == "user"), messages[0].text
                  if messages else ""))
         conversation_id = store.conn.execute(
-            "INSERT INTO conversations(title, created_at, updated_at, source, import_id,"
-            " speakers) VALUES (?, ?, ?, ?, ?, ?)",
-            (scrub_known(clean_text(title)), created, updated, past.source, import_id,
+            "INSERT INTO conversations(id, title, created_at, updated_at, source, import_id,"
+            " speakers) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (store.new_id("conversations"), scrub_known(clean_text(title)), created, updated,
+             past.source, import_id,
              json.dumps(past.speakers, ensure_ascii=False) if past.speakers else None),
         ).lastrowid
         counts["conversations"] += 1
@@ -124,9 +125,13 @@ def _keep_one(store: GraphStore, past: PastConversation, import_id: int, now: fl
         when = message.created_at or when
         rows.append((message.role, scrub_known(clean_text(message.text)), turn, when,
                      conversation_id))
+    first = store.new_id("messages")
+    if first is not None:  # this device syncs: its own range of ids
+        rows = [(first + offset, *row) for offset, row in enumerate(rows)]
     store.conn.executemany(
-        "INSERT INTO messages(role, content, turn_id, created_at, conversation_id)"
-        " VALUES (?, ?, ?, ?, ?)", rows)
+        "INSERT INTO messages(" + ("id, " if first is not None else "")
+        + "role, content, turn_id, created_at, conversation_id) VALUES ("
+        + ("?, " if first is not None else "") + "?, ?, ?, ?, ?)", rows)
     counts["messages"] += len(rows)
 
 

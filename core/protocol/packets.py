@@ -75,6 +75,11 @@ class PacketType(Enum):
     STOP_BUILDING = "stop_building"  # stop once the current conversation is remembered
     LIST_IMPORTS = "list_imports"  # the imports, and the build's estimate and state
     UNDO_IMPORT = "undo_import"  # take back every fact an import made, as one change
+    # beyond the seed: the same memory on every device, through a synced folder
+    SYNC_STATUS = "sync_status"  # this device, the others, conflicts, refused files
+    SYNC_START = "sync_start"  # start a set in a folder; answers the pairing code
+    SYNC_JOIN = "sync_join"  # join the set in a folder with its code
+    SYNC_NOW = "sync_now"  # write this device's changes, apply the others'
 
 
 @dataclass

@@ -129,8 +129,9 @@ def describe(path: Path) -> dict[str, Any]:
     return info
 
 
-STATE_SQL = ("SELECT (SELECT coalesce(max(id), 0) FROM change_log),"
-             " (SELECT coalesce(max(id), 0) FROM messages)")
+# max + count: grows with every new row, whichever device's range its id lies in
+STATE_SQL = ("SELECT (SELECT coalesce(max(id), 0) + count(*) FROM change_log),"
+             " (SELECT coalesce(max(id), 0) + count(*) FROM messages)")
 
 
 def state(conn: sqlite3.Connection) -> tuple[int, int]:

@@ -251,25 +251,49 @@ def node_details(store: GraphStore, node_id: Any, history_limit: int = 100) -> d
     edge_ids = [e["id"] for e in edges]
     history = store.query(
         "SELECT c.id, c.created_at, c.tool, c.actor, c.via, c.turn_id, c.summary, c.undo_of,"
-        " c.undone_by, c.ops FROM change_log c WHERE c.id IN ("
+        f" c.undone_by, c.ops, {_device_name(store, 'c.')} FROM change_log c WHERE c.id IN ("
         " SELECT change_id FROM change_rows WHERE tbl = 'nodes' AND row_id = ?"
         f" UNION SELECT change_id FROM change_rows WHERE tbl = 'edges' AND row_id IN"
-        f" ({marks(edge_ids) or 'NULL'})) ORDER BY c.id DESC LIMIT ?",
+        f" ({marks(edge_ids) or 'NULL'})) ORDER BY c.created_at DESC, c.id DESC LIMIT ?",
         [node["id"], *edge_ids, history_limit])
     for change in history:  # what each did, as lines the window says in its language
         change["lines"] = describe_ops(store, decode_ops(change.pop("ops")))
     return {"node": node, "edges": edges, "history": history}
 
 
+# A change made on this device (every change, before this memory syncs): Undo and Redo
+# take back this device's own only, and its ids grow with time (another device's range
+# may lie above or below).
+SYNC_SCHEMA = 17
+
+
+def own_change(store: GraphStore, alias: str = "") -> str:
+    """SQL: the change (of `alias`) was made on this device; always true in a file older
+    than sync (opened read-only, not migrated)."""
+    if store.schema_version() < SYNC_SCHEMA:
+        return "1"
+    return f"({alias}device IS NULL OR {alias}device = (SELECT device FROM sync_self))"
+
+
+def _device_name(store: GraphStore, alias: str = "") -> str:
+    """SQL: the name of the device another device's change was made on (NULL: here)."""
+    if store.schema_version() < SYNC_SCHEMA:
+        return "NULL AS device_name"
+    return (f"CASE WHEN {own_change(store, alias)} THEN NULL ELSE coalesce((SELECT name FROM"
+            f" sync_devices d WHERE d.device = {alias}device), {alias}device) END AS"
+            " device_name")
+
+
 def recent_changes(store: GraphStore, limit: int = 50) -> list[Row]:
     return store.query("SELECT id, created_at, tool, actor, via, turn_id, summary, undo_of,"
-                       " undone_by FROM change_log ORDER BY id DESC LIMIT ?", (limit,))
+                       f" undone_by, {_device_name(store)} FROM change_log"
+                       " ORDER BY created_at DESC, id DESC LIMIT ?", (limit,))
 
 
 def last_undoable(store: GraphStore) -> int | None:
     """The newest change that is not an undo and was not undone: what Ctrl+Z takes back."""
     row = store.query_one("SELECT id FROM change_log WHERE undo_of IS NULL AND undone_by"
-                          " IS NULL ORDER BY id DESC LIMIT 1")
+                          f" IS NULL AND {own_change(store)} ORDER BY id DESC LIMIT 1")
     return row["id"] if row else None
 
 
@@ -278,8 +302,9 @@ def last_redoable(store: GraphStore) -> int | None:
     since an undo ends what redo can bring back, as in an editor."""
     row = store.query_one(
         "SELECT id FROM change_log c WHERE tool IN ('undo', 'undo_turn') AND undone_by IS"
-        " NULL AND NOT EXISTS (SELECT 1 FROM change_log l WHERE l.id > c.id AND"
-        " l.tool != 'redo') ORDER BY id DESC LIMIT 1")
+        f" NULL AND {own_change(store, 'c.')} AND NOT EXISTS (SELECT 1 FROM change_log l"
+        f" WHERE l.id > c.id AND l.tool != 'redo' AND {own_change(store, 'l.')})"
+        " ORDER BY id DESC LIMIT 1")
     return row["id"] if row else None
 
 
@@ -287,7 +312,8 @@ def last_undoable_turn(store: GraphStore) -> str | None:
     """The newest turn with a change not yet undone: what "Undo this turn" takes back when
     no turn is chosen."""
     row = store.query_one("SELECT turn_id FROM change_log WHERE turn_id IS NOT NULL AND"
-                          " undo_of IS NULL AND undone_by IS NULL ORDER BY id DESC LIMIT 1")
+                          f" undo_of IS NULL AND undone_by IS NULL AND {own_change(store)}"
+                          " ORDER BY id DESC LIMIT 1")
     return row["turn_id"] if row else None
 
 

@@ -30,8 +30,8 @@ def create(store: GraphStore, title: str = NEW_TITLE) -> int:
     now = _now(store)
     with store.conn:
         return store.conn.execute(
-            "INSERT INTO conversations(title, created_at, updated_at) VALUES (?, ?, ?)",
-            (title, now, now)).lastrowid
+            "INSERT INTO conversations(id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+            (store.new_id("conversations"), title, now, now)).lastrowid
 
 
 def latest(store: GraphStore) -> int | None:

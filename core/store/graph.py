@@ -28,6 +28,7 @@ from core.store.text import display_name, normalize_name, search_text
 
 PERSONA_NODE = "AI"
 TABLES = ("nodes", "edges")
+ID_SPAN = 1 << 40  # ids per device: a device's range is slot × ID_SPAN onwards
 BUSY_TIMEOUT_MS = 5000
 TRASH_DAYS = 30  # deleted rows stay restorable at least this long
 DAY_SECONDS = 86400.0
@@ -122,6 +123,22 @@ def stored_arguments(arguments: Any) -> str:
 def encode_ops(ops: list[dict[str, Any]]) -> bytes:
     """Row images compress about tenfold: they repeat the same column names and values."""
     return zlib.compress(json.dumps(ops, ensure_ascii=False).encode(), 6)
+
+
+def index_change_rows(conn: sqlite3.Connection, change_id: int,
+                      ops: list[dict[str, Any]]) -> None:
+    """Index the rows a logged change touched (`change_rows`), for each row's history."""
+    conn.executemany("INSERT OR IGNORE INTO change_rows VALUES (?, ?, ?)",
+                     [(op["table"], op["id"], change_id) for op in ops if "id" in op])
+    for op in ops:
+        table = op["table"]
+        for first, last in op.get("inserted", ()):
+            conn.execute(f"INSERT OR IGNORE INTO change_rows SELECT ?, id, ? FROM {table}"
+                         " WHERE id BETWEEN ? AND ?", (table, change_id, first, last))
+        if "removed" in op:
+            conn.execute("INSERT OR IGNORE INTO change_rows SELECT tbl, row_id, ?"
+                         " FROM change_rows WHERE tbl = ? AND change_id = ?",
+                         (change_id, table, op["of"]))
 
 
 def decode_ops(blob: bytes) -> list[dict[str, Any]]:
@@ -323,26 +340,16 @@ class GraphStore:
 
     def _log(self, change: Change) -> int:
         cursor = self.conn.execute(
-            "INSERT INTO change_log(created_at, tool, arguments, turn_id, actor, summary, ops,"
-            " undo_of, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (self.log_clock(), change.tool, stored_arguments(change.arguments),
+            "INSERT INTO change_log(id, created_at, tool, arguments, turn_id, actor, summary,"
+            " ops, undo_of, via, device) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+            " (SELECT device FROM sync_self))",
+            (self.new_id("change_log"), self.log_clock(), change.tool,
+             stored_arguments(change.arguments),
              change.turn_id, change.actor, change.summary, encode_ops(change.ops),
              change.undo_of, change.via),
         )
         change_id = cursor.lastrowid
-        self.conn.executemany("INSERT OR IGNORE INTO change_rows VALUES (?, ?, ?)",
-                              [(op["table"], op["id"], change_id) for op in change.ops
-                               if "id" in op])
-        for op in change.ops:
-            table = op["table"]
-            for first, last in op.get("inserted", ()):
-                self.conn.execute(f"INSERT OR IGNORE INTO change_rows SELECT ?, id, ? FROM"
-                                  f" {table} WHERE id BETWEEN ? AND ?",
-                                  (table, change_id, first, last))
-            if "removed" in op:
-                self.conn.execute("INSERT OR IGNORE INTO change_rows SELECT tbl, row_id, ?"
-                                  " FROM change_rows WHERE tbl = ? AND change_id = ?",
-                                  (change_id, table, op["of"]))
+        index_change_rows(self.conn, change_id, change.ops)
         return change_id
 
     def _require_change(self) -> Change:
@@ -361,17 +368,40 @@ class GraphStore:
         the rows again."""
         self._require_change().ops.append({"table": table, "inserted": ranges})
 
+    def id_base(self) -> int:
+        """The first id of this device's own range once it syncs (0 before): devices
+        number new rows in ranges of their own, so two never give one id to two rows."""
+        try:
+            row = self.conn.execute("SELECT slot FROM sync_self").fetchone()
+        except sqlite3.Error:  # a file older than sync, opened read-only
+            return 0
+        return row[0] * ID_SPAN if row else 0
+
     def next_id(self, table: str) -> int:
         """The id the next row of `table` gets: above every id it ever had (`id_floor`),
-        so a removed row's id never names another."""
+        so a removed row's id never names another; within this device's range once it
+        syncs."""
+        base = self.id_base()
+        if not base:
+            return self.conn.execute(
+                f"SELECT max((SELECT coalesce(max(id), 0) FROM {table}), coalesce((SELECT"
+                " top FROM id_floor WHERE tbl = ?), 0)) + 1", (table,)).fetchone()[0]
         return self.conn.execute(
-            f"SELECT max((SELECT coalesce(max(id), 0) FROM {table}), coalesce((SELECT top"
-            " FROM id_floor WHERE tbl = ?), 0)) + 1", (table,)).fetchone()[0]
+            f"SELECT max((SELECT coalesce(max(id), ?) FROM {table} WHERE id > ? AND id < ?),"
+            " coalesce((SELECT top FROM id_floor WHERE tbl = ?), ?)) + 1",
+            (base, base, base + ID_SPAN, f"{table}@{base}", base)).fetchone()[0]
+
+    def new_id(self, table: str) -> int | None:
+        """An id for a row of a table SQLite numbers by itself: None (SQLite's choice)
+        until this device syncs, then the next one of its range."""
+        return self.next_id(table) if self.id_base() else None
 
     def _raise_floor(self, table: str, top: int) -> None:
         """Before rows up to `top` are removed: their ids stay taken."""
+        base = self.id_base()
+        key = f"{table}@{base}" if base and base < top < base + ID_SPAN else table
         self.conn.execute("INSERT INTO id_floor VALUES (?, ?) ON CONFLICT (tbl) DO UPDATE"
-                          " SET top = max(top, excluded.top)", (table, top))
+                          " SET top = max(top, excluded.top)", (key, top))
 
     def insert(self, table: str, values: Row) -> int:
         if table in TABLES and "id" not in values:
@@ -511,6 +541,35 @@ class GraphStore:
     def change(self, change_id: int) -> Row | None:
         return self.row("change_log", change_id)
 
+    def _undoable(self, change_id: int) -> Row:
+        """The logged change, when undo may take it back: it exists, is not undone, and
+        was made on this device."""
+        entry = self.change(change_id)
+        if entry is None:
+            raise StoreError(N_("that change is not in the change log"),
+                             ErrorCode.NOT_FOUND, change=change_id)
+        if entry["undone_by"] is not None:
+            raise StoreError(N_("“{summary}” was undone already"), ErrorCode.NOTHING_TO_DO,
+                             change=change_id, summary=self.change_words(entry))
+        elsewhere = self.made_elsewhere(entry)
+        if elsewhere is not None:
+            raise StoreError(N_("“{summary}” was made on {device}: undo it there"),
+                             ErrorCode.INVALID, change=change_id, device=elsewhere,
+                             summary=self.change_words(entry))
+        return entry
+
+    def made_elsewhere(self, entry: Row) -> str | None:
+        """The name of the device a logged change was made on, when it is not this one
+        (a change that arrived by sync); None for this device's own."""
+        device = entry.get("device")
+        if device is None:
+            return None
+        row = self.query_one("SELECT (SELECT device FROM sync_self) AS me, (SELECT name FROM"
+                             " sync_devices WHERE device = ?) AS name", (device,))
+        if row is None or row["me"] is None or row["me"] == device:
+            return None
+        return row["name"] or device
+
     def undo(self, change_id: int, turn_id: str | None = None, actor: str = "user") -> int:
         """Put back the rows `change_id` touched; returns the id of the undo's own change.
 
@@ -546,16 +605,8 @@ class GraphStore:
     def undo_changes(self, change_ids: list[int], tool: str, arguments: Any,
                      turn_id: str | None = None, actor: str = "user") -> int:
         """Undo `change_ids` (newest first) in one transaction; see `undo`."""
-        entries = []
-        for change_id in sorted(change_ids, reverse=True):
-            entry = self.change(change_id)
-            if entry is None:
-                raise StoreError(N_("that change is not in the change log"),
-                                 ErrorCode.NOT_FOUND, change=change_id)
-            if entry["undone_by"] is not None:
-                raise StoreError(N_("“{summary}” was undone already"), ErrorCode.NOTHING_TO_DO,
-                                 change=change_id, summary=self.change_words(entry))
-            entries.append(entry)
+        entries = [self._undoable(change_id)
+                   for change_id in sorted(change_ids, reverse=True)]
         if not any(decode_ops(e["ops"]) for e in entries):
             raise StoreError(N_("that change changed nothing") if len(entries) == 1
                              else N_("those changes changed nothing"), ErrorCode.NOTHING_TO_DO,

@@ -77,7 +77,9 @@ def import_json(store: GraphStore, path: str | Path, report: Report = _nothing,
         _check_references(conn, path.name)
         # The file's own ids are kept only in a memory that never had a row: they could
         # otherwise name rows the change history still speaks of.
-        empty = store.next_id("nodes") == 1 and store.next_id("edges") == 1
+        # A memory that syncs merges: the file's ids may lie in another device's range.
+        empty = (not store.id_base() and store.next_id("nodes") == 1
+                 and store.next_id("edges") == 1)
         with store.write("user_import", {"file": path.name}, actor="user") as change:
             result = _load_exact(store, report) if empty else _merge(store, report)
             change.summary = result.pop("logged")  # the change log keeps the English

@@ -5,7 +5,9 @@ each tells its own listeners of its own commits (`GraphStore.on_commit`), but no
 tells it of the others'. SQLite's `PRAGMA data_version` changes for a connection when
 another connection has committed, and costs a few microseconds to ask, so a poll every
 fraction of a second finds those commits; the change log then says what each one did,
-with the row images the one change event is built from.
+with the row images the one change event is built from. Changes are followed in the
+order they arrived in the file (`change_arrivals`): once devices sync, a change's id says
+which device's range it lies in, not when it came.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import zlib
 from core.store.graph import Change, decode_ops
 
 MAX_PER_POLL = 500  # changes read at once; more wait for the next poll
+ARRIVALS_SCHEMA = 17
 
 
 class OutsideChanges:
@@ -34,8 +37,19 @@ class OutsideChanges:
     def _data_version(self) -> int:
         return self.conn.execute("PRAGMA data_version").fetchone()[0]
 
+    def _arrivals(self) -> bool:
+        return self.conn.execute("PRAGMA user_version").fetchone()[0] >= ARRIVALS_SCHEMA
+
     def _newest(self) -> int:
+        if self._arrivals():
+            return self.conn.execute("SELECT coalesce(max(seq), 0) FROM change_arrivals"
+                                     ).fetchone()[0]
         return self.conn.execute("SELECT coalesce(max(id), 0) FROM change_log").fetchone()[0]
+
+    def look_again(self) -> None:
+        """This connection itself brought in changes made elsewhere (a sync): the next
+        poll reads them although no other connection committed."""
+        self._backlog = True
 
     def _newest_request(self) -> int:
         return self.conn.execute("SELECT coalesce(max(id), 0) FROM approvals").fetchone()[0]
@@ -54,7 +68,7 @@ class OutsideChanges:
 
     def own(self, change_id: int | None) -> None:
         """A change this program made and announced itself: not to be told again."""
-        if change_id is not None and change_id > self._last:
+        if change_id is not None:
             self._own.add(change_id)
 
     def poll(self) -> list[Change]:
@@ -64,16 +78,24 @@ class OutsideChanges:
             return []
         self._version = version
         self._requests_due = True
-        rows = self.conn.execute(
-            "SELECT id, tool, arguments, turn_id, actor, summary, ops, undo_of, via"
-            " FROM change_log"
-            " WHERE id > ? ORDER BY id LIMIT ?", (self._last, MAX_PER_POLL + 1)).fetchall()
+        columns = "c.id, c.tool, c.arguments, c.turn_id, c.actor, c.summary, c.ops," \
+                  " c.undo_of, c.via"
+        if self._arrivals():
+            rows = self.conn.execute(
+                f"SELECT a.seq, {columns} FROM change_arrivals a JOIN change_log c ON c.id ="
+                " a.change_id WHERE a.seq > ? ORDER BY a.seq LIMIT ?",
+                (self._last, MAX_PER_POLL + 1)).fetchall()
+        else:
+            rows = self.conn.execute(
+                f"SELECT c.id, {columns} FROM change_log c WHERE c.id > ? ORDER BY c.id"
+                " LIMIT ?", (self._last, MAX_PER_POLL + 1)).fetchall()
         self._backlog = len(rows) > MAX_PER_POLL
         changes = []
-        for row in rows[:MAX_PER_POLL]:
+        for place, *row in rows[:MAX_PER_POLL]:
             change_id = row[0]
-            self._last = change_id
+            self._last = place
             if change_id in self._own:
+                self._own.discard(change_id)
                 continue
             try:
                 arguments = json.loads(row[2]) if row[2] else None
@@ -82,5 +104,4 @@ class OutsideChanges:
                 arguments, ops = None, [{"table": "edges", "inserted": []}]
             changes.append(Change(row[1], arguments, row[3], row[4], ops, row[5] or "",
                                   row[7], id=change_id, via=row[8]))
-        self._own = {i for i in self._own if i > self._last}
         return changes

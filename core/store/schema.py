@@ -16,6 +16,8 @@ import sqlite3
 import zlib
 from collections.abc import Callable
 
+from core.sync.capture import v17
+
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 V1 = """
@@ -347,9 +349,12 @@ CREATE INDEX branches_fork ON branches(fork);
 CREATE INDEX messages_branch_hidden ON messages(branch_hidden) WHERE branch_hidden IS NOT NULL;
 """
 
+# Version 17: sync. What changed is recorded for the other devices (see
+# `core.sync.capture`), and each change in the log says which device made it (NULL: this
+# one).
 Migration = str | Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9, V10, V11, V12, V13, V14,
-                              V15, V16]
+                              V15, V16, v17]
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -202,10 +202,10 @@ class History:
         message = scrub_value(clean_text({**message, "error": to_store(message.get("error"))}))
         extra = {k: message[k] for k in JSON_FIELDS if message.get(k) is not None}
         cursor = self.store.conn.execute(
-            "INSERT INTO messages(role, content, tool_calls, rejected_tools, usage, partial,"
-            " error, turn_id, created_at, reasoning, round_trips, conversation_id)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (message["role"], message["content"],
+            "INSERT INTO messages(id, role, content, tool_calls, rejected_tools, usage,"
+            " partial, error, turn_id, created_at, reasoning, round_trips, conversation_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (self.store.new_id("messages"), message["role"], message["content"],
              *(json.dumps(extra[k], ensure_ascii=False) if k in extra else None
                for k in JSON_FIELDS),
              int(bool(message.get("partial"))), message.get("error"), message.get("turn_id"),

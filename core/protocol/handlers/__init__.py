@@ -1,6 +1,6 @@
 """The packet handlers, declared next to their code (see `table`), one module per thing
 they serve: turns, memory, browsing, conversations, settings, backups, past
-conversations. `load()` imports
+conversations, sync. `load()` imports
 them all, which fills the table."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ def load() -> dict[PacketType, Handler]:
         memory,
         past,
         settings,
+        sync,
         turns,
     )
 

@@ -1,0 +1,107 @@
+"""`trulymem sync`: the same memory on every device, from a terminal or a script.
+
+    trulymem sync --folder DIR               start a set; the pairing code is the last line
+    trulymem sync --folder DIR --code CODE   join the set in DIR
+    trulymem sync                            sync now: what was written and applied
+    trulymem sync --status                   this device, the others, conflicts, refusals
+
+Each takes `--home`, like the other modes. Exit status 0 when it worked, 1 when not (the
+reason on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from core.config import language_setting
+from core.i18n import set_language, tr
+from core.paths import config_path, data_home, database_path
+from core.protocol.dispatcher import Dispatcher
+from core.protocol.packets import Packet, PacketType
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="trulymem sync",
+        description=tr("Keep this memory the same on every device through a folder your "
+                       "syncing app already shares (Syncthing, Nextcloud, Dropbox, a "
+                       "network share). Without options: sync now."))
+    parser.add_argument("--folder", help=tr("the shared folder: start a set there, or "
+                                            "join one with --code"))
+    parser.add_argument("--code", help=tr("the pairing code shown on a device already in "
+                                          "the set"))
+    parser.add_argument("--name", help=tr("this device's name (default: the host name)"))
+    parser.add_argument("--status", action="store_true",
+                        help=tr("show this device's sync state and change nothing"))
+    parser.add_argument("--home", help=tr("data folder (default $TRULYMEM_HOME or "
+                                          "~/.trulymem)"))
+    return parser.parse_args(argv)
+
+
+def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out, err = out or sys.stdout, err or sys.stderr
+    set_language(language_setting(argv))
+    args = parse_args(argv)
+    if args.code and not args.folder:
+        err.write("trulymem: " + tr("--code needs --folder (the folder the set is in)")
+                  + "\n")
+        return 2
+    home = data_home(args.home)
+    backend = Dispatcher(database_path(home), config_path(home), home=Path(home))
+    backend.open(os.environ.get("TRULYMEM_API_KEY"), None, None)
+    try:
+        if args.status:
+            packet = Packet.make(PacketType.SYNC_STATUS)
+        elif args.folder and args.code:
+            packet = Packet.make(PacketType.SYNC_JOIN, {"folder": args.folder,
+                                                        "code": args.code,
+                                                        "name": args.name or ""})
+        elif args.folder:
+            packet = Packet.make(PacketType.SYNC_START, {"folder": args.folder,
+                                                         "name": args.name or ""})
+        else:
+            packet = Packet.make(PacketType.SYNC_NOW)
+        answer = backend.handle(packet)
+        if not answer.success:
+            err.write(f"trulymem: {answer.error}\n")
+            return 1
+        _report(packet.type, answer.data, out)
+        return 0
+    finally:
+        backend.close()
+
+
+def _report(kind: PacketType, data: dict[str, Any], out: TextIO) -> None:
+    for line in _refusals(data):
+        out.write(line + "\n")
+    if kind == PacketType.SYNC_STATUS:
+        if not data["joined"]:
+            out.write(tr("this memory does not sync") + "\n")
+            return
+        out.write(tr("device {name} ({device}) in set {set}, folder {folder}",
+                     **{k: data[k] for k in ("name", "device", "set", "folder")}) + "\n")
+        for other in data["devices"]:
+            out.write(tr("  {name} ({device}): {seq} files applied", **other) + "\n")
+        out.write(tr("{conflicts} conflicts, {refused} files refused, {waiting} changes "
+                     "not written yet", conflicts=data["conflicts"],
+                     refused=len(data["refused"]), waiting=data["waiting"]) + "\n")
+        return
+    out.write(tr("wrote {wrote} changed rows{file}; applied {files} files ({rows} rows, "
+                 "{conflicts} conflicts, {merged} merged)", wrote=data.get("wrote", 0),
+                 file=f" ({data['file']})" if data.get("file") else "",
+                 files=data.get("applied_files", 0), rows=data.get("applied_rows", 0),
+                 conflicts=data.get("conflicts", 0), merged=data.get("merged", 0)) + "\n")
+    if kind == PacketType.SYNC_START:
+        out.write(tr("Type this code on your other devices (trulymem sync --folder DIR "
+                     "--code CODE, or Settings › Sync):") + "\n")
+        out.write(data["code"] + "\n")
+
+
+def _refusals(data: dict[str, Any]) -> list[str]:
+    refused = data.get("refused") or []
+    return [tr("refused {file}: {reason}", file=item["file"], reason=item["reason"])
+            if isinstance(item, dict) else tr("refused {item}", item=item) for item in refused]

@@ -1,0 +1,84 @@
+"""The sync folder's layout: one file naming the set, and one folder per device holding
+its numbered change files. A device only ever writes into its own folder, and writes each
+file whole under a temporary name first, so a syncing engine never carries half a file."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from core.errors import CodedError, ErrorCode
+from core.i18n import N_
+
+SET_FILE = "trulymem-sync.json"
+SUFFIX = ".tmsync"
+MAX_FILE = 256 << 20  # bytes: a larger file is refused before it is read
+_NUMBERED = re.compile(r"^(\d{10})\.tmsync$")
+_DEVICE = re.compile(r"^[0-9a-f]{16}$")
+
+
+class FolderError(CodedError):
+    code = ErrorCode.INVALID
+
+
+def read_set_id(folder: Path) -> str | None:
+    try:
+        data = json.loads((folder / SET_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as error:
+        raise FolderError(N_("the sync folder's {file} cannot be read: {error}"),
+                          file=SET_FILE, error=str(error)) from None
+    return data.get("set") if isinstance(data, dict) else None
+
+
+def write_set_id(folder: Path, set_id: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    write_whole(folder / SET_FILE, json.dumps({"set": set_id, "format": 1}).encode())
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """Write `data` under a temporary name, flush it to disk, then rename it in place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    with open(partial, "wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(partial, path)
+
+
+def change_file(folder: Path, device: str, seq: int) -> Path:
+    return folder / device / f"{seq:010d}{SUFFIX}"
+
+
+def devices(folder: Path) -> list[str]:
+    """The device folders present (other names, a syncing engine's own, are left alone)."""
+    try:
+        return sorted(p.name for p in folder.iterdir() if p.is_dir() and _DEVICE.match(p.name))
+    except OSError:
+        return []
+
+
+def numbered_files(folder: Path, device: str) -> dict[int, Path]:
+    try:
+        entries = list((folder / device).iterdir())
+    except OSError:
+        return {}
+    found = {}
+    for path in entries:
+        match = _NUMBERED.match(path.name)
+        if match:
+            found[int(match.group(1))] = path
+    return found
+
+
+def read_file(path: Path) -> bytes:
+    """A change file's bytes; FolderError when it is too large to be one."""
+    size = path.stat().st_size
+    if size > MAX_FILE:
+        raise FolderError(N_("the file is {size} MB, larger than a change file can be "
+                             "({most} MB)"), size=size >> 20, most=MAX_FILE >> 20)
+    return path.read_bytes()

@@ -1,0 +1,316 @@
+"""Applying another device's changes to this memory.
+
+The rule, per column: the later write by the hybrid logical clock wins, ties going to the
+larger device id. Removing a row for good (emptying the trash, undoing its creation) wins
+over edits of it; a removed row comes back only whole, from a write later than its
+removal (an undo or a redo). The same name created on two devices is one node: the one
+with the smaller id stays, the other is merged into it with its facts, and two active
+copies of one fact keep the smaller id active. Whatever this device changes to reach that
+state is recorded like its own writes, so every device ends the same.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.store.graph import decode_ops, index_change_rows
+from core.sync.capture import SYNCED
+from core.sync.hlc import HybridClock, parse_stamp
+from core.sync.outgoing import Change, decode_value, keep_clocks
+
+# Columns naming a row of a table whose rows can be merged into others.
+_NODE_REFERENCES = {"edges": ("source_id", "target_id")}
+_PARKED = "\x00merging"
+
+
+@dataclass
+class Applied:
+    rows: int = 0
+    conflicts: int = 0
+    merged: int = 0
+    skipped: int = 0
+    tables: dict[str, int] = field(default_factory=dict)
+
+
+def _recording(conn: sqlite3.Connection, on: bool) -> None:
+    conn.execute("UPDATE sync_capture SET on_ = ?", (int(on),))
+
+
+def _clocks(conn: sqlite3.Connection, table: str, row_id: int) -> tuple[dict[str, str],
+                                                                          str | None]:
+    row = conn.execute("SELECT clocks, removed FROM sync_rows WHERE tbl = ? AND row_id = ?",
+                       (table, row_id)).fetchone()
+    return (json.loads(row[0]), row[1]) if row else ({}, None)
+
+
+def alias(conn: sqlite3.Connection, table: str, row_id: Any) -> Any:
+    """The row `row_id` was merged into, if it was (merges may chain)."""
+    for _ in range(64):
+        row = conn.execute("SELECT to_id FROM sync_alias WHERE tbl = ? AND from_id = ?",
+                           (table, row_id)).fetchone()
+        if row is None:
+            return row_id
+        row_id = row[0]
+    return row_id
+
+
+def _current(conn: sqlite3.Connection, table: str, row_id: int) -> dict[str, Any] | None:
+    cursor = conn.execute(f"SELECT * FROM {table} WHERE id = ?", (row_id,))
+    row = cursor.fetchone()
+    return None if row is None else {d[0]: v for d, v in
+                                     zip(cursor.description, row, strict=True)}
+
+
+def apply_changes(conn: sqlite3.Connection, clock: HybridClock, device: str,
+                  changes: list[Change], now: float) -> Applied:
+    """Apply one file's changes inside the caller's transaction."""
+    applier = _Applier(conn, clock, device, now)
+    _recording(conn, False)
+    try:
+        for change in changes:
+            applier.apply(change)
+    finally:
+        _recording(conn, True)
+    return applier.applied
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+class _Applier:
+    """One file's changes from one device, applied by the rule the module states."""
+
+    def __init__(self, conn: sqlite3.Connection, clock: HybridClock, device: str,
+                 now: float) -> None:
+        self.conn, self.clock, self.device, self.now = conn, clock, device, now
+        self.known = {table: _columns(conn, table) for table in SYNCED}
+        self.applied = Applied()
+
+    def apply(self, change: Change) -> None:
+        table, stamp = change.get("t"), change.get("s")
+        if table not in self.known or not isinstance(stamp, str) or \
+                not isinstance(change.get("id"), int) or isinstance(change.get("id"), bool):
+            raise ValueError(f"a change the file cannot hold: {str(change)[:120]}")
+        parse_stamp(stamp)
+        self.clock.see(stamp)
+        row_id = alias(self.conn, table, change["id"]) if table == "nodes" else change["id"]
+        self.applied.rows += 1
+        self.applied.tables[table] = self.applied.tables.get(table, 0) + 1
+        if change.get("x"):
+            if row_id == change["id"]:  # a merged copy's removal leaves the node it became
+                self._remove(table, row_id, stamp)
+            return
+        self._write(table, row_id, stamp, change)
+
+    def _remove(self, table: str, row_id: int, stamp: str) -> None:
+        clocks, removed = _clocks(self.conn, table, row_id)
+        if (removed and removed >= stamp) or clocks.get("*", "") > stamp:
+            self.applied.skipped += 1  # already removed, or put back whole since
+            return
+        self.conn.execute(f"DELETE FROM {table} WHERE id = ?", (row_id,))
+        keep_clocks(self.conn, table, row_id, clocks, stamp)
+
+    def _values(self, table: str, change: Change) -> dict[str, Any]:
+        values = {name: decode_value(value) for name, value in
+                  (change.get("v") or {}).items()}
+        unknown = set(values) - self.known[table]
+        if unknown or "id" in values:
+            raise ValueError(f"columns this device does not have in {table}: "
+                             f"{sorted(unknown)}")
+        for name in _NODE_REFERENCES.get(table, ()):
+            if name in values:
+                values[name] = alias(self.conn, "nodes", values[name])
+        if table == "change_log" and values.get("device", 1) is None:
+            values["device"] = self.device  # its maker's "this device"
+        return values
+
+    def _write(self, table: str, row_id: int, stamp: str, change: Change) -> None:
+        values = self._values(table, change)
+        clocks, removed = _clocks(self.conn, table, row_id)
+        whole = bool(change.get("w"))
+        row = _current(self.conn, table, row_id)
+        if (whole and removed and removed > stamp) or (row is None and not whole):
+            # removed later than this row was written whole; or an edit of a row removed
+            # (or merged) here, which has nothing left to change
+            self.applied.skipped += 1
+            return
+        if row is None:
+            _insert(self.conn, table, row_id, values, self.applied)
+            keep_clocks(self.conn, table, row_id, {**dict.fromkeys(values, stamp),
+                                                   "*": stamp}, None)
+            if table == "change_log" and values.get("ops") is not None:
+                index_change_rows(self.conn, row_id, decode_ops(values["ops"]))
+            return
+        newer = {k: v for k, v in values.items() if clocks.get(k, "") < stamp}
+        for name in set(values) - set(newer):
+            if row.get(name) != values[name] and clocks.get(name, "") > stamp:
+                self._conflict(table, row_id, name, (row.get(name), clocks[name]),
+                               values[name])
+        if newer:
+            _update(self.conn, table, row_id, newer, self.applied)
+            clocks.update(dict.fromkeys(newer, stamp))
+        if whole:
+            clocks["*"] = max(clocks.get("*", ""), stamp)
+        keep_clocks(self.conn, table, row_id, clocks, None)
+
+    def _conflict(self, table: str, row_id: int, column: str, kept: tuple[Any, str],
+                  lost: Any) -> None:
+        """A column written on two devices, this one's later: `kept` (its value and
+        stamp) stays, the other is listed."""
+        kept, kept_stamp = kept
+        self.applied.conflicts += 1
+        self.conn.execute(
+            "INSERT INTO sync_conflicts(tbl, row_id, col, kept, lost, kept_device,"
+            " lost_device, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (table, row_id, column, _shown(kept), _shown(lost), parse_stamp(kept_stamp)[2],
+             self.device, self.now))
+
+
+def _shown(value: Any) -> str | None:
+    if value is None or isinstance(value, bytes):
+        return None
+    return str(value)[:500]
+
+
+def _insert(conn: sqlite3.Connection, table: str, row_id: int, values: dict[str, Any],
+            applied: Applied) -> None:
+    names = ["id", *values]
+    sql = (f"INSERT INTO {table} ({', '.join(names)}) VALUES "
+           f"({', '.join('?' for _ in names)})")
+    try:
+        conn.execute(sql, (row_id, *values.values()))
+        return
+    except sqlite3.IntegrityError:
+        if table == "nodes" and _node_named(conn, values.get("norm_name")) is not None:
+            _insert_merging(conn, sql, row_id, values, applied)
+            return
+        if table == "edges" and _twin(conn, row_id, values) is not None:
+            _insert_fact_twin(conn, sql, row_id, values)
+            return
+        if table == "conversations" and values.get("source") is not None:
+            # The same export imported on two devices: both kept, one names the source.
+            conn.execute(sql, (row_id, *{**values, "source": None}.values()))
+            return
+        raise
+
+
+def _node_named(conn: sqlite3.Connection, norm_name: Any) -> int | None:
+    row = conn.execute("SELECT id FROM nodes WHERE norm_name = ?", (norm_name,)).fetchone()
+    return row[0] if row else None
+
+
+def _insert_merging(conn: sqlite3.Connection, sql: str, row_id: int, values: dict[str, Any],
+                    applied: Applied) -> None:
+    """A node arrives with a name this memory already has: one node stays."""
+    local = _node_named(conn, values["norm_name"])
+    applied.merged += 1
+    if local < row_id:
+        conn.execute("INSERT OR REPLACE INTO sync_alias VALUES ('nodes', ?, ?)",
+                     (row_id, local))
+        return
+    conn.execute(sql, (row_id, *{**values, "norm_name": values["norm_name"] + _PARKED}
+                       .values()))
+    merge_nodes(conn, keep=row_id, gone=local)
+    conn.execute("UPDATE nodes SET norm_name = ? WHERE id = ?", (values["norm_name"], row_id))
+
+
+def merge_nodes(conn: sqlite3.Connection, keep: int, gone: int) -> None:
+    """Node `gone` becomes `keep`: its facts name `keep`, its history shows under `keep`,
+    and it is removed. Recorded, so the other devices do the same."""
+    _recording(conn, True)
+    try:
+        for name in ("source_id", "target_id"):
+            for (edge_id,) in conn.execute(f"SELECT id FROM edges WHERE {name} = ?",
+                                           (gone,)).fetchall():
+                edge = _current(conn, "edges", edge_id)
+                edge[name] = keep
+                twin = _twin(conn, edge_id, edge)
+                if twin is not None:
+                    _retire_twin(conn, edge_id, twin)
+                conn.execute(f"UPDATE edges SET {name} = ? WHERE id = ?", (keep, edge_id))
+        conn.execute("INSERT OR IGNORE INTO change_rows SELECT tbl, ?, change_id FROM"
+                     " change_rows WHERE tbl = 'nodes' AND row_id = ?", (keep, gone))
+        conn.execute("DELETE FROM nodes WHERE id = ?", (gone,))
+        conn.execute("INSERT OR REPLACE INTO sync_alias VALUES ('nodes', ?, ?)", (gone, keep))
+    finally:
+        _recording(conn, False)
+
+
+def _twin(conn: sqlite3.Connection, edge_id: int, values: dict[str, Any]) -> int | None:
+    """Another active edge saying what `values` says (the one-active-copy rule)."""
+    if values.get("status", "active") != "active":
+        return None
+    row = conn.execute("SELECT id FROM edges WHERE source_id = ? AND norm_relation = ? AND"
+                       " target_id = ? AND status = 'active' AND id != ?",
+                       (values.get("source_id"), values.get("norm_relation"),
+                        values.get("target_id"), edge_id)).fetchone()
+    return row[0] if row else None
+
+
+def _retire_twin(conn: sqlite3.Connection, edge_id: int, twin: int) -> None:
+    """Of two active copies of one fact, the larger id steps aside for the smaller."""
+    later, earlier = max(edge_id, twin), min(edge_id, twin)
+    if conn.execute("SELECT 1 FROM edges WHERE id = ?", (later,)).fetchone():
+        conn.execute("UPDATE edges SET status = 'superseded', superseded_by = ? WHERE id = ?",
+                     (earlier, later))
+
+
+def _insert_fact_twin(conn: sqlite3.Connection, sql: str, row_id: int,
+                      values: dict[str, Any]) -> None:
+    twin = _twin(conn, row_id, values)
+    if twin < row_id:  # it arrives stepped aside, and says so to the others
+        conn.execute(sql, (row_id, *{**values, "status": "superseded",
+                                     "superseded_by": twin}.values()))
+        conn.executemany("INSERT INTO sync_outbox(tbl, row_id, col) VALUES ('edges', ?, ?)",
+                         [(row_id, "status"), (row_id, "superseded_by")])
+        return
+    _recording(conn, True)
+    try:
+        _retire_twin(conn, row_id, twin)
+    finally:
+        _recording(conn, False)
+    conn.execute(sql, (row_id, *values.values()))
+
+
+def _update(conn: sqlite3.Connection, table: str, row_id: int, values: dict[str, Any],
+            applied: Applied) -> None:
+    sql = f"UPDATE {table} SET {', '.join(f'{k} = ?' for k in values)} WHERE id = ?"
+    try:
+        conn.execute(sql, (*values.values(), row_id))
+        return
+    except sqlite3.IntegrityError:
+        row = {**_current(conn, table, row_id), **values}
+        if table == "nodes" and "norm_name" in values:
+            other = _node_named(conn, values["norm_name"])
+            if other is not None:
+                applied.merged += 1
+                if other < row_id:
+                    rest = {k: v for k, v in values.items() if k != "norm_name"}
+                    if rest:
+                        _update(conn, table, row_id, rest, applied)
+                    merge_nodes(conn, keep=other, gone=row_id)
+                    return
+                conn.execute(sql, (*{**values, "norm_name": values["norm_name"] + _PARKED}
+                                   .values(), row_id))
+                merge_nodes(conn, keep=row_id, gone=other)
+                conn.execute("UPDATE nodes SET norm_name = ? WHERE id = ?",
+                             (values["norm_name"], row_id))
+                return
+        if table == "edges":
+            twin = _twin(conn, row_id, row)
+            if twin is not None:
+                _recording(conn, True)
+                try:
+                    _retire_twin(conn, row_id, twin)
+                    if twin < row_id:
+                        values = {**values, "status": "superseded", "superseded_by": twin}
+                finally:
+                    _recording(conn, False)
+                conn.execute(f"UPDATE {table} SET {', '.join(f'{k} = ?' for k in values)}"
+                             " WHERE id = ?", (*values.values(), row_id))
+                return
+        raise

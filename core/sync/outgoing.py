@@ -1,0 +1,95 @@
+"""What this device sends: the rows and columns its triggers recorded since the last file,
+with their values as they are now and one new clock stamp per row."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sqlite3
+from typing import Any
+
+from core.sync.capture import SYNCED
+from core.sync.hlc import HybridClock
+
+Change = dict[str, Any]
+
+
+def encode_value(value: Any) -> Any:
+    """JSON for a column's value: bytes (the change log's compressed row images) as
+    base64."""
+    if isinstance(value, bytes):
+        return {"$b": base64.b64encode(value).decode()}
+    return value
+
+
+def decode_value(value: Any) -> Any:
+    if isinstance(value, dict) and set(value) == {"$b"}:
+        return base64.b64decode(value["$b"])
+    return value
+
+
+def _clocks(conn: sqlite3.Connection, table: str, row_id: int) -> tuple[dict[str, str], str | None]:
+    row = conn.execute("SELECT clocks, removed FROM sync_rows WHERE tbl = ? AND row_id = ?",
+                       (table, row_id)).fetchone()
+    return (json.loads(row[0]), row[1]) if row else ({}, None)
+
+
+def keep_clocks(conn: sqlite3.Connection, table: str, row_id: int, clocks: dict[str, str],
+                removed: str | None) -> None:
+    conn.execute("INSERT INTO sync_rows VALUES (?, ?, ?, ?) ON CONFLICT (tbl, row_id)"
+                 " DO UPDATE SET clocks = excluded.clocks, removed = excluded.removed",
+                 (table, row_id, json.dumps(clocks, separators=(",", ":")), removed))
+
+
+def whole_row(conn: sqlite3.Connection, table: str, row_id: int) -> dict[str, Any] | None:
+    cursor = conn.execute(f"SELECT * FROM {table} WHERE id = ?", (row_id,))
+    row = cursor.fetchone()
+    if row is None:
+        return None
+    return {d[0]: encode_value(v) for d, v in zip(cursor.description, row, strict=True)}
+
+
+def _described(conn: sqlite3.Connection, clock: HybridClock, table: str, row_id: int,
+               columns: set[str]) -> Change:
+    """One row's change, stamped now; its clocks are kept."""
+    stamp = clock.tick()
+    clocks, _removed = _clocks(conn, table, row_id)
+    row = whole_row(conn, table, row_id)
+    if row is None:
+        keep_clocks(conn, table, row_id, clocks, stamp)
+        return {"t": table, "id": row_id, "s": stamp, "x": 1}
+    if "*" in columns or "-" in columns:  # new, or removed and put back whole (an undo)
+        clocks = {name: stamp for name in row if name != "id"}
+        clocks["*"] = stamp
+        keep_clocks(conn, table, row_id, clocks, None)
+        return {"t": table, "id": row_id, "s": stamp, "w": 1,
+                "v": {k: v for k, v in row.items() if k != "id"}}
+    for name in columns:
+        clocks[name] = stamp
+    keep_clocks(conn, table, row_id, clocks, None)
+    return {"t": table, "id": row_id, "s": stamp,
+            "v": {name: row[name] for name in sorted(columns) if name in row}}
+
+
+def collect(conn: sqlite3.Connection, clock: HybridClock) -> list[Change]:
+    """The recorded changes as they are now, parents' tables first; the record is
+    emptied. Runs inside the caller's transaction."""
+    touched: dict[tuple[str, int], set[str]] = {}
+    for table, row_id, column in conn.execute(
+            "SELECT tbl, row_id, col FROM sync_outbox ORDER BY id"):
+        touched.setdefault((table, row_id), set()).add(column)
+    conn.execute("DELETE FROM sync_outbox")
+    order = {name: index for index, name in enumerate(SYNCED)}
+    return [_described(conn, clock, table, row_id, columns)
+            for (table, row_id), columns in sorted(touched.items(),
+                                                   key=lambda item: order[item[0][0]])]
+
+
+def everything(conn: sqlite3.Connection, clock: HybridClock) -> list[Change]:
+    """Every synced row, whole: the first file of a device that starts or joins a set."""
+    conn.execute("DELETE FROM sync_outbox")
+    changes = []
+    for table in SYNCED:
+        for (row_id,) in conn.execute(f"SELECT id FROM {table} ORDER BY id").fetchall():
+            changes.append(_described(conn, clock, table, row_id, {"*"}))
+    return changes
