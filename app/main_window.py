@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
         self.conversations.current_deleted.connect(self.reload_history)
         status.endpoint_label.clicked.connect(self.setup.switch_model)
         status.review_label.clicked.connect(self.open_review)
+        status.sync_label.clicked.connect(self.setup.open_sync)
         self.pane.view.memory_note_clicked.connect(self.show_turn_memory)
         self.pane.view.code_copied.connect(lambda code: self.notify(
             tr("Code copied ({n} lines)", n=code.count(chr(10)) + 1), 3000))
@@ -149,6 +150,7 @@ class MainWindow(QMainWindow):
         bind, turns, memory = self.registry.bind, self.turns, self.memory
         for name, handler in {
             "app.settings": self.setup.open_settings, "app.limits": self.setup.open_limits,
+            "app.sync": self.setup.open_sync, "app.sync_now": self.setup.sync_now,
             "app.quit": self.desktop.quit, "chat.send": self.pane.send_typed,
             "chat.stop": turns.stop,
             "chat.retry": turns.retry, "chat.regenerate": turns.regenerate,

@@ -28,10 +28,36 @@ class SettingsActions(QObject):
         self.model_menu: QMenu | None = None
 
     def open_settings(self) -> None:
+        self._open(None)
+
+    def open_sync(self) -> None:
+        """Settings on its Sync page (the status bar's sync part, File › Sync…)."""
+        self._open("sync")
+
+    def sync_now(self) -> None:
+        self.host.send(PacketType.SYNC_NOW, {}, self._synced)
+
+    def _synced(self, answer: dict[str, Any]) -> None:
+        if not answer["success"]:
+            self.said.emit(tr("Sync failed: {error}", error=answer["error"]), CONFIRM_MSECS)
+            return
+        data = answer["data"]
+        self.said.emit(tr("Synced: sent {wrote} changed rows, {rows} arrived",
+                          wrote=data.get("wrote", 0), rows=data.get("applied_rows", 0)),
+                       CONFIRM_MSECS)
+
+    def _open(self, page: str | None) -> None:
+        """Settings, on `page` ("sync") when given."""
         self.host.send(PacketType.GET_CONFIG, None, shown_or_warned(
             self.window, tr("Settings"), lambda config: self._saved(
-                SettingsDialog(self.host, config, self.window), tr("Settings saved"),
-                self.changed)))
+                self._settings(config, page), tr("Settings saved"), self.changed)))
+
+    def _settings(self, config: dict[str, Any], page: str | None) -> SettingsDialog:
+        dialog = SettingsDialog(self.host, config, self.window)
+        if page == "sync":
+            dialog.tabs.setCurrentIndex(dialog.tabs.count() - 1)
+        return dialog
+
 
     def open_limits(self) -> None:
         self.host.send(PacketType.GET_TOOL_LIMITS, None, shown_or_warned(

@@ -4,6 +4,7 @@ memory's own events; the window tells it the rest."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QTimer
@@ -35,12 +36,16 @@ class StatusBar(QObject):
         # Shown only while the background indexer catches up (or if it stopped).
         self.meaning_label = StatusPart()
         self.meaning_label.setObjectName("meaningIndex")
+        # Shown once this memory syncs with other devices: the last sync, conflicts.
+        self.sync_label = StatusPart()
+        self.sync_label.setObjectName("syncState")
+        self.sync_label.setCursor(Qt.CursorShape.PointingHandCursor)
         bar.addWidget(self.state_label, 1)
         # the model's name and the memory's counts say the most: the others give way first
         self.row = StatusRow()
         for label, drops in ((self.endpoint_label, 0), (self.tokens_label, 1),
                              (self.memory_label, 0), (self.review_label, 3),
-                             (self.meaning_label, 2)):
+                             (self.meaning_label, 2), (self.sync_label, 4)):
             self.row.add(label, drops)
         bar.addPermanentWidget(self.row)
         # News ("Stopped", a failure) goes after a while; the lasting state comes back.
@@ -51,6 +56,7 @@ class StatusBar(QObject):
         self.show_meaning({"state": "ready"})
         host.events.meaning.connect(self.show_meaning)
         host.events.memory_changed.connect(self.show_counts)
+        host.events.sync.connect(self.show_sync)
 
     def set_state(self, text: str) -> None:
         """What the window is doing ("Thinking…", "Ready") stays; news ("Stopped", "The
@@ -95,6 +101,29 @@ class StatusBar(QObject):
                             tr("{n} persona or task facts")),
             history=count_of(counts["history"], tr("1 replaced, archived or deleted fact"),
                              tr("{n} replaced, archived or deleted facts"))))
+
+    def show_sync(self, state: dict[str, Any]) -> None:
+        """The last sync and what needs the person: a failure, conflicts, refused files."""
+        if not state.get("joined"):
+            self.sync_label.setText("")
+            return
+        last = time.strftime("%H:%M", time.localtime(state["last_sync"])) \
+            if state.get("last_sync") else "—"
+        if state.get("error"):
+            text, tip = tr("Sync failed"), state["error"]
+        elif state.get("refused"):
+            text = tr("Sync: {count} files refused", count=len(state["refused"]))
+            tip = "\n".join(f"{r['file']}: {r['reason']}" for r in state["refused"][:5])
+        else:
+            text = tr("Synced {time}", time=last)
+            if state.get("conflicts"):
+                text += " · " + count_of(state["conflicts"], tr("1 conflict"),
+                                         tr("{n} conflicts"))
+            tip = tr("{devices} other devices; {arrived} rows arrived at the last sync. "
+                     "Click for the devices and conflicts.",
+                     devices=len(state.get("devices") or []), arrived=state.get("arrived", 0))
+        self.sync_label.setText(text)
+        self.sync_label.setToolTip(tip)
 
     def counts_unavailable(self, error: str) -> None:
         self.memory_label.setText(tr("Memory: unavailable"))

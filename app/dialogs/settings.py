@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from app.backend_host import BackendHost
 from app.dialogs.key_note import key_note
 from app.dialogs.sharing import SharingPage, quiet
+from app.dialogs.sync_page import SyncPage
 from app.model_shutdown import ShutdownNote
 from app.sizes import chars
 from app.text_marks import unbroken_at_hyphens
@@ -125,6 +126,7 @@ class SettingsDialog(QDialog):
         self.host = host
         self.original = dict(config)
         self._make_fields(config)
+        self.sync_page = SyncPage(host)  # acts at once: nothing of it waits for OK
         self.key_note = key_note(config)  # in the system keychain, or in a private file
         self._lay_out()
         self._match_preset()
@@ -298,6 +300,7 @@ class SettingsDialog(QDialog):
         self.tabs = QTabWidget()
         self.tabs.addTab(Scrolling(model_page), tr("M&odel and memory"))
         self.tabs.addTab(Scrolling(self.sharing), tr("Other app&s"))
+        self.tabs.addTab(Scrolling(self.sync_page), tr("S&ync"))
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
         layout.addWidget(self.buttons)

@@ -73,6 +73,12 @@ class Announcer:
     def forget_counts(self) -> None:
         self._counts = None
 
+    def look_again(self) -> None:
+        """This connection brought in changes made on another device (a sync): tell them
+        at the next look, as changes made elsewhere."""
+        self._outside.look_again()
+        self._counts = None
+
     def notice_outside_changes(self) -> int:
         """Tell the changes other programs committed since the last look; answers how
         many. It costs one PRAGMA when nothing changed."""

@@ -34,6 +34,7 @@ from core.protocol.packets import Packet, PacketResponse, PacketType
 from core.secrets import remember, scrub, scrub_logs
 from core.store import GraphStore, describe_sqlite_error
 from core.store.opening import open_checked
+from core.sync.keeper import SyncKeeper
 from core.tools.budget import taken_this_hour
 from core.tools.limits import ToolLimiter
 from core.turn.history import History
@@ -78,6 +79,7 @@ class Dispatcher:
         self.session: ChatSession | None = None
         self.running = False
         self.backups = BackupKeeper(self.db_path)
+        self.sync = SyncKeeper(home or self.db_path.parent)
         self.announcer: Announcer | None = None
         self.stopped = threading.Event()  # a stop for work other than a turn (an import)
         self.conversation_id: int | None = None  # the one shown; None: the one used last
@@ -155,6 +157,7 @@ class Dispatcher:
                 log.exception("writing the memory after the answer failed")
             finally:
                 self.writing_memory = False
+        self.sync.after_packet(self.store, self.events)  # this device's changes, written
         if answered is None or answered.type not in NO_BACKUP_AFTER:
             self.backing_up = True
             try:
@@ -312,6 +315,7 @@ class Dispatcher:
         self.store_notice = opened.notice
         self.conversation_id = None
         self.backups.opened(self.store)
+        self.sync.opened()
 
     def close_store(self) -> None:
         self.announcer = None
@@ -323,12 +327,18 @@ class Dispatcher:
     def notice_outside_changes(self) -> int:
         """Tell the changes other programs committed to this memory since the last look
         (the window calls this a few times a second between packets); answers how many."""
-        return 0 if self.announcer is None else self.announcer.notice_outside_changes()
+        if self.announcer is None:
+            return 0
+        synced = self.sync.maybe_apply(self.store, self.events)
+        if synced and synced.get("applied_rows"):
+            self.announcer.look_again()  # what arrived is told as changes made elsewhere
+        return self.announcer.notice_outside_changes()
 
     def close(self) -> None:
         self.cancel()
         self.running = False
         if self.store is not None:
+            self.sync.at_exit(self.store)
             self.backups.maybe_backup(self.store, self.config, at_exit=True)
         self.close_store()
 

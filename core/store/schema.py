@@ -16,6 +16,7 @@ import sqlite3
 import zlib
 from collections.abc import Callable
 
+from core.store.statements import statements as _statements
 from core.sync.capture import v17
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -398,16 +399,3 @@ def _too_new(version: int) -> sqlite3.DatabaseError:
     return sqlite3.DatabaseError(
         f"the database is schema version {version}, newer than this program understands "
         f"({LATEST_VERSION}); update TrulyMEM")
-
-
-def _statements(script: str) -> list[str]:
-    """Split a script into statements, keeping trigger bodies whole."""
-    statements, buffer = [], ""
-    for line in script.splitlines(keepends=True):
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            statements.append(buffer.strip())
-            buffer = ""
-    if buffer.strip():
-        statements.append(buffer.strip())
-    return [s for s in statements if s]

@@ -70,8 +70,11 @@ def display_name(text: str) -> str:
     return " ".join(_INVISIBLE.sub("", text).split())
 
 
-def search_text(text: str) -> str:
-    """Text as it is stored in the full-text index: each CJK character a separate token."""
+def search_text(text: str | None) -> str:
+    """Text as it is stored in the full-text index: each CJK character a separate token.
+    None (a fact whose node has not arrived yet from another device) is no text."""
+    if text is None:
+        return ""
     folded = unicodedata.normalize("NFKC", text).casefold()
     return _CJK_CHAR.sub(lambda m: f" {m.group(0)} ", folded)
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from core.store.statements import statements
+
 # The tables that travel, parents first (the order rows are applied in). Not the config,
 # the key, the vectors (each device indexes what it receives), nor what is this device's
 # own: approvals waiting for the person here, backups, the review marks of branches.
@@ -23,7 +25,8 @@ CREATE TABLE sync_outbox (
     id INTEGER PRIMARY KEY,
     tbl TEXT NOT NULL,
     row_id INTEGER NOT NULL,
-    col TEXT NOT NULL  -- a column, '*' (every column: a new row) or '-' (removed)
+    col TEXT NOT NULL  -- a column, '*' (every column: a new row), '-' (removed) or '='
+    --                    (merged into another node: see sync_alias)
 );
 CREATE TABLE sync_rows (  -- each synced row's clock per column: {"name": stamp, ...}
     tbl TEXT NOT NULL,
@@ -55,6 +58,7 @@ CREATE TABLE sync_alias (  -- a row merged into another (the same person on two 
     tbl TEXT NOT NULL,
     from_id INTEGER NOT NULL,
     to_id INTEGER NOT NULL,
+    stamp TEXT,  -- when the merge was sent or received (NULL: made here, not sent yet)
     PRIMARY KEY (tbl, from_id)
 ) WITHOUT ROWID;
 CREATE TABLE sync_conflicts (  -- a column written on two devices: what the rule decided
@@ -82,6 +86,19 @@ CREATE TRIGGER change_log_arrival AFTER INSERT ON change_log BEGIN
     INSERT INTO change_arrivals(change_id) VALUES (new.id);
 END;
 """
+
+
+def note_merge(conn: sqlite3.Connection, gone: int, keep: int) -> None:
+    """Node `gone` was merged into `keep` here: the other devices merge it too (facts
+    still naming it, written before they heard, then name `keep`). Nothing when this
+    memory does not sync."""
+    if conn.execute("SELECT on_ FROM sync_capture").fetchone()[0] != 1 and \
+            conn.execute("SELECT 1 FROM sync_self").fetchone() is None:
+        return
+    conn.execute("INSERT OR REPLACE INTO sync_alias VALUES ('nodes', ?, ?, NULL)",
+                 (gone, keep))
+    conn.execute("INSERT INTO sync_outbox(tbl, row_id, col) VALUES ('nodes', ?, '=')",
+                 (gone,))
 
 
 def columns(conn: sqlite3.Connection, table: str) -> list[str]:
@@ -112,8 +129,6 @@ def install_triggers(conn: sqlite3.Connection) -> None:
 
 
 def v17(conn: sqlite3.Connection) -> None:
-    from core.store.schema import _statements  # noqa: PLC0415  (schema imports this module)
-
-    for statement in _statements(TABLES):
+    for statement in statements(TABLES):
         conn.execute(statement)
     install_triggers(conn)

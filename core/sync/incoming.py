@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.store.graph import decode_ops, index_change_rows
-from core.sync.capture import SYNCED
+from core.sync.capture import SYNCED, note_merge
 from core.sync.hlc import HybridClock, parse_stamp
 from core.sync.outgoing import Change, decode_value, keep_clocks
 
@@ -74,7 +74,30 @@ def apply_changes(conn: sqlite3.Connection, clock: HybridClock, device: str,
             applier.apply(change)
     finally:
         _recording(conn, True)
+    repair_references(conn)
     return applier.applied
+
+
+# What a reference to a row that was removed for good becomes: a fact about a removed
+# node goes with it; an optional link is cleared.
+_DANGLING = {("edges", "nodes"): "remove"}
+
+
+def repair_references(conn: sqlite3.Connection) -> None:
+    """A row removed on one device while another pointed a new row at it (a node whose
+    creation was undone, given a fact elsewhere): every device settles it the same way,
+    and records what it did so the others hear it too."""
+    for _ in range(8):  # removing a fact may leave another pointing at it
+        problems = conn.execute("PRAGMA foreign_key_check").fetchall()
+        if not problems:
+            return
+        for table, row_id, parent, key in problems:
+            if _DANGLING.get((table, parent)) == "remove":
+                conn.execute(f"DELETE FROM {table} WHERE id = ?", (row_id,))
+                continue
+            column = next(row[3] for row in conn.execute(
+                f"PRAGMA foreign_key_list({table})") if row[0] == key)
+            conn.execute(f"UPDATE {table} SET {column} = NULL WHERE rowid = ?", (row_id,))
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
@@ -97,14 +120,50 @@ class _Applier:
             raise ValueError(f"a change the file cannot hold: {str(change)[:120]}")
         parse_stamp(stamp)
         self.clock.see(stamp)
-        row_id = alias(self.conn, table, change["id"]) if table == "nodes" else change["id"]
+        row_id = change["id"]
         self.applied.rows += 1
         self.applied.tables[table] = self.applied.tables.get(table, 0) + 1
+        if table == "nodes" and "m" in change:
+            self._merge(row_id, change["m"], stamp)
+            return
+        if table == "nodes" and alias(self.conn, table, row_id) != row_id:
+            merged_at = self.conn.execute(
+                "SELECT stamp FROM sync_alias WHERE tbl = 'nodes' AND from_id = ?",
+                (row_id,)).fetchone()[0]
+            if not (change.get("w") and merged_at and stamp > merged_at):
+                # merged into another node: the node it became keeps its own values, on
+                # every device (facts naming it are pointed at that node as they arrive)
+                self.applied.skipped += 1
+                return
+            # put back whole after the merge (the merge was undone): a node again
+            self.conn.execute("DELETE FROM sync_alias WHERE tbl = 'nodes' AND from_id = ?",
+                              (row_id,))
         if change.get("x"):
-            if row_id == change["id"]:  # a merged copy's removal leaves the node it became
-                self._remove(table, row_id, stamp)
+            self._remove(table, row_id, stamp)
             return
         self._write(table, row_id, stamp, change)
+
+    def _merge(self, gone: int, keep: Any, stamp: str) -> None:
+        """Another device merged node `gone` into `keep`: so does this one. A merge says
+        two nodes are one; when `gone` was merged here into a third node already, the two
+        nodes it became are one too, and the larger id is merged into the smaller (every
+        device does the same, whatever order the merges arrive in)."""
+        if not isinstance(keep, int) or isinstance(keep, bool):
+            raise ValueError(f"a merge into {keep!r}")
+        target, became = alias(self.conn, "nodes", keep), alias(self.conn, "nodes", gone)
+        if became == target:
+            self.applied.skipped += 1  # merged already
+            return
+        self.applied.merged += 1
+        if became != gone:
+            smaller, larger = sorted((became, target))
+            merge_nodes(self.conn, keep=smaller, gone=larger)
+            target = smaller
+        elif self.conn.execute("SELECT 1 FROM nodes WHERE id = ?", (gone,)).fetchone():
+            _move_facts(self.conn, target, gone)  # every device does the same: not sent
+            self.conn.execute("DELETE FROM nodes WHERE id = ?", (gone,))
+        self.conn.execute("INSERT OR REPLACE INTO sync_alias VALUES ('nodes', ?, ?, ?)",
+                          (gone, target, stamp))
 
     def _remove(self, table: str, row_id: int, stamp: str) -> None:
         clocks, removed = _clocks(self.conn, table, row_id)
@@ -208,9 +267,8 @@ def _insert_merging(conn: sqlite3.Connection, sql: str, row_id: int, values: dic
     """A node arrives with a name this memory already has: one node stays."""
     local = _node_named(conn, values["norm_name"])
     applied.merged += 1
-    if local < row_id:
-        conn.execute("INSERT OR REPLACE INTO sync_alias VALUES ('nodes', ?, ?)",
-                     (row_id, local))
+    if local < row_id:  # it is this node: the others hear so
+        note_merge(conn, row_id, local)
         return
     conn.execute(sql, (row_id, *{**values, "norm_name": values["norm_name"] + _PARKED}
                        .values()))
@@ -219,25 +277,32 @@ def _insert_merging(conn: sqlite3.Connection, sql: str, row_id: int, values: dic
 
 
 def merge_nodes(conn: sqlite3.Connection, keep: int, gone: int) -> None:
-    """Node `gone` becomes `keep`: its facts name `keep`, its history shows under `keep`,
-    and it is removed. Recorded, so the other devices do the same."""
+    """Node `gone` becomes `keep` here, as a change of this device: its facts name `keep`,
+    its history shows under `keep`, it is removed, and the merge is sent so the other
+    devices make it too."""
     _recording(conn, True)
     try:
-        for name in ("source_id", "target_id"):
-            for (edge_id,) in conn.execute(f"SELECT id FROM edges WHERE {name} = ?",
-                                           (gone,)).fetchall():
-                edge = _current(conn, "edges", edge_id)
-                edge[name] = keep
-                twin = _twin(conn, edge_id, edge)
-                if twin is not None:
-                    _retire_twin(conn, edge_id, twin)
-                conn.execute(f"UPDATE edges SET {name} = ? WHERE id = ?", (keep, edge_id))
-        conn.execute("INSERT OR IGNORE INTO change_rows SELECT tbl, ?, change_id FROM"
-                     " change_rows WHERE tbl = 'nodes' AND row_id = ?", (keep, gone))
+        _move_facts(conn, keep, gone)
         conn.execute("DELETE FROM nodes WHERE id = ?", (gone,))
-        conn.execute("INSERT OR REPLACE INTO sync_alias VALUES ('nodes', ?, ?)", (gone, keep))
+        note_merge(conn, gone, keep)
     finally:
         _recording(conn, False)
+
+
+def _move_facts(conn: sqlite3.Connection, keep: int, gone: int) -> None:
+    """Point `gone`'s facts at `keep` (two active copies of one fact: the later steps
+    aside) and show its history under `keep`."""
+    for name in ("source_id", "target_id"):
+        for (edge_id,) in conn.execute(f"SELECT id FROM edges WHERE {name} = ?",
+                                       (gone,)).fetchall():
+            edge = _current(conn, "edges", edge_id)
+            edge[name] = keep
+            twin = _twin(conn, edge_id, edge)
+            if twin is not None:
+                _retire_twin(conn, edge_id, twin)
+            conn.execute(f"UPDATE edges SET {name} = ? WHERE id = ?", (keep, edge_id))
+    conn.execute("INSERT OR IGNORE INTO change_rows SELECT tbl, ?, change_id FROM"
+                 " change_rows WHERE tbl = 'nodes' AND row_id = ?", (keep, gone))
 
 
 def _twin(conn: sqlite3.Connection, edge_id: int, values: dict[str, Any]) -> int | None:

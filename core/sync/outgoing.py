@@ -55,6 +55,15 @@ def _described(conn: sqlite3.Connection, clock: HybridClock, table: str, row_id:
     stamp = clock.tick()
     clocks, _removed = _clocks(conn, table, row_id)
     row = whole_row(conn, table, row_id)
+    if "=" in columns:
+        merged = conn.execute("SELECT to_id FROM sync_alias WHERE tbl = ? AND from_id = ?",
+                              (table, row_id)).fetchone()
+        if row is None and merged is not None:
+            conn.execute("UPDATE sync_alias SET stamp = ? WHERE tbl = ? AND from_id = ?",
+                         (stamp, table, row_id))
+            return {"t": table, "id": row_id, "s": stamp, "m": merged[0]}
+    if row is not None and table == "nodes":  # back (a merge undone): no longer merged
+        conn.execute("DELETE FROM sync_alias WHERE tbl = ? AND from_id = ?", (table, row_id))
     if row is None:
         keep_clocks(conn, table, row_id, clocks, stamp)
         return {"t": table, "id": row_id, "s": stamp, "x": 1}
@@ -80,9 +89,12 @@ def collect(conn: sqlite3.Connection, clock: HybridClock) -> list[Change]:
         touched.setdefault((table, row_id), set()).add(column)
     conn.execute("DELETE FROM sync_outbox")
     order = {name: index for index, name in enumerate(SYNCED)}
-    return [_described(conn, clock, table, row_id, columns)
-            for (table, row_id), columns in sorted(touched.items(),
-                                                   key=lambda item: order[item[0][0]])]
+    changes = [_described(conn, clock, table, row_id, columns)
+               for (table, row_id), columns in sorted(touched.items(),
+                                                      key=lambda item: order[item[0][0]])]
+    # Merges last: the receiver first takes the rows as they are here after the merge
+    # (a fact the merge deleted arrives deleted), then merges what it holds besides.
+    return sorted(changes, key=lambda change: "m" in change)
 
 
 def everything(conn: sqlite3.Connection, clock: HybridClock) -> list[Change]:

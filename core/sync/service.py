@@ -117,6 +117,10 @@ class DeviceSync:
                              " sync_outbox")["n"],
         }
 
+    def pairing_code(self) -> str:
+        """The code another device types to join (the set's key: shown on request only)."""
+        return self._secrets().code
+
     def conflicts(self, limit: int = 200) -> list[dict[str, Any]]:
         return self.store.query("SELECT * FROM sync_conflicts ORDER BY id DESC LIMIT ?",
                                 (limit,))

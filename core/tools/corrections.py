@@ -17,6 +17,7 @@ from core.i18n import N_, Words, tr_kept
 from core.store import GraphStore, StoreError
 from core.store.graph import Row
 from core.store.text import display_name, normalize_name
+from core.sync.capture import note_merge
 
 MAX_NAME = 10_000
 
@@ -87,6 +88,12 @@ def merge_nodes(store: GraphStore, keep_id: Any, merge_id: Any, keep_name: Any =
         raise CorrectionError(N_("a node cannot be merged into itself"))
     if gone["kind"] == "persona":
         raise CorrectionError(N_("the assistant's own persona node cannot be merged away"))
+    chosen = keep
+    if store.id_base() and keep["id"] > gone["id"] and keep["kind"] != "persona":
+        # A memory that syncs keeps the smaller id whichever node the person keeps (the
+        # kept one's name and type move onto it): two devices merging the same two nodes
+        # either way round then end with the same node.
+        keep, gone = gone, keep
     now = store.clock()
     moved = folded = dropped = 0
     edges = store.query("SELECT * FROM edges WHERE source_id = ? OR target_id = ?",
@@ -115,20 +122,25 @@ def merge_nodes(store: GraphStore, keep_id: Any, merge_id: Any, keep_name: Any =
             store.update("edges", edge["id"], {"source_id": source, "target_id": target,
                                                "updated_at": now})
             moved += 1
-    aliases = [a for a in (keep["description"], f"Also called: {gone['name']}") if a]
+    other = gone if chosen is keep else keep  # the node whose name goes
+    aliases = [a for a in (chosen["description"], f"Also called: {other['name']}") if a]
     store.update("nodes", keep["id"], {
         "mention_count": keep["mention_count"] + gone["mention_count"],
         "description": "\n".join(aliases), "updated_at": now,
-        "type": keep["type"] or gone["type"]})
+        "type": chosen["type"] or other["type"]})
     store.delete("nodes", gone["id"])
+    if chosen is not keep:
+        store.update("nodes", keep["id"], {"name": chosen["name"],
+                                           "norm_name": chosen["norm_name"]})
+    note_merge(store.conn, gone["id"], keep["id"])  # other devices merge it too
     if dropped:
         return tr_kept("merged '{gone}' into '{kept}': {moved} edge(s) moved, {folded} folded "
                        "into the same fact, {dropped} between the two deleted",
-                       gone=gone["name"], kept=keep["name"], moved=moved, folded=folded,
+                       gone=other["name"], kept=chosen["name"], moved=moved, folded=folded,
                        dropped=dropped)
     return tr_kept("merged '{gone}' into '{kept}': {moved} edge(s) moved, {folded} folded "
-                   "into the same fact", gone=gone["name"], kept=keep["name"], moved=moved,
-                   folded=folded)
+                   "into the same fact", gone=other["name"], kept=chosen["name"],
+                   moved=moved, folded=folded)
 
 
 def edit_relation(store: GraphStore, edge_id: Any, relation: Any,

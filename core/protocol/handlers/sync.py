@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ErrorCode
+from core.events import Event
 from core.i18n import N_
 from core.protocol.handlers.table import NAME, TEXT, Refusal, handles
 from core.protocol.packets import PacketType
@@ -19,9 +20,16 @@ def _sync(backend: Dispatcher) -> DeviceSync:
     return DeviceSync(backend.need_store(), Path(backend.home or backend.db_path.parent))
 
 
-@handles(PacketType.SYNC_STATUS, {}, reads=True)
-def sync_status(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
-    return _sync(backend).status()
+@handles(PacketType.SYNC_STATUS, {"code": {"type": "boolean"}}, reads=True)
+def sync_status(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+    """This device's set, the others, the conflicts (newest first) and refused files."""
+    sync = _sync(backend)
+    status = sync.status()
+    if status["joined"]:
+        status["conflict_list"] = sync.conflicts()
+        if body.get("code"):  # to pair one more device
+            status["code"] = sync.pairing_code()
+    return status
 
 
 def _folder(body: dict[str, Any]) -> Path:
@@ -35,16 +43,26 @@ def _folder(body: dict[str, Any]) -> Path:
                                  "properties": {"folder": NAME, "name": TEXT}},
          long_running=True)
 def sync_start(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
-    return _sync(backend).start(_folder(body), body.get("name") or None)
+    result = _sync(backend).start(_folder(body), body.get("name") or None)
+    backend.events(Event.SYNC, backend.sync.state(backend.store))
+    return result
 
 
 @handles(PacketType.SYNC_JOIN, {"type": "object", "required": ["folder", "code"],
                                 "properties": {"folder": NAME, "code": NAME, "name": TEXT}},
          long_running=True)
 def sync_join(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
-    return _sync(backend).join(_folder(body), body["code"], body.get("name") or None)
+    result = _sync(backend).join(_folder(body), body["code"], body.get("name") or None)
+    if backend.announcer is not None:
+        backend.announcer.look_again()  # the other devices' memory, told as it arrived
+    backend.events(Event.SYNC, backend.sync.state(backend.store))
+    return result
 
 
 @handles(PacketType.SYNC_NOW, {}, long_running=True)
 def sync_now(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
-    return _sync(backend).sync_now()
+    """Sync now; what arrived is told as changes made elsewhere."""
+    result = backend.sync.sync_now(backend.need_store(), backend.events)
+    if result.get("applied_rows") and backend.announcer is not None:
+        backend.announcer.look_again()
+    return result

@@ -1,0 +1,50 @@
+"""Settings › Sync in the window: start a set, show the code another device joins with,
+Sync now brings that device's memory in, and the status bar says when it synced."""
+
+from __future__ import annotations
+
+from app.dialogs.settings import SettingsDialog
+from core.store import GraphStore
+from core.sync.service import DeviceSync
+from core.tools.executor import ToolExecutor
+
+
+def test_start_join_from_another_device_and_sync_now(qtbot, open_window, home, tmp_path):
+    window = open_window(home)
+    dialog = SettingsDialog(window.host, window.config, window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.tabs.setCurrentIndex(dialog.tabs.count() - 1)
+    page = dialog.sync_page
+    qtbot.waitUntil(lambda: not page.before.isHidden(), timeout=10000)
+    page.start_button.click()  # no folder yet: says what is missing, sends nothing
+    assert page.result.text() == "Choose the shared folder first."
+    shared = tmp_path / "Sync"
+    page.folder.setText(str(shared))
+    page.device_name.setText("laptop")
+    with qtbot.waitSignal(window.host.events.sync, timeout=20000):
+        page.start_button.click()
+    qtbot.waitUntil(lambda: bool(page.shown_code.text()), timeout=20000)
+    assert not page.after.isHidden() and page.before.isHidden()
+    assert window.status.sync_label.text().startswith("Synced ")
+    code = page.shown_code.text()
+
+    other_home = tmp_path / "desktop"
+    other_home.mkdir()
+    other = GraphStore(other_home / "graph_memory.db")
+    try:
+        DeviceSync(other, other_home).join(shared, code, "desktop")
+        assert ToolExecutor(other).execute("memory_commit", {"triplets": [
+            {"subject": "User", "relation": "lives in", "object": "Hangzhou"}]},
+            actor="user")["success"]
+        DeviceSync(other, other_home).write()
+    finally:
+        other.close()
+
+    with qtbot.waitSignal(window.host.events.memory_changed, timeout=20000):
+        page.sync_button.click()
+    qtbot.waitUntil(lambda: "arrived" in page.result.text(), timeout=20000)
+    assert "Sent 0 changed rows; " in page.result.text()
+    qtbot.waitUntil(lambda: page.devices.count() == 1 and "desktop" in
+                    page.devices.item(0).text(), timeout=10000)
+    assert "1 file applied" in page.devices.item(0).text()
