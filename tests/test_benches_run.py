@@ -23,6 +23,7 @@ QUICK = {
     "mcp_bench.py": ["--facts", "50", "--calls", "5", "--changes", "3"],
     "recall_quality.py": ["--distractors", "60"],
     "store_bench.py": ["--sizes", "300", "--queries", "20", "--no-meaning"],
+    "sync_bench.py": ["--facts", "200"],
     "conversation_eval.py": [],  # the scripted model
 }
 # Not run here: qt_probe.py is the window benches' shared helper, and

@@ -360,3 +360,60 @@ def test_a_file_waits_for_the_files_it_had_seen(devices, shared, tmp_path):
     assert phone.store.query("SELECT confidence FROM edges") == [{"confidence": 0.5}]
     settle(laptop, desktop, phone)
     assert phone.state() == laptop.state() == desktop.state()
+
+
+# -- a folder that does not grow without end ---------------------------------------------
+
+def test_a_device_away_while_the_others_pruned_their_files_catches_up_from_a_snapshot(
+        devices, shared):
+    laptop, desktop, phone = devices("laptop"), devices("desktop"), devices("phone")
+    pair(shared, laptop, desktop, phone)
+    settle(laptop, desktop, phone)
+    laptop.sync.prune_age = 0  # every file but the newest is old enough to go
+    for n in range(5):
+        laptop.commit((f"Friend {n}", "knows", "User"))
+        laptop.sync.write()
+    desktop.sync.sync_now()
+    laptop_folder = shared / laptop.sync.status()["device"]
+    assert sorted(p.name for p in laptop_folder.glob("*.tmsync"))[-1] == "snapshot.tmsync"
+    assert len(list(laptop_folder.glob("0*.tmsync"))) == 1  # the rest were pruned
+    result = phone.sync.sync_now()  # away all along: its next files are gone
+    assert result["refused"] == []
+    assert phone.facts() == laptop.facts() == desktop.facts()
+    assert len(phone.facts()) == 5
+    assert list((phone.home / "backups").glob("*.db"))  # a backup before the snapshot
+    laptop.commit(("Friend 9", "knows", "User"))  # and the files after it apply as usual
+    settle(laptop, desktop, phone)
+    assert phone.state() == laptop.state() == desktop.state()
+
+
+def test_a_device_joining_after_files_were_pruned_starts_from_the_snapshots(devices,
+                                                                           shared):
+    laptop, desktop = devices("laptop"), devices("desktop")
+    code = pair(shared, laptop)
+    laptop.sync.prune_age = 0
+    for n in range(3):
+        laptop.commit((f"Friend {n}", "knows", "User"))
+        laptop.sync.write()
+    desktop.commit(("User", "likes", "tea"))
+    desktop.sync.join(shared, code, "desktop")
+    settle(laptop, desktop)
+    assert desktop.state() == laptop.state()
+    assert len(desktop.facts()) == 4
+
+
+def test_files_every_device_applied_are_removed_a_hundred_at_a_time(devices, shared):
+    laptop, desktop = devices("laptop"), devices("desktop")
+    pair(shared, laptop, desktop)
+    folder = shared / laptop.sync.status()["device"]
+    for n in range(105):
+        laptop.commit((f"Friend {n}", "knows", "User"))
+        laptop.sync.write()
+        if n % 20 == 0:
+            desktop.sync.sync_now()  # says, in its next file, how far it applied
+    settle(laptop, desktop)
+    laptop.commit(("Friend last", "knows", "User"))
+    settle(laptop, desktop)
+    assert len(list(folder.glob("0*.tmsync"))) < 20
+    assert (folder / "snapshot.tmsync").exists()
+    assert desktop.state() == laptop.state()

@@ -106,7 +106,7 @@ def why_it_waits(request: dict[str, Any]) -> str:
 
 
 class ApprovalCard(QFrame):
-    decided = Signal(int, bool)  # approval id, allow
+    decided = Signal(object, bool)  # approval id, allow
     settled = Signal(object)  # the request as it ended (allowed, denied or failed)
 
     def __init__(self, parent: QWidget | None = None) -> None:

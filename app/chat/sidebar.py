@@ -99,16 +99,17 @@ def _when(stamp: float) -> str:
 
 
 class ConversationSidebar(QDockWidget):
-    open_requested = Signal(int)
+    # Conversation ids: objects, not int (32 bits in Qt); a synced device numbers above
+    open_requested = Signal(object)
     new_requested = Signal()
-    rename_requested = Signal(int, str)
-    delete_requested = Signal(int)
-    restore_requested = Signal(int)
-    export_requested = Signal(int)
-    copy_requested = Signal(int)
+    rename_requested = Signal(object, str)
+    delete_requested = Signal(object)
+    restore_requested = Signal(object)
+    export_requested = Signal(object)
+    copy_requested = Signal(object)
     search_requested = Signal(str)
     deleted_requested = Signal(bool)  # show the deleted ones (True) or the others
-    result_chosen = Signal(int, str)  # conversation id, turn id of the message found
+    result_chosen = Signal(object, str)  # conversation id, turn id of the message found
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(tr("Conversations"), parent)

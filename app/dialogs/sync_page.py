@@ -13,6 +13,7 @@ import socket
 import time
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -29,8 +30,18 @@ from PySide6.QtWidgets import (
 from app.backend_host import BackendHost
 from app.dialogs.sharing import quiet
 from app.status_parts import count_of
-from core.i18n import tr
+from core import i18n
+from core.i18n import N_, tr
 from core.protocol.packets import PacketType
+
+# The columns a conflict is most often about, in words (others are shown as they are).
+COLUMN_WORDS = {"description": N_("description"), "name": N_("name"),
+                "status": N_("status"), "relation": N_("relation"), "title": N_("title"),
+                "content": N_("text"), "type": N_("type"), "confidence": N_("confidence")}
+
+
+def column_word(column: str) -> str:
+    return i18n.tr(COLUMN_WORDS[column]) if column in COLUMN_WORDS else column
 
 
 def when(moment: float | None) -> str:
@@ -133,6 +144,12 @@ class SyncPage(QWidget):
         self.conflicts = QListWidget()
         self.conflicts.setObjectName("syncConflicts")
         self.conflicts.setAccessibleName(tr("Conflicts"))
+        for listing in (self.devices, self.conflicts):  # whole lines, wrapped, no sideways
+            listing.setWordWrap(True)
+            listing.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+            listing.setResizeMode(QListWidget.ResizeMode.Adjust)
+        # a few devices at most: their list stays short, the conflicts get the room
+        self.devices.setMaximumHeight(5 * self.devices.fontMetrics().lineSpacing() + 12)
         self.conflicts_label = QLabel()
         buttons = QHBoxLayout()
         buttons.addWidget(self.sync_button)
@@ -145,7 +162,7 @@ class SyncPage(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.code_row)
         layout.addWidget(QLabel(tr("Other devices")))
-        layout.addWidget(self.devices, 1)
+        layout.addWidget(self.devices)
         layout.addWidget(self.conflicts_label)
         layout.addWidget(self.conflicts, 1)
 
@@ -249,7 +266,9 @@ class SyncPage(QWidget):
         for item in state.get("conflict_list") or []:
             self.conflicts.addItem(tr(
                 "{when} · {column}: kept “{kept}” ({kept_device}), not “{lost}” "
-                "({lost_device})", when=when(item["at"]), column=item["col"],
+                "({lost_device})", when=when(item["at"]),
+                column=f"{item['about']} · {column_word(item['col'])}" if item.get("about")
+                else column_word(item["col"]),
                 kept=item["kept"] or "—", lost=item["lost"] or "—",
                 kept_device=names.get(item["kept_device"], item["kept_device"]),
                 lost_device=names.get(item["lost_device"], item["lost_device"])))

@@ -107,10 +107,18 @@ def said_change(change: dict[str, Any]) -> str:
     return lines[0] + (tr(" (and {count} more)", count=more) if more > 0 else "")
 
 
+def by_whom_where(change: dict[str, Any]) -> str:
+    """Who made a change, and on which device when it came from another by sync."""
+    who = by_whom(change["actor"])
+    if change.get("device_name"):
+        return tr("{who} on {device}", who=who, device=change["device_name"])
+    return who
+
+
 def came_how(change: dict[str, Any]) -> str:
     """Who made a change, and for another app how it came, which it cannot choose (its
-    name is its own word)."""
-    who = by_whom(change["actor"])
+    name is its own word); a change made on another device names it."""
+    who = by_whom_where(change)
     if not change["actor"].startswith("mcp:"):
         return who
     return tr("the app “{app}”, over {via}", app=who,
@@ -138,7 +146,7 @@ EDGE_COLUMNS = [
 ]
 HISTORY_COLUMNS = [
     (N_("When"), lambda c: when(c["created_at"])),
-    (N_("By"), lambda c: by_whom(c["actor"]), came_how),
+    (N_("By"), by_whom_where, came_how),
     (N_("Change"), said_change, lambda c: change_text(c) if c.get("lines") else c["summary"]),
     ("", lambda c: tr("undone") if c.get("undone_by") else ""),
 ]

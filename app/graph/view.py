@@ -89,8 +89,8 @@ class NodeDot(QGraphicsEllipseItem):
 
 
 class NeighbourhoodView(QGraphicsView):
-    node_selected = Signal(int)
-    node_activated = Signal(int)  # move the picture to this node
+    node_selected = Signal(object)  # a node id: above 2**31 once devices sync
+    node_activated = Signal(object)  # move the picture to this node
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -121,6 +121,8 @@ class TraceTurn:
     def heading(self) -> str:
         """Time and summary first, so a narrow dock still shows what matters."""
         stamp = time.strftime("%H:%M:%S", time.localtime(self.started_at))
+        if self.app and len(self.calls) > 1:  # one sync's changes from another device
+            return f"{stamp} · {self.app} · " + tr("{count} changes", count=len(self.calls))
         if self.app:
             return f"{stamp} · {self.app} · {self.calls[0].result if self.calls else ''}"
         text = " ".join(self.message.split())
@@ -325,14 +327,35 @@ class TraceModel(QAbstractItemModel):
         """Another app's change (its actor is "mcp:<app>") gets an entry; the model's own
         changes are in their turn's calls already."""
         actor = event.get("actor") or ""
-        if actor.startswith("mcp:"):
+        if event.get("device_name"):
+            self.synced_change(event["device_name"], event.get("tool", ""),
+                               event.get("summary", ""), event.get("arguments"))
+        elif actor.startswith("mcp:"):
             self.outside_change(actor[4:], event.get("tool", ""), event.get("summary", ""),
                                 event.get("arguments"))
 
-    def outside_change(self, app: str, tool: str, summary: str, arguments: Any = None) -> None:
+    def synced_change(self, device: str, tool: str, summary: str,
+                      arguments: Any = None) -> None:
+        """A change made on another device that arrived by sync: the changes of one sync
+        from one device gather under one entry."""
+        title = tr("From your device “{device}” (sync)", device=device)
+        last = next((t for t in reversed(self.turns) if not t.running), None)
+        if last is not None and last.message == title and last is self.turns[-1]:
+            row = len(self.turns) - 1
+            parent = self.index(row, 0)
+            self.beginInsertRows(parent, len(last.calls), len(last.calls))
+            last.calls.append(TraceCall(tool, arguments, result=summary or tool))
+            self.endInsertRows()
+            self.dataChanged.emit(parent, parent.siblingAtColumn(len(COLUMNS) - 1))
+            return
+        self.outside_change(device, tool, summary, arguments, title=title)
+
+    def outside_change(self, app: str, tool: str, summary: str, arguments: Any = None,
+                       title: str | None = None) -> None:
         """A change another app made over MCP: a finished entry of its own, kept before a
         turn that is still running so that turn stays the last."""
-        entry = TraceTurn(tr("{app}, another app using your memory", app=app), running=False,
+        entry = TraceTurn(title or tr("{app}, another app using your memory", app=app),
+                          running=False,
                           calls=[TraceCall(tool, arguments, result=summary or tool)],
                           app=app)
         row = len(self.turns) - 1 if self.turns and self.turns[-1].running \

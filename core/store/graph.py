@@ -65,6 +65,7 @@ class Change:
     undoes: list[int] = field(default_factory=list)
     id: int | None = None
     via: str | None = None  # how an app reached the memory (not its own word), or None
+    device: str | None = None  # the other device it was made on (it came by sync)
 
     def touched(self) -> dict[str, Any]:
         """What the change wrote, as the one event a front end updates from: ids of the
@@ -78,7 +79,8 @@ class Change:
                 bulk = True
         return {"change_id": self.id, "actor": self.actor, "via": self.via, "tool": self.tool,
                 "turn_id": self.turn_id, "summary": self.summary, "bulk": bulk,
-                "nodes": sorted(rows["nodes"]), "edges": sorted(rows["edges"])}
+                "nodes": sorted(rows["nodes"]), "edges": sorted(rows["edges"]),
+                "device_name": self.device}
 
 
 def sqlite_code(error: sqlite3.Error) -> int | None:

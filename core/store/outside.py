@@ -81,14 +81,18 @@ class OutsideChanges:
         columns = "c.id, c.tool, c.arguments, c.turn_id, c.actor, c.summary, c.ops," \
                   " c.undo_of, c.via"
         if self._arrivals():
+            # made on another device: its name (NULL: here)
+            device = ("CASE WHEN c.device IS NULL OR c.device = (SELECT device FROM"
+                      " sync_self) THEN NULL ELSE coalesce((SELECT name FROM sync_devices d"
+                      " WHERE d.device = c.device), c.device) END")
             rows = self.conn.execute(
-                f"SELECT a.seq, {columns} FROM change_arrivals a JOIN change_log c ON c.id ="
-                " a.change_id WHERE a.seq > ? ORDER BY a.seq LIMIT ?",
+                f"SELECT a.seq, {columns}, {device} FROM change_arrivals a JOIN change_log c"
+                " ON c.id = a.change_id WHERE a.seq > ? ORDER BY a.seq LIMIT ?",
                 (self._last, MAX_PER_POLL + 1)).fetchall()
         else:
             rows = self.conn.execute(
-                f"SELECT c.id, {columns} FROM change_log c WHERE c.id > ? ORDER BY c.id"
-                " LIMIT ?", (self._last, MAX_PER_POLL + 1)).fetchall()
+                f"SELECT c.id, {columns}, NULL FROM change_log c WHERE c.id > ?"
+                " ORDER BY c.id LIMIT ?", (self._last, MAX_PER_POLL + 1)).fetchall()
         self._backlog = len(rows) > MAX_PER_POLL
         changes = []
         for place, *row in rows[:MAX_PER_POLL]:
@@ -103,5 +107,5 @@ class OutsideChanges:
             except (ValueError, TypeError, zlib.error):  # damaged: told as a bulk change
                 arguments, ops = None, [{"table": "edges", "inserted": []}]
             changes.append(Change(row[1], arguments, row[3], row[4], ops, row[5] or "",
-                                  row[7], id=change_id, via=row[8]))
+                                  row[7], id=change_id, via=row[8], device=row[9]))
         return changes

@@ -52,7 +52,8 @@ CREATE TABLE sync_devices (  -- the other devices: how far their files were appl
     name TEXT NOT NULL DEFAULT '',
     seq INTEGER NOT NULL DEFAULT 0,
     last_seen REAL,
-    public_key TEXT  -- its signing key, known from its first file on
+    public_key TEXT,  -- its signing key, known from its first file on
+    acked INTEGER NOT NULL DEFAULT 0  -- how far it had applied this device's files
 );
 CREATE TABLE sync_alias (  -- a row merged into another (the same person on two devices)
     tbl TEXT NOT NULL,
@@ -61,6 +62,18 @@ CREATE TABLE sync_alias (  -- a row merged into another (the same person on two 
     stamp TEXT,  -- when the merge was sent or received (NULL: made here, not sent yet)
     PRIMARY KEY (tbl, from_id)
 ) WITHOUT ROWID;
+CREATE TABLE sync_rewritten (  -- a fact pointed at the node another was merged into
+    tbl TEXT NOT NULL,
+    row_id INTEGER NOT NULL,
+    col TEXT NOT NULL,
+    original INTEGER NOT NULL,  -- the merged node it named: named again if the merge is undone
+    became INTEGER NOT NULL,
+    PRIMARY KEY (tbl, row_id, col)
+) WITHOUT ROWID;
+CREATE TABLE sync_parked (  -- a node as it was when merged away: an undone merge needs it
+    row_id INTEGER PRIMARY KEY,
+    row TEXT NOT NULL
+);
 CREATE TABLE sync_conflicts (  -- a column written on two devices: what the rule decided
     id INTEGER PRIMARY KEY,
     tbl TEXT NOT NULL,

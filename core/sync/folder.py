@@ -54,6 +54,31 @@ def change_file(folder: Path, device: str, seq: int) -> Path:
     return folder / device / f"{seq:010d}{SUFFIX}"
 
 
+SNAPSHOT = "snapshot.tmsync"
+
+
+def snapshot_file(folder: Path, device: str) -> Path:
+    """The device's whole memory as of one of its files, for a device that missed files
+    the device has since removed (a device back after months, one that joins later)."""
+    return folder / device / SNAPSHOT
+
+
+SEEN = "seen.tmsync"
+
+
+def seen_file(folder: Path, device: str) -> Path:
+    """How far the device applied each other device's files: a sealed header that it
+    rewrites after applying, so a device with nothing to send still tells the others
+    which of their files it no longer needs."""
+    return folder / device / SEEN
+
+
+def remove_partials(folder: Path, device: str) -> None:
+    """Half-written files a stopped write left in this device's folder."""
+    for path in (folder / device).glob(".*.partial"):
+        path.unlink(missing_ok=True)
+
+
 def devices(folder: Path) -> list[str]:
     """The device folders present (other names, a syncing engine's own, are left alone)."""
     try:

@@ -11,6 +11,7 @@ state is recorded like its own writes, so every device ends the same.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from dataclasses import dataclass, field
@@ -112,6 +113,7 @@ class _Applier:
         self.conn, self.clock, self.device, self.now = conn, clock, device, now
         self.known = {table: _columns(conn, table) for table in SYNCED}
         self.applied = Applied()
+        self._unmerged: list[int] = []
 
     def apply(self, change: Change) -> None:
         table, stamp = change.get("t"), change.get("s")
@@ -132,16 +134,22 @@ class _Applier:
                 (row_id,)).fetchone()[0]
             if not (change.get("w") and merged_at and stamp > merged_at):
                 # merged into another node: the node it became keeps its own values, on
-                # every device (facts naming it are pointed at that node as they arrive)
+                # every device (facts naming it are pointed at that node as they arrive);
+                # its own are kept aside, for the day the merge is undone
                 self.applied.skipped += 1
+                if not change.get("x"):
+                    self._park_write(row_id, stamp, change)
                 return
             # put back whole after the merge (the merge was undone): a node again
             self.conn.execute("DELETE FROM sync_alias WHERE tbl = 'nodes' AND from_id = ?",
                               (row_id,))
+            self._unmerged.append(row_id)
         if change.get("x"):
             self._remove(table, row_id, stamp)
             return
         self._write(table, row_id, stamp, change)
+        while self._unmerged:  # its facts name it again, once it is back
+            _name_again(self.conn, self._unmerged.pop())
 
     def _merge(self, gone: int, keep: Any, stamp: str) -> None:
         """Another device merged node `gone` into `keep`: so does this one. A merge says
@@ -151,8 +159,9 @@ class _Applier:
         if not isinstance(keep, int) or isinstance(keep, bool):
             raise ValueError(f"a merge into {keep!r}")
         target, became = alias(self.conn, "nodes", keep), alias(self.conn, "nodes", gone)
-        if became == target:
-            self.applied.skipped += 1  # merged already
+        if became == target or (became == gone and _clocks(self.conn, "nodes", gone)[0].get(
+                "*", "") > stamp):
+            self.applied.skipped += 1  # merged already, or put back whole since (an undo)
             return
         self.applied.merged += 1
         if became != gone:
@@ -161,6 +170,7 @@ class _Applier:
             target = smaller
         elif self.conn.execute("SELECT 1 FROM nodes WHERE id = ?", (gone,)).fetchone():
             _move_facts(self.conn, target, gone)  # every device does the same: not sent
+            _park(self.conn, gone)
             self.conn.execute("DELETE FROM nodes WHERE id = ?", (gone,))
         self.conn.execute("INSERT OR REPLACE INTO sync_alias VALUES ('nodes', ?, ?, ?)",
                           (gone, target, stamp))
@@ -173,7 +183,7 @@ class _Applier:
         self.conn.execute(f"DELETE FROM {table} WHERE id = ?", (row_id,))
         keep_clocks(self.conn, table, row_id, clocks, stamp)
 
-    def _values(self, table: str, change: Change) -> dict[str, Any]:
+    def _values(self, table: str, change: Change, row_id: int) -> dict[str, Any]:
         values = {name: decode_value(value) for name, value in
                   (change.get("v") or {}).items()}
         unknown = set(values) - self.known[table]
@@ -182,13 +192,56 @@ class _Applier:
                              f"{sorted(unknown)}")
         for name in _NODE_REFERENCES.get(table, ()):
             if name in values:
-                values[name] = alias(self.conn, "nodes", values[name])
+                named = values[name]
+                values[name] = alias(self.conn, "nodes", named)
+                _remember_rewrite(self.conn, (table, row_id, name), named, values[name])
         if table == "change_log" and values.get("device", 1) is None:
             values["device"] = self.device  # its maker's "this device"
         return values
 
+    def _park_write(self, row_id: int, stamp: str, change: Change) -> None:
+        """A write to a node merged away here: kept with the node's parked values, each
+        column by the rule, so an undone merge brings the node back as the others have
+        it."""
+        values = self._values("nodes", change, row_id)
+        stamps = dict.fromkeys(values, stamp) | self._column_stamps(change)
+        clocks, removed = _clocks(self.conn, "nodes", row_id)
+        parked = self.conn.execute("SELECT row FROM sync_parked WHERE row_id = ?",
+                                   (row_id,)).fetchone()
+        kept = json.loads(parked[0]) if parked else {}
+        for name, value in values.items():
+            if clocks.get(name, "") < stamps[name]:
+                kept[name], clocks[name] = value, stamps[name]
+        self.conn.execute("INSERT OR REPLACE INTO sync_parked VALUES (?, ?)",
+                          (row_id, json.dumps(kept, ensure_ascii=False)))
+        keep_clocks(self.conn, "nodes", row_id, clocks, removed)
+
+    def _unpark(self, row_id: int, values: dict[str, Any], stamps: dict[str, str],
+                clocks: dict[str, str]) -> None:
+        """A node put back whole after it was merged away: each column written later than
+        the values that put it back keeps that later value."""
+        parked = self.conn.execute("SELECT row FROM sync_parked WHERE row_id = ?",
+                                   (row_id,)).fetchone()
+        if parked is None:
+            return
+        kept = json.loads(parked[0])
+        for name in values:
+            if name in kept and clocks.get(name, "") > stamps[name]:
+                values[name], stamps[name] = kept[name], clocks[name]
+        self.conn.execute("DELETE FROM sync_parked WHERE row_id = ?", (row_id,))
+
+    @staticmethod
+    def _column_stamps(change: Change) -> dict[str, str]:
+        """Each column's own stamp where the change carries them (a snapshot's rows)."""
+        stamps = change.get("c") or {}
+        if not isinstance(stamps, dict) or not all(
+                isinstance(v, str) and parse_stamp(v) for v in stamps.values()):
+            raise ValueError(f"a change's column stamps: {str(stamps)[:120]}")
+        return stamps
+
     def _write(self, table: str, row_id: int, stamp: str, change: Change) -> None:
-        values = self._values(table, change)
+        values = self._values(table, change, row_id)
+        stamps = dict.fromkeys(values, stamp) | self._column_stamps(change)
         clocks, removed = _clocks(self.conn, table, row_id)
         whole = bool(change.get("w"))
         row = _current(self.conn, table, row_id)
@@ -198,20 +251,22 @@ class _Applier:
             self.applied.skipped += 1
             return
         if row is None:
+            if table == "nodes":  # back after a merge: its columns written since stay
+                self._unpark(row_id, values, stamps, clocks)
             _insert(self.conn, table, row_id, values, self.applied)
-            keep_clocks(self.conn, table, row_id, {**dict.fromkeys(values, stamp),
-                                                   "*": stamp}, None)
+            keep_clocks(self.conn, table, row_id,
+                        {**{k: stamps[k] for k in values}, "*": stamp}, None)
             if table == "change_log" and values.get("ops") is not None:
                 index_change_rows(self.conn, row_id, decode_ops(values["ops"]))
             return
-        newer = {k: v for k, v in values.items() if clocks.get(k, "") < stamp}
+        newer = {k: v for k, v in values.items() if clocks.get(k, "") < stamps[k]}
         for name in set(values) - set(newer):
-            if row.get(name) != values[name] and clocks.get(name, "") > stamp:
+            if row.get(name) != values[name] and clocks.get(name, "") > stamps[name]:
                 self._conflict(table, row_id, name, (row.get(name), clocks[name]),
                                values[name])
         if newer:
             _update(self.conn, table, row_id, newer, self.applied)
-            clocks.update(dict.fromkeys(newer, stamp))
+            clocks.update({name: stamps[name] for name in newer})
         if whole:
             clocks["*"] = max(clocks.get("*", ""), stamp)
         keep_clocks(self.conn, table, row_id, clocks, None)
@@ -283,10 +338,44 @@ def merge_nodes(conn: sqlite3.Connection, keep: int, gone: int) -> None:
     _recording(conn, True)
     try:
         _move_facts(conn, keep, gone)
+        _park(conn, gone)
         conn.execute("DELETE FROM nodes WHERE id = ?", (gone,))
         note_merge(conn, gone, keep)
     finally:
         _recording(conn, False)
+
+
+def _remember_rewrite(conn: sqlite3.Connection, where: tuple[str, int, str], named: Any,
+                      became: Any) -> None:
+    """A fact's column named a merged node and was pointed at the node it became: kept,
+    so the fact names it again should the merge be undone."""
+    table, row_id, column = where
+    if named == became:
+        conn.execute("DELETE FROM sync_rewritten WHERE tbl = ? AND row_id = ? AND col = ?",
+                     (table, row_id, column))
+    else:
+        conn.execute("INSERT OR REPLACE INTO sync_rewritten VALUES (?, ?, ?, ?, ?)",
+                     (table, row_id, column, named, became))
+
+
+def _park(conn: sqlite3.Connection, node: int) -> None:
+    """Keep a node's values as it is merged away (its clocks stay in sync_rows)."""
+    row = _current(conn, "nodes", node)
+    if row is not None:
+        conn.execute("INSERT OR REPLACE INTO sync_parked VALUES (?, ?)",
+                     (node, json.dumps(row, ensure_ascii=False)))
+
+
+def _name_again(conn: sqlite3.Connection, node: int) -> None:
+    """A merge was undone: the facts that were pointed away from `node` while it was
+    merged name it again (those still pointing where the merge sent them)."""
+    for table, row_id, column, became in conn.execute(
+            "SELECT tbl, row_id, col, became FROM sync_rewritten WHERE original = ?",
+            (node,)).fetchall():
+        with contextlib.suppress(sqlite3.IntegrityError):  # the same fact stands there
+            conn.execute(f"UPDATE {table} SET {column} = ? WHERE id = ? AND {column} = ?",
+                         (node, row_id, became))
+    conn.execute("DELETE FROM sync_rewritten WHERE original = ?", (node,))
 
 
 def _move_facts(conn: sqlite3.Connection, keep: int, gone: int) -> None:
@@ -301,6 +390,7 @@ def _move_facts(conn: sqlite3.Connection, keep: int, gone: int) -> None:
             if twin is not None:
                 _retire_twin(conn, edge_id, twin)
             conn.execute(f"UPDATE edges SET {name} = ? WHERE id = ?", (keep, edge_id))
+            _remember_rewrite(conn, ("edges", edge_id, name), gone, keep)
     conn.execute("INSERT OR IGNORE INTO change_rows SELECT tbl, ?, change_id FROM"
                  " change_rows WHERE tbl = 'nodes' AND row_id = ?", (keep, gone))
 

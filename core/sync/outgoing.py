@@ -105,3 +105,29 @@ def everything(conn: sqlite3.Connection, clock: HybridClock) -> list[Change]:
         for (row_id,) in conn.execute(f"SELECT id FROM {table} ORDER BY id").fetchall():
             changes.append(_described(conn, clock, table, row_id, {"*"}))
     return changes
+
+
+def snapshot(conn: sqlite3.Connection) -> list[Change]:
+    """This memory as it is, with each column's clock: what a device that missed files
+    (pruned, or never seen: a device joining later) applies instead of them. Rows
+    removed for good are listed with their removal's stamp, merges with theirs."""
+    changes: list[Change] = []
+    for table in SYNCED:
+        for (row_id,) in conn.execute(f"SELECT id FROM {table} ORDER BY id").fetchall():
+            row = whole_row(conn, table, row_id)
+            clocks, _removed = _clocks(conn, table, row_id)
+            born = clocks.get("*") or max(clocks.values(), default=None)
+            if born is None:
+                continue  # never stamped: not sent yet, it goes in the next file
+            changes.append({"t": table, "id": row_id, "s": born, "w": 1,
+                            "c": {k: v for k, v in clocks.items() if k != "*"},
+                            "v": {k: v for k, v in row.items() if k != "id"}})
+    for table, row_id, removed in conn.execute(
+            "SELECT tbl, row_id, removed FROM sync_rows WHERE removed IS NOT NULL"
+            " ORDER BY tbl, row_id").fetchall():
+        changes.append({"t": table, "id": row_id, "s": removed, "x": 1})
+    for gone, keep, stamp in conn.execute(
+            "SELECT from_id, to_id, stamp FROM sync_alias WHERE stamp IS NOT NULL"
+            " ORDER BY stamp").fetchall():
+        changes.append({"t": "nodes", "id": gone, "s": stamp, "m": keep})
+    return changes

@@ -10,6 +10,7 @@ commits.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 import socket
@@ -28,7 +29,7 @@ from core.store.schema import LATEST_VERSION
 from core.sync import folder as layout
 from core.sync.hlc import HybridClock
 from core.sync.incoming import Applied, apply_changes
-from core.sync.outgoing import collect, everything
+from core.sync.outgoing import collect, everything, snapshot
 from core.sync.renumber import move_into_range
 from core.sync.sealed import (
     SealError,
@@ -40,8 +41,12 @@ from core.sync.sealed import (
     unseal,
 )
 
+log = logging.getLogger(__name__)
+
 KEY_FILE = "sync.key"
 SLOTS = 4095  # ids stay below 2**52, exact in any JSON reader
+PRUNE_AGE = 30 * 86400  # seconds: a file older than this goes, a snapshot standing in
+PRUNE_BATCH = 100  # files every device applied are removed a hundred at a time
 
 
 class SyncError(CodedError):
@@ -60,6 +65,17 @@ class Secrets:
         return SetKey.from_code(self.code)
 
 
+@dataclass(frozen=True)
+class _File:
+    """An opened file of another device: its number (None: its snapshot) and contents."""
+
+    device: str
+    seq: int | None
+    path: Path
+    header: dict[str, Any]
+    changes: list[Any]
+
+
 class _Refused(Exception):
     """A file that is not applied, with the reason kept for the person."""
 
@@ -73,6 +89,7 @@ class DeviceSync:
 
     def __init__(self, store: GraphStore, home: Path) -> None:
         self.store, self.home = store, Path(home)
+        self.prune_age = PRUNE_AGE
 
     # -- this device's secrets -----------------------------------------------------------
 
@@ -122,8 +139,16 @@ class DeviceSync:
         return self._secrets().code
 
     def conflicts(self, limit: int = 200) -> list[dict[str, Any]]:
-        return self.store.query("SELECT * FROM sync_conflicts ORDER BY id DESC LIMIT ?",
-                                (limit,))
+        """The newest conflicts, each with what it was about in words (`about`: the
+        node's name, the fact, the conversation's title)."""
+        return self.store.query(
+            "SELECT c.*, CASE c.tbl"
+            " WHEN 'nodes' THEN (SELECT name FROM nodes WHERE id = c.row_id)"
+            " WHEN 'edges' THEN (SELECT s.name || ' ' || e.relation || ' ' || t.name FROM"
+            "  edges e JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id"
+            "  WHERE e.id = c.row_id)"
+            " WHEN 'conversations' THEN (SELECT title FROM conversations WHERE id = c.row_id)"
+            " END AS about FROM sync_conflicts c ORDER BY c.id DESC LIMIT ?", (limit,))
 
     def start(self, folder: Path, name: str | None = None) -> dict[str, Any]:
         """Make this device the first of a new set in `folder`; answers the pairing code
@@ -205,27 +230,81 @@ class DeviceSync:
             changes = everything(store.conn, clock) if first else collect(store.conn, clock)
             if not changes:
                 return {"wrote": 0, "file": None}
+            layout.remove_partials(folder, self_row["device"])
             present = layout.numbered_files(folder, self_row["device"])
             # A file numbered past what the memory remembers (a crash after the file was
             # written, a backup restored): that number is never written again.
             seq = max([self_row["seq"], *present]) + 1
-            header = {"set": kept.key.set_id, "device": self_row["device"], "seq": seq,
-                      "slot": self_row["slot"], "name": self_row["name"],
-                      "schema": LATEST_VERSION, "at": round(time.time(), 3),
-                      "seen": {row["device"]: row["seq"] for row in
-                               store.query("SELECT device, seq FROM sync_devices")}}
             path = layout.change_file(folder, self_row["device"], seq)
-            try:
-                layout.write_whole(path, seal(kept.key, header,
-                                              {"device": self_row["device"],
-                                               "changes": changes}, kept.signing))
-            except OSError as error:
-                raise SyncError(N_("the sync folder cannot be written ({error}); the "
-                                   "changes wait for the next sync"),
-                                error=str(error)) from None
+            self._seal_into(path, kept, self._header(kept, self_row, seq), changes)
             store.conn.execute("UPDATE sync_self SET seq = ?, clock = ?, last_sync = ?",
                                (seq, clock.last, time.time()))
+            self._prune(folder, kept, {**self_row, "seq": seq})
         return {"wrote": len(changes), "file": path.name, "bytes": path.stat().st_size}
+
+    def _header(self, kept: Secrets, self_row: dict[str, Any], seq: int) -> dict[str, Any]:
+        return {"set": kept.key.set_id, "device": self_row["device"], "seq": seq,
+                "slot": self_row["slot"], "name": self_row["name"],
+                "schema": LATEST_VERSION, "at": round(time.time(), 3),
+                "seen": {row["device"]: row["seq"] for row in
+                         self.store.query("SELECT device, seq FROM sync_devices")}}
+
+    def _seal_into(self, path: Path, kept: Secrets, header: dict[str, Any],
+                   changes: list[Any]) -> None:
+        try:
+            layout.write_whole(path, seal(kept.key, header, {"device": header["device"],
+                                                             "changes": changes},
+                                          kept.signing))
+        except OSError as error:
+            raise SyncError(N_("the sync folder cannot be written ({error}); the changes "
+                               "wait for the next sync"), error=str(error)) from None
+
+    def _tell_seen(self, folder: Path, kept: Secrets, self_row: dict[str, Any]) -> None:
+        """Rewrite this device's `seen` file: how far it applied the others' files."""
+        header = {**self._header(kept, self_row, self_row["seq"]), "ack": True}
+        try:
+            self._seal_into(layout.seen_file(folder, self_row["device"]), kept, header, [])
+        except SyncError as error:  # the next sync says it again
+            log.warning("%s", error)
+
+    def _acked(self, folder: Path, kept: Secrets, me_: str) -> int:
+        """How far every other device known here applied this device's files: from
+        their change files' headers and their `seen` files."""
+        acked: dict[str, int] = {row["device"]: row["acked"] for row in self.store.query(
+            "SELECT device, acked FROM sync_devices")}
+        for device in layout.devices(folder):  # one with nothing written yet
+            if device != me_ and layout.seen_file(folder, device).exists():
+                acked.setdefault(device, 0)
+        for device, known in list(acked.items()):
+            path = layout.seen_file(folder, device)
+            try:
+                header, _changes = self._opened(kept, device, None, path, ack=True)
+            except (_Refused, OSError):
+                continue
+            count = (header.get("seen") or {}).get(me_, 0)
+            if isinstance(count, int):
+                acked[device] = max(known, count)
+        return min(acked.values(), default=0)
+
+    def _prune(self, folder: Path, kept: Secrets, self_row: dict[str, Any]) -> int:
+        """Remove this device's files every other device has applied (a hundred at a
+        time) and those older than `PRUNE_AGE`, after writing the snapshot that stands in
+        for them: the folder does not grow without end. Answers how many went."""
+        device, seq = self_row["device"], self_row["seq"]
+        files = layout.numbered_files(folder, device)
+        acked = self._acked(folder, kept, device)
+        old_before = time.time() - self.prune_age
+        going = [n for n, path in files.items() if n < seq and (
+            n <= acked or _modified(path) < old_before)]
+        if not going or (len(going) < PRUNE_BATCH and
+                         all(_modified(files[n]) >= old_before for n in going)):
+            return 0
+        header = {**self._header(kept, self_row, seq), "snapshot": True}
+        self._seal_into(layout.snapshot_file(folder, device), kept, header,
+                        snapshot(self.store.conn))
+        for n in going:
+            files[n].unlink(missing_ok=True)
+        return len(going)
 
     # -- applying ------------------------------------------------------------------------
 
@@ -243,6 +322,16 @@ class DeviceSync:
                     continue
                 numbered = layout.numbered_files(folder, device)
                 done = self._applied_seq(device)
+                if done + 1 not in numbered and self._behind(folder, device, numbered,
+                                                             done):
+                    try:
+                        if self._apply_snapshot(kept, self_row, device, totals):
+                            files += 1
+                            progress = True
+                    except _Refused as refusal:
+                        refused.append(self._refuse(
+                            folder, layout.snapshot_file(folder, device), str(refusal)))
+                    done = self._applied_seq(device)
                 while done + 1 in numbered:
                     path = numbered[done + 1]
                     try:
@@ -256,9 +345,42 @@ class DeviceSync:
                     done += 1
                     progress = True
         self.store.conn.execute("UPDATE sync_self SET last_sync = ?", (time.time(),))
+        if files:
+            self._tell_seen(folder, kept, self_row)
         return {"applied_files": files, "applied_rows": totals.rows,
                 "conflicts": totals.conflicts, "merged": totals.merged,
                 "refused": refused}
+
+    @staticmethod
+    def _behind(folder: Path, device: str, numbered: dict[int, Path], done: int) -> bool:
+        """The device's next file for this one is gone (pruned) while later ones, or its
+        snapshot of later, are there."""
+        if any(n > done + 1 for n in numbered):
+            return True
+        return not numbered and layout.snapshot_file(folder, device).exists()
+
+    def _apply_snapshot(self, kept: Secrets, self_row: dict[str, Any], device: str,
+                        totals: Applied) -> bool:
+        """Apply the device's snapshot in place of the files it removed; every device's
+        files it covers count as applied. A backup first."""
+        folder = Path(self_row["folder"])
+        path = layout.snapshot_file(folder, device)
+        if not path.exists():
+            return False
+        header, changes = self._opened(kept, device, None, path)
+        if not header.get("snapshot") or not isinstance(header.get("seq"), int) or \
+                header["seq"] <= self._applied_seq(device):
+            return False
+        backups.make_backup(self.store.conn, backups.backup_folder(self.store.path))
+        seen = {**{k: _whole(v) for k, v in (header.get("seen") or {}).items()},
+                device: header["seq"]}
+        self._apply_changes(self_row, _File(device, None, path, header, changes), totals)
+        for other, count in seen.items():
+            if other != self_row["device"]:
+                self.store.conn.execute(
+                    "INSERT INTO sync_devices(device, seq) VALUES (?, ?) ON CONFLICT (device)"
+                    " DO UPDATE SET seq = max(seq, excluded.seq)", (other, count))
+        return True
 
     def _applied_seq(self, device: str) -> int:
         row = self.store.query_one("SELECT seq FROM sync_devices WHERE device = ?",
@@ -272,8 +394,8 @@ class DeviceSync:
             " reason = excluded.reason, at = excluded.at", (name, reason, time.time()))
         return {"file": name, "reason": reason}
 
-    def _opened(self, kept: Secrets, device: str, seq: int,
-                path: Path) -> tuple[dict[str, Any], list[Any]]:
+    def _opened(self, kept: Secrets, device: str, seq: int | None, path: Path,
+                ack: bool = False) -> tuple[dict[str, Any], list[Any]]:
         """A file's header and changes, once every check passed; _Refused otherwise."""
         try:
             header, payload = unseal(kept.key, layout.read_file(path))
@@ -288,7 +410,10 @@ class DeviceSync:
         if known and known["public_key"] and known["public_key"] != header.get("pub"):
             raise _Refused(tr("the file is signed by another key than this device's "
                               "earlier files: written in its name by another device"))
-        if header.get("seq") != seq or header.get("set") != kept.key.set_id:
+        if (seq is not None and header.get("seq") != seq) or \
+                header.get("set") != kept.key.set_id or (seq is None) != bool(
+                    header.get("snapshot") or header.get("ack")) or \
+                bool(header.get("ack")) != ack:
             raise _Refused(tr("the file's number or set is not its name's (a copy of "
                               "another file)"))
         if not isinstance(header.get("schema"), int) or header["schema"] > LATEST_VERSION:
@@ -308,19 +433,30 @@ class DeviceSync:
         for other, count in (header.get("seen") or {}).items():
             if other != self_row["device"] and self._applied_seq(other) < _whole(count):
                 return False
+        self._apply_changes(self_row, _File(device, seq, path, header, changes), totals)
+        return True
+
+    def _apply_changes(self, self_row: dict[str, Any], file: _File, totals: Applied) -> None:
+        """One file's changes in one transaction, with the device's place in its files
+        (`seq`; a snapshot's: its own number) and its key."""
+        device, header, changes, path, seq = (file.device, file.header, file.changes,
+                                              file.path, file.seq)
         store = self.store
         clock = HybridClock(self_row["device"], me(store)["clock"])
+        mine = (header.get("seen") or {}).get(self_row["device"], 0)
         try:
             with store.transaction():
                 store.conn.execute("PRAGMA defer_foreign_keys = ON")
                 applied = apply_changes(store.conn, clock, device, changes, time.time())
                 store.conn.execute(
-                    "INSERT INTO sync_devices(device, name, seq, last_seen, public_key)"
-                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (device) DO UPDATE SET"
-                    " name = excluded.name, seq = excluded.seq,"
-                    " last_seen = excluded.last_seen, public_key = excluded.public_key",
-                    (device, str(header.get("name") or "")[:100], seq, time.time(),
-                     header.get("pub")))
+                    "INSERT INTO sync_devices(device, name, seq, last_seen, public_key,"
+                    " acked) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (device) DO UPDATE SET"
+                    " name = excluded.name, seq = max(seq, excluded.seq),"
+                    " last_seen = excluded.last_seen, public_key = excluded.public_key,"
+                    " acked = max(acked, excluded.acked)",
+                    (device, str(header.get("name") or "")[:100],
+                     header["seq"] if seq is None else seq, time.time(), header.get("pub"),
+                     _whole(mine)))
                 store.conn.execute("UPDATE sync_self SET clock = ?", (clock.last,))
                 store.conn.execute("DELETE FROM sync_refused WHERE file = ?",
                                    (str(path.relative_to(self_row["folder"])),))
@@ -330,11 +466,17 @@ class DeviceSync:
         totals.rows += applied.rows
         totals.conflicts += applied.conflicts
         totals.merged += applied.merged
-        return True
 
     def sync_now(self) -> dict[str, Any]:
         """Write this device's changes, then apply the others'."""
         return {**self.write(), **self.apply_all()}
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return time.time()
 
 
 def _whole(count: Any) -> int:

@@ -4,6 +4,7 @@ Sync now brings that device's memory in, and the status bar says when it synced.
 from __future__ import annotations
 
 from app.dialogs.settings import SettingsDialog
+from core.protocol.packets import PacketType
 from core.store import GraphStore
 from core.sync.service import DeviceSync
 from core.tools.executor import ToolExecutor
@@ -48,3 +49,45 @@ def test_start_join_from_another_device_and_sync_now(qtbot, open_window, home, t
     qtbot.waitUntil(lambda: page.devices.count() == 1 and "desktop" in
                     page.devices.item(0).text(), timeout=10000)
     assert "1 file applied" in page.devices.item(0).text()
+
+
+def test_what_came_from_another_device_names_it_and_large_ids_work(qtbot, open_window,
+                                                                    home, tmp_path):
+    """Ids numbered in a device's range lie above 2**31: the Memory tab, the node's
+    Changes (naming the device) and the trace all carry them."""
+    shared = tmp_path / "Sync"
+    other_home = tmp_path / "desktop"
+    other_home.mkdir()
+    window = open_window(home)
+    answers = []
+    window.host.send(PacketType.SYNC_START, {"folder": str(shared), "name": "laptop"},
+                     answers.append)
+    qtbot.waitUntil(lambda: bool(answers), timeout=20000)
+    other = GraphStore(other_home / "graph_memory.db")
+    try:
+        DeviceSync(other, other_home).join(shared, answers[0]["data"]["code"], "desktop")
+        ToolExecutor(other).execute("memory_commit", {"triplets": [
+            {"subject": "Ann", "relation": "is sister of", "object": "User"}]}, actor="user")
+        DeviceSync(other, other_home).write()
+    finally:
+        other.close()
+    with qtbot.waitSignal(window.host.events.memory_changed, timeout=20000):
+        window.setup.sync_now()
+    trace = window.trace
+    qtbot.waitUntil(lambda: any("desktop" in t.heading() for t in trace.turns),
+                    timeout=10000)
+    browser = window.browser
+    window.tabs.setCurrentWidget(browser)
+    qtbot.waitUntil(lambda: "Ann" in [browser.model.index(r, 0).data()
+                                      for r in range(browser.model.rowCount())],
+                    timeout=10000)
+    names = [browser.model.index(r, 0).data() for r in range(browser.model.rowCount())]
+    browser.list.selectRow(names.index("Ann"))
+    qtbot.waitUntil(lambda: (browser.details.node or {}).get("name") == "Ann",
+                    timeout=10000)
+    node_id = browser.details.node["id"]
+    assert node_id > 2 ** 31
+    browser.view.node_selected.emit(node_id)  # the picture's signal carries it whole
+    rows = browser.details.history
+    qtbot.waitUntil(lambda: rows.rowCount() > 0, timeout=10000)
+    assert "on desktop" in rows.index(0, 1).data()
