@@ -38,7 +38,9 @@ def _modes() -> str:
              ("trulymem --eval", tr("play the eval conversation and score the memory")),
              ("trulymem mcp", tr("share the memory with other AI apps (trulymem mcp --help)")),
              ("trulymem import-history PATH", tr("import past conversations and build the "
-                                                 "memory from them"))]
+                                                 "memory from them")),
+             ("trulymem sync", tr("the same memory on your other devices (trulymem sync "
+                                  "--help)"))]
     width = max(len(command) for command, _ in lines) + 2
     return tr("modes:") + "\n" + "\n".join(f"  {c:<{width}}{what}" for c, what in lines)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import CodedError
-from core.store import GraphStore
+from core.store import GraphStore, browse
 from core.store.conversations import create as new_conversation
 from core.store.text import match_query
 from core.sync.hlc import HybridClock
@@ -417,3 +417,24 @@ def test_files_every_device_applied_are_removed_a_hundred_at_a_time(devices, sha
     assert len(list(folder.glob("0*.tmsync"))) < 20
     assert (folder / "snapshot.tmsync").exists()
     assert desktop.state() == laptop.state()
+
+
+def test_a_device_that_leaves_keeps_its_memory_and_may_join_again(devices, shared):
+    laptop, desktop = devices("laptop"), devices("desktop")
+    code = pair(shared, laptop, desktop)
+    laptop.commit(("Ann", "likes", "tea"))
+    settle(laptop, desktop)
+    before = desktop.state()
+    assert desktop.sync.leave() == {"left": str(shared.resolve())}
+    assert desktop.sync.status() == {"joined": False}
+    assert desktop.state() == before
+    assert not (desktop.home / "sync.key").exists()
+    desktop.commit(("Bob", "likes", "coffee"))
+    assert desktop.store.query("SELECT * FROM sync_outbox") == []  # no longer recorded
+    assert browse.last_undoable(desktop.store) is not None  # every change is its own now
+    laptop.commit(("Cy", "likes", "water"))
+    laptop.sync.write()
+    desktop.sync.join(shared, code, "desktop again")
+    settle(laptop, desktop)
+    assert desktop.state() == laptop.state()
+    assert len(laptop.facts()) == 3

@@ -153,6 +153,10 @@ def test_three_devices_converge_whatever_the_order_files_arrive_in(tmp_path_fact
         first = devices[0].state()
         for device in devices[1:]:
             assert _differences(device.state(), first) == []
+        # no acknowledged write is lost: every change any device logged is on every device
+        logged = [{r["id"] for r in d.store.query("SELECT id FROM change_log")}
+                  for d in devices]
+        assert logged[0] == logged[1] == logged[2] == set().union(*logged)
     finally:
         for device in devices:
             device.store.close()

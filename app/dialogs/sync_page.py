@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
+    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -58,8 +59,8 @@ class SyncPage(QWidget):
         intro = QLabel(tr("Keep this memory the same on your other computers through a "
                           "folder your syncing app (Syncthing, Nextcloud, Dropbox, a network "
                           "share) already keeps the same on each. TrulyMEM writes its "
-                          "changes there encrypted: whoever stores the folder reads "
-                          "nothing. The settings and the API key stay on each device."))
+                          "changes there encrypted: whoever stores the folder cannot read "
+                          "them. The settings and the API key stay on each device."))
         intro.setWordWrap(True)
         quiet(intro)
         self._make_join_fields()
@@ -88,7 +89,7 @@ class SyncPage(QWidget):
         self.start_button.clicked.connect(self.start)
         self.code = QLineEdit()
         self.code.setObjectName("syncCode")
-        self.code.setPlaceholderText("XXXXX-XXXXX-XXXXX-XXXXX-XXXXX-X")
+        self.code.setPlaceholderText("·····-·····-·····-·····-·····-·")  # its shape
         self.code.returnPressed.connect(self.join)
         self.join_button = QPushButton(tr("&Join"))
         self.join_button.setObjectName("syncJoin")
@@ -104,7 +105,7 @@ class SyncPage(QWidget):
         form.addRow(self._label(tr("This device's &name"), self.device_name),
                     self.device_name)
         form.addRow("", self.start_button)
-        form.addRow(self._label(tr("Or join with the &code"), self.code), join_row)
+        form.addRow(self._label(tr("Or join with a &code"), self.code), join_row)
         note = QLabel(tr("On the first device, start; on each other device, choose its copy "
                          "of the same folder and type the code the first one shows."))
         note.setWordWrap(True)
@@ -123,21 +124,10 @@ class SyncPage(QWidget):
         self.show_code = QPushButton(tr("Show the pairing &code"))
         self.show_code.setObjectName("syncShowCode")
         self.show_code.clicked.connect(lambda: self.refresh(with_code=True))
-        self.shown_code = QLineEdit()
-        self.shown_code.setObjectName("syncShownCode")
-        self.shown_code.setReadOnly(True)
-        self.shown_code.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.shown_code.setAccessibleName(tr("Pairing code"))
-        self.copy_code = QPushButton(tr("Cop&y"))
-        self.copy_code.clicked.connect(
-            lambda: QGuiApplication.clipboard().setText(self.shown_code.text()))
-        self.code_row = QWidget()
-        code_layout = QHBoxLayout(self.code_row)
-        code_layout.setContentsMargins(0, 0, 0, 0)
-        code_layout.addWidget(QLabel(tr("Type this code on your other devices:")))
-        code_layout.addWidget(self.shown_code, 1)
-        code_layout.addWidget(self.copy_code)
-        self.code_row.hide()
+        self.leave_button = QPushButton(tr("Stop syncing on this device…"))
+        self.leave_button.setObjectName("syncLeave")
+        self.leave_button.clicked.connect(self.leave)
+        self._make_code_row()
         self.devices = QListWidget()
         self.devices.setObjectName("syncDevices")
         self.devices.setAccessibleName(tr("Devices in this sync set"))
@@ -155,6 +145,7 @@ class SyncPage(QWidget):
         buttons.addWidget(self.sync_button)
         buttons.addWidget(self.show_code)
         buttons.addStretch(1)
+        buttons.addWidget(self.leave_button)
         self.after = QWidget()
         layout = QVBoxLayout(self.after)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -165,6 +156,24 @@ class SyncPage(QWidget):
         layout.addWidget(self.devices)
         layout.addWidget(self.conflicts_label)
         layout.addWidget(self.conflicts, 1)
+
+    def _make_code_row(self) -> None:
+        """The pairing code, shown on request, to copy or read out to another device."""
+        self.shown_code = QLineEdit()
+        self.shown_code.setObjectName("syncShownCode")
+        self.shown_code.setReadOnly(True)
+        self.shown_code.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.shown_code.setAccessibleName(tr("Pairing code"))
+        self.copy_code = QPushButton(tr("Cop&y"))
+        self.copy_code.clicked.connect(
+            lambda: QGuiApplication.clipboard().setText(self.shown_code.text()))
+        self.code_row = QWidget()
+        code_layout = QHBoxLayout(self.code_row)
+        code_layout.setContentsMargins(0, 0, 0, 0)
+        code_layout.addWidget(QLabel(tr("Type this code on your other devices:")))
+        code_layout.addWidget(self.shown_code, 1)
+        code_layout.addWidget(self.copy_code)
+        self.code_row.hide()
 
     def _label(self, text: str, buddy: QWidget) -> QLabel:
         label = QLabel(text)
@@ -202,6 +211,23 @@ class SyncPage(QWidget):
                                               "code": self.code.text().strip(),
                                               "name": self.device_name.text().strip()},
                        self._done)
+
+    def leave(self) -> None:
+        """Asks first: the other devices go on without this one."""
+        answer = QMessageBox.question(
+            self, tr("Stop syncing"),
+            tr("Stop syncing this memory with your other devices? It stays here as it is, "
+               "and the others keep theirs; to sync again, join with the code."))
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        self.host.send(PacketType.SYNC_LEAVE, {}, self._left)
+
+    def _left(self, answer: dict[str, Any]) -> None:
+        self.result.setText(tr("This device no longer syncs.") if answer["success"]
+                            else tr("Sync failed: {error}", error=answer["error"]))
+        self.shown_code.clear()
+        self.code_row.hide()
+        self.refresh()
 
     def sync_now(self) -> None:
         self._busy(tr("Syncing…"))

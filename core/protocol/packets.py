@@ -80,6 +80,7 @@ class PacketType(Enum):
     SYNC_START = "sync_start"  # start a set in a folder; answers the pairing code
     SYNC_JOIN = "sync_join"  # join the set in a folder with its code
     SYNC_NOW = "sync_now"  # write this device's changes, apply the others'
+    SYNC_LEAVE = "sync_leave"  # this device stops syncing; its memory stays
 
 
 @dataclass

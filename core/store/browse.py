@@ -272,7 +272,9 @@ def own_change(store: GraphStore, alias: str = "") -> str:
     than sync (opened read-only, not migrated)."""
     if store.schema_version() < SYNC_SCHEMA:
         return "1"
-    return f"({alias}device IS NULL OR {alias}device = (SELECT device FROM sync_self))"
+    return (f"({alias}device IS NULL OR {alias}device = (SELECT device FROM sync_self) OR"
+            f" {alias}device IN (SELECT device FROM sync_former) OR"
+            " NOT EXISTS (SELECT 1 FROM sync_self))")  # a device that left: all are its own
 
 
 def _device_name(store: GraphStore, alias: str = "") -> str:

@@ -374,7 +374,9 @@ class GraphStore:
         """The first id of this device's own range once it syncs (0 before): devices
         number new rows in ranges of their own, so two never give one id to two rows."""
         try:
-            row = self.conn.execute("SELECT slot FROM sync_self").fetchone()
+            row = self.conn.execute(
+                "SELECT slot FROM sync_self UNION ALL SELECT * FROM (SELECT slot FROM"
+                " sync_former ORDER BY left_at DESC LIMIT 1) LIMIT 1").fetchone()
         except sqlite3.Error:  # a file older than sync, opened read-only
             return 0
         return row[0] * ID_SPAN if row else 0
@@ -567,8 +569,9 @@ class GraphStore:
         if device is None:
             return None
         row = self.query_one("SELECT (SELECT device FROM sync_self) AS me, (SELECT name FROM"
-                             " sync_devices WHERE device = ?) AS name", (device,))
-        if row is None or row["me"] is None or row["me"] == device:
+                             " sync_devices WHERE device = ?) AS name, EXISTS (SELECT 1 FROM"
+                             " sync_former WHERE device = ?) AS former", (device, device))
+        if row is None or row["me"] is None or row["me"] == device or row["former"]:
             return None
         return row["name"] or device
 

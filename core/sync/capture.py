@@ -47,6 +47,11 @@ CREATE TABLE sync_self (
     joined_at REAL NOT NULL,
     last_sync REAL
 );
+CREATE TABLE sync_former (  -- who this device was before it left a set: its changes stay
+    device TEXT PRIMARY KEY,  -- its own (undo), its range stays the one it numbers in
+    slot INTEGER NOT NULL,
+    left_at REAL NOT NULL
+);
 CREATE TABLE sync_devices (  -- the other devices: how far their files were applied
     device TEXT PRIMARY KEY,
     name TEXT NOT NULL DEFAULT '',

@@ -4,6 +4,7 @@
     trulymem sync --folder DIR --code CODE   join the set in DIR
     trulymem sync                            sync now: what was written and applied
     trulymem sync --status                   this device, the others, conflicts, refusals
+    trulymem sync --leave                    stop syncing here (the memory stays)
 
 Each takes `--home`, like the other modes. Exit status 0 when it worked, 1 when not (the
 reason on stderr).
@@ -35,6 +36,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--code", help=tr("the pairing code shown on a device already in "
                                           "the set"))
     parser.add_argument("--name", help=tr("this device's name (default: the host name)"))
+    parser.add_argument("--leave", action="store_true",
+                        help=tr("stop syncing on this device (its memory stays as it is)"))
     parser.add_argument("--status", action="store_true",
                         help=tr("show this device's sync state and change nothing"))
     parser.add_argument("--home", help=tr("data folder (default $TRULYMEM_HOME or "
@@ -56,6 +59,8 @@ def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -
     try:
         if args.status:
             packet = Packet.make(PacketType.SYNC_STATUS)
+        elif args.leave:
+            packet = Packet.make(PacketType.SYNC_LEAVE)
         elif args.folder and args.code:
             packet = Packet.make(PacketType.SYNC_JOIN, {"folder": args.folder,
                                                         "code": args.code,
@@ -76,6 +81,10 @@ def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -
 
 
 def _report(kind: PacketType, data: dict[str, Any], out: TextIO) -> None:
+    if kind == PacketType.SYNC_LEAVE:
+        out.write(tr("this device no longer syncs through {folder}; its memory stays",
+                     folder=data["left"]) + "\n")
+        return
     for line in _refusals(data):
         out.write(line + "\n")
     if kind == PacketType.SYNC_STATUS:

@@ -186,6 +186,24 @@ class DeviceSync:
         return {"set": set_id, "device": me(self.store)["device"], **wrote,
                 **self.apply_all()}
 
+    def leave(self) -> dict[str, Any]:
+        """This device stops syncing: its memory stays as it is, its files stay in the
+        folder for the others, and what it knew of the set (its key included) goes. It
+        may join again later, with the code."""
+        self_row = self._member()
+        with self.store.transaction():
+            for table in ("sync_self", "sync_outbox", "sync_devices", "sync_rows",
+                          "sync_alias", "sync_parked", "sync_rewritten", "sync_refused",
+                          "sync_conflicts"):
+                self.store.conn.execute(f"DELETE FROM {table}")
+            self.store.conn.execute("UPDATE sync_capture SET on_ = 0")
+            # new rows stay in this device's range (the others may hold rows numbered
+            # anywhere above it), and its changes stay its own should it join again
+            self.store.conn.execute("INSERT OR REPLACE INTO sync_former VALUES (?, ?, ?)",
+                                    (self_row["device"], self_row["slot"], time.time()))
+        self.key_path.unlink(missing_ok=True)
+        return {"left": self_row["folder"]}
+
     def _refuse_if_member(self) -> None:
         self_row = me(self.store)
         if self_row is not None:
@@ -199,6 +217,7 @@ class DeviceSync:
         store = self.store
         backups.make_backup(store.conn, backups.backup_folder(store.path))
         self._save_secrets(kept)
+        taken |= {row["slot"] for row in store.query("SELECT slot FROM sync_former")}
         slot = secrets.choice([s for s in range(1, SLOTS + 1) if s not in taken])
         device = secrets.token_hex(8)
         with store.transaction():

@@ -47,7 +47,7 @@ KEEP = {w.lower() for w in """
     Claude Desktop Cursor Cherry HTTP HTTPS SQLite Markdown Ctrl Shift Alt Meta Esc Enter
     Return Tab Del Backspace PgUp PgDown Home End Space Ins Up Down Left Right Bearer
     Authorization pip sk deepseek chat test model User Noto Emoji Linux macOS Windows
-    token English
+    token English Syncthing Nextcloud Dropbox
     """.split()}
 # Quoted config keys ("shortcuts") and another app's own menu path (Settings › Developer),
 # which the person must find as that app writes it.

@@ -3,11 +3,14 @@ Sync now brings that device's memory in, and the status bar says when it synced.
 
 from __future__ import annotations
 
+from PySide6.QtWidgets import QMessageBox
+
 from app.dialogs.settings import SettingsDialog
 from core.protocol.packets import PacketType
 from core.store import GraphStore
 from core.sync.service import DeviceSync
 from core.tools.executor import ToolExecutor
+from tests.gui.conftest import when_shown
 
 
 def test_start_join_from_another_device_and_sync_now(qtbot, open_window, home, tmp_path):
@@ -49,6 +52,14 @@ def test_start_join_from_another_device_and_sync_now(qtbot, open_window, home, t
     qtbot.waitUntil(lambda: page.devices.count() == 1 and "desktop" in
                     page.devices.item(0).text(), timeout=10000)
     assert "1 file applied" in page.devices.item(0).text()
+
+    when_shown(QMessageBox, lambda box: box.button(QMessageBox.StandardButton.Yes).click())
+    with qtbot.waitSignal(window.host.events.sync, timeout=20000):
+        page.leave_button.click()
+    qtbot.waitUntil(lambda: not page.before.isHidden(), timeout=10000)
+    assert page.result.text() == "This device no longer syncs."
+    assert window.status.sync_label.text() == ""
+    assert not (home / "sync.key").exists()
 
 
 def test_what_came_from_another_device_names_it_and_large_ids_work(qtbot, open_window,

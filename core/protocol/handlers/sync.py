@@ -66,3 +66,10 @@ def sync_now(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     if result.get("applied_rows") and backend.announcer is not None:
         backend.announcer.look_again()
     return result
+
+
+@handles(PacketType.SYNC_LEAVE, {})
+def sync_leave(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+    result = _sync(backend).leave()
+    backend.events(Event.SYNC, backend.sync.state(backend.store))
+    return result
