@@ -13,6 +13,7 @@ from core.store import GraphStore, browse
 from core.store.conversations import create as new_conversation
 from core.store.text import match_query
 from core.sync.hlc import HybridClock
+from core.sync.keeper import APPLY_EVERY, SyncKeeper
 from core.sync.service import DeviceSync, SyncError
 from core.tools.executor import ToolExecutor
 
@@ -438,3 +439,28 @@ def test_a_device_that_leaves_keeps_its_memory_and_may_join_again(devices, share
     settle(laptop, desktop)
     assert desktop.state() == laptop.state()
     assert len(laptop.facts()) == 3
+
+
+def test_the_window_writes_after_each_change_and_looks_every_two_minutes(devices, shared):
+    laptop, desktop = devices("laptop"), devices("desktop")
+    pair(shared, laptop, desktop)
+    now = [1000.0]
+    told = []
+    keeper = SyncKeeper(laptop.home, clock=lambda: now[0])
+    assert keeper.maybe_apply(laptop.store, lambda *event: told.append(event)) is not None
+    assert keeper.maybe_apply(laptop.store, lambda *event: None) is None  # not due yet
+    laptop.commit(("Ann", "likes", "tea"))
+    assert keeper.after_packet(laptop.store, lambda *event: told.append(event))
+    assert not keeper.after_packet(laptop.store, lambda *event: None)  # nothing new
+    desktop.sync.apply_all()
+    assert desktop.facts() == [("Ann", "likes", "tea", "active")]
+    desktop.commit(("Bob", "likes", "coffee"))
+    desktop.sync.write()
+    now[0] += APPLY_EVERY
+    assert keeper.maybe_apply(laptop.store, lambda *event: None)["applied_rows"] > 0
+    assert ("Bob", "likes", "coffee", "active") in laptop.facts()
+    assert told[-1][0] == "sync" and told[-1][1]["joined"]
+    quiet = SyncKeeper(laptop.home, automatic=False)  # a command: only when asked
+    laptop.commit(("Cy", "likes", "water"))
+    assert not quiet.after_packet(laptop.store, lambda *event: None)
+    assert quiet.maybe_apply(laptop.store, lambda *event: None) is None

@@ -79,7 +79,8 @@ class Dispatcher:
         self.session: ChatSession | None = None
         self.running = False
         self.backups = BackupKeeper(self.db_path)
-        self.sync = SyncKeeper(home or self.db_path.parent)
+        # the window syncs by itself; headless hosts and commands when asked (SYNC_NOW)
+        self.sync = SyncKeeper(home or self.db_path.parent, automatic=can_ask_person)
         self.announcer: Announcer | None = None
         self.stopped = threading.Event()  # a stop for work other than a turn (an import)
         self.conversation_id: int | None = None  # the one shown; None: the one used last

@@ -26,8 +26,11 @@ Tell = Callable[[str, dict[str, Any]], None]
 
 
 class SyncKeeper:
-    def __init__(self, home: Path, clock: Callable[[], float] = time.monotonic) -> None:
-        self.home, self.clock = Path(home), clock
+    def __init__(self, home: Path, clock: Callable[[], float] = time.monotonic,
+                 automatic: bool = True) -> None:
+        """`automatic`: sync by itself (the window); a command (`trulymem sync --status`,
+        an import) syncs only when asked."""
+        self.home, self.clock, self.automatic = Path(home), clock, automatic
         self.error: str | None = None
         self.last: dict[str, Any] = {}
         self._due = 0.0  # when to look for other devices' files next (0: at once)
@@ -45,8 +48,8 @@ class SyncKeeper:
 
     def after_packet(self, store: GraphStore | None, tell: Tell) -> bool:
         """Write this device's changes, if there are any; answers whether it ran."""
-        if not self.joined(store) or not store.query_one("SELECT 1 AS yes FROM sync_outbox"
-                                                         " LIMIT 1"):
+        if not self.automatic or not self.joined(store) or not store.query_one(
+                "SELECT 1 AS yes FROM sync_outbox LIMIT 1"):
             return False
         self._run(store, "write", tell)
         return True
@@ -54,7 +57,7 @@ class SyncKeeper:
     def maybe_apply(self, store: GraphStore | None, tell: Tell) -> dict[str, Any] | None:
         """Sync now when the last look is old enough (soon after the start, then every
         `APPLY_EVERY` seconds)."""
-        if self.clock() < self._due:
+        if not self.automatic or self.clock() < self._due:
             return None
         if not self.joined(store):
             self._due = self.clock() + APPLY_EVERY
@@ -66,7 +69,7 @@ class SyncKeeper:
         return self._run(store, "sync_now", tell, raising=True)
 
     def at_exit(self, store: GraphStore | None) -> None:
-        if self.joined(store):
+        if self.automatic and self.joined(store):
             self._run(store, "write", lambda _event, _data: None)
 
     def _run(self, store: GraphStore, what: str, tell: Tell,
@@ -77,12 +80,12 @@ class SyncKeeper:
             result = getattr(sync, what)()
             self.error = None
         except (CodedError, OSError, sqlite3.Error) as error:
-            log.warning("sync failed: %s", error)
             self.error = error.said() if isinstance(error, CodedError) else str(error)
             result = {"error": self.error}
-            if raising:
+            if raising:  # the one who asked says it
                 tell(Event.SYNC, self.state(store))
                 raise
+            log.warning("sync failed: %s", error)
         self.last = result
         tell(Event.SYNC, self.state(store))
         return result

@@ -159,7 +159,11 @@ class DeviceSync:
             raise SyncError(N_("{folder} already holds a sync set: join it with the code "
                                "shown on the device that started it"), folder=str(folder))
         kept = Secrets(new_code(), new_signing_key())
-        layout.write_set_id(folder, kept.key.set_id)
+        try:
+            layout.write_set_id(folder, kept.key.set_id)
+        except OSError as error:
+            raise SyncError(N_("the folder {folder} cannot be used for sync: {error}"),
+                            folder=str(folder), error=error.strerror or str(error)) from None
         self._become_member(folder, kept, name, taken=set())
         wrote = self.write(first=True)
         return {"code": kept.code, "set": kept.key.set_id,
