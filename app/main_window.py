@@ -115,6 +115,8 @@ class MainWindow(QMainWindow):
         self.memory.state_changed.connect(
             lambda text: None if self.turns.running else status.set_state(text))
         self.memory.restored.connect(self._read_everything_again)
+        self.host.events.sync.connect(  # joined a sync set: every id moved into its range
+            lambda state: state.get("renumbered") and self._read_everything_again())
         self.setup.changed.connect(self._settings_saved)
         self.setup.limits_changed.connect(self._load_limits)
         self.conversations.shown.connect(self._show_conversation)
@@ -266,6 +268,7 @@ class MainWindow(QMainWindow):
     def _read_everything_again(self) -> None:
         """After a restore: the status, the chat, the approvals and the Memory tab."""
         self._read_status()
+        self.conversations.refresh()
         self.reload_history()
         self.memory.load_approvals()
         self.refresh_memory()

@@ -37,8 +37,9 @@ class Event(StrEnum):
     #   building the memory from it a piece at a time ("failed": the endpoint failed;
     #   the build goes on from there next time)
     SYNC = "sync"  # {"joined", "name", "folder", "last_sync", "devices", "conflicts",
-    #   "refused", "waiting", "error", "arrived"}: the state of this device's sync set
-    #   after each sync (see `core.sync.keeper`)
+    #   "refused", "waiting", "error", "arrived", "renumbered"?}: the state of this
+    #   device's sync set after each sync (see `core.sync.keeper`); "renumbered" once it
+    #   joined a set and its rows moved into its own range of ids (read everything again)
     MEMORY_WRITTEN = "memory_written"  # {"turn_id", "tool_calls", "rejected_tools",
     #   "refused_why", "note", "touched"}: what the memory-writing step did after a reply
     #   was answered (its calls' own events carry "turn_id" and "after_answer": true)

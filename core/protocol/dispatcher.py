@@ -398,6 +398,17 @@ class Dispatcher:
         """From the indexer's thread, through whatever sink `events` is at the time."""
         self.events(event, data)
 
+    def ids_moved(self) -> None:
+        """Every row's id moved (this memory joined a sync set and took its device's
+        range): what this side holds by id is found again, and the indexer starts over
+        from the stored vectors."""
+        self.conversation_id = None
+        if self.announcer is not None:
+            self.announcer.forget_counts()
+        if self.meaning is not None:
+            self._stop_meaning()
+            self._start_meaning()
+
     def _stop_meaning(self) -> None:
         if self.meaning is None:
             return

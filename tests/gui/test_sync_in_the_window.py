@@ -10,7 +10,8 @@ from core.protocol.packets import PacketType
 from core.store import GraphStore
 from core.sync.service import DeviceSync
 from core.tools.executor import ToolExecutor
-from tests.gui.conftest import when_shown
+from tests.gui.conftest import wait_turn, when_shown
+from tests.gui.test_window import type_and_send
 
 
 def test_start_join_from_another_device_and_sync_now(qtbot, open_window, home, tmp_path):
@@ -102,3 +103,34 @@ def test_what_came_from_another_device_names_it_and_large_ids_work(qtbot, open_w
     rows = browser.details.history
     qtbot.waitUntil(lambda: rows.rowCount() > 0, timeout=10000)
     assert "on desktop" in rows.index(0, 1).data()
+
+
+def test_a_turn_that_remembers_is_written_for_the_other_devices(qtbot, open_window, home,
+                                                                llm, tmp_path):
+    """End to end: a message in the window, the model remembers a fact, and without
+    anyone pressing Sync the fact is in the folder; another device applies it."""
+    llm.play({"tool_calls": [{"name": "memory_commit", "arguments": {"triplets": [
+        {"subject": "User", "relation": "likes", "object": "green tea"}]}}]},
+        {"text": "Noted."})
+    window = open_window(home)
+    shared = tmp_path / "Sync"
+    answers = []
+    window.host.send(PacketType.SYNC_START, {"folder": str(shared), "name": "laptop"},
+                     answers.append)
+    qtbot.waitUntil(lambda: bool(answers), timeout=20000)
+    device = answers[0]["data"]["device"]
+    qtbot.waitUntil(lambda: not window.host.busy, timeout=10000)  # read again, renumbered
+    before = len(list((shared / device).glob("0*.tmsync")))
+    with qtbot.waitSignal(window.host.events.sync, timeout=30000):
+        type_and_send(qtbot, window, "I like green tea")
+    wait_turn(qtbot, window)
+    assert len(list((shared / device).glob("0*.tmsync"))) == before + 1  # the turn's
+    other_home = tmp_path / "desktop"
+    other_home.mkdir()
+    other = GraphStore(other_home / "graph_memory.db")
+    try:
+        DeviceSync(other, other_home).join(shared, answers[0]["data"]["code"], "desktop")
+        assert other.query("SELECT t.name FROM edges e JOIN nodes t ON t.id = e.target_id"
+                           " WHERE e.relation = 'likes'") == [{"name": "green tea"}]
+    finally:
+        other.close()

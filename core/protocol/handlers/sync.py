@@ -44,8 +44,15 @@ def _folder(body: dict[str, Any]) -> Path:
          long_running=True)
 def sync_start(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     result = _sync(backend).start(_folder(body), body.get("name") or None)
-    backend.events(Event.SYNC, backend.sync.state(backend.store))
+    _renumbered(backend)
     return result
+
+
+def _renumbered(backend: Dispatcher) -> None:
+    """The memory's rows moved into this device's range: the conversation shown is found
+    again by use, and the window reads everything again (`renumbered`)."""
+    backend.ids_moved()
+    backend.events(Event.SYNC, {**backend.sync.state(backend.store), "renumbered": True})
 
 
 @handles(PacketType.SYNC_JOIN, {"type": "object", "required": ["folder", "code"],
@@ -55,7 +62,7 @@ def sync_join(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     result = _sync(backend).join(_folder(body), body["code"], body.get("name") or None)
     if backend.announcer is not None:
         backend.announcer.look_again()  # the other devices' memory, told as it arrived
-    backend.events(Event.SYNC, backend.sync.state(backend.store))
+    _renumbered(backend)
     return result
 
 
