@@ -114,6 +114,8 @@ class _Applier:
         self.known = {table: _columns(conn, table) for table in SYNCED}
         self.applied = Applied()
         self._unmerged: list[int] = []
+        self._rewrites = conn.execute("SELECT 1 FROM sync_rewritten LIMIT 1").fetchone() \
+            is not None
 
     def apply(self, change: Change) -> None:
         table, stamp = change.get("t"), change.get("s")
@@ -194,7 +196,9 @@ class _Applier:
             if name in values:
                 named = values[name]
                 values[name] = alias(self.conn, "nodes", named)
-                _remember_rewrite(self.conn, (table, row_id, name), named, values[name])
+                if named != values[name] or self._rewrites:  # (none kept: nothing to clear)
+                    _remember_rewrite(self.conn, (table, row_id, name), named, values[name])
+                    self._rewrites = True
         if table == "change_log" and values.get("device", 1) is None:
             values["device"] = self.device  # its maker's "this device"
         return values
