@@ -352,8 +352,10 @@ class DeviceSync:
                             files += 1
                             progress = True
                     except _Refused as refusal:
-                        refused.append(self._refuse(
-                            folder, layout.snapshot_file(folder, device), str(refusal)))
+                        snapshot_path = layout.snapshot_file(folder, device)
+                        if all(r["file"] != str(snapshot_path.relative_to(folder))
+                               for r in refused):
+                            refused.append(self._refuse(folder, snapshot_path, str(refusal)))
                     done = self._applied_seq(device)
                 while done + 1 in numbered:
                     path = numbered[done + 1]
@@ -362,7 +364,8 @@ class DeviceSync:
                                                 totals):
                             break  # it waits for another device's files
                     except _Refused as refusal:
-                        refused.append(self._refuse(folder, path, str(refusal)))
+                        if all(r["file"] != str(path.relative_to(folder)) for r in refused):
+                            refused.append(self._refuse(folder, path, str(refusal)))
                         break
                     files += 1
                     done += 1
