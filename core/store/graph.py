@@ -381,11 +381,11 @@ class GraphStore:
             return 0
         return row[0] * ID_SPAN if row else 0
 
-    def next_id(self, table: str) -> int:
+    def next_id(self, table: str, base: int | None = None) -> int:
         """The id the next row of `table` gets: above every id it ever had (`id_floor`),
         so a removed row's id never names another; within this device's range once it
-        syncs."""
-        base = self.id_base()
+        syncs (`base`, when the caller knows it already)."""
+        base = self.id_base() if base is None else base
         if not base:
             return self.conn.execute(
                 f"SELECT max((SELECT coalesce(max(id), 0) FROM {table}), coalesce((SELECT"
@@ -398,7 +398,8 @@ class GraphStore:
     def new_id(self, table: str) -> int | None:
         """An id for a row of a table SQLite numbers by itself: None (SQLite's choice)
         until this device syncs, then the next one of its range."""
-        return self.next_id(table) if self.id_base() else None
+        base = self.id_base()
+        return self.next_id(table, base) if base else None
 
     def _raise_floor(self, table: str, top: int) -> None:
         """Before rows up to `top` are removed: their ids stay taken."""

@@ -5,8 +5,9 @@ larger device id. Removing a row for good (emptying the trash, undoing its creat
 over edits of it; a removed row comes back only whole, from a write later than its
 removal (an undo or a redo). The same name created on two devices is one node: the one
 with the smaller id stays, the other is merged into it with its facts, and two active
-copies of one fact keep the smaller id active. Whatever this device changes to reach that
-state is recorded like its own writes, so every device ends the same.
+copies of one fact keep the smaller id active. What this device decides alone to reach
+that state (a merge it found) is recorded like its own writes; what every device does the
+same way (a merge it received) is not sent again.
 """
 
 from __future__ import annotations
@@ -14,17 +15,17 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from core.store.graph import decode_ops, index_change_rows
 from core.sync.capture import SYNCED, note_merge
 from core.sync.hlc import HybridClock, parse_stamp
-from core.sync.outgoing import Change, decode_value, keep_clocks
+from core.sync.outgoing import Change, clocks_of, decode_value, keep_clocks
 
 # Columns naming a row of a table whose rows can be merged into others.
 _NODE_REFERENCES = {"edges": ("source_id", "target_id")}
-_PARKED = "\x00merging"
+_ASIDE = "\x00merging"
 
 
 @dataclass
@@ -32,19 +33,10 @@ class Applied:
     rows: int = 0
     conflicts: int = 0
     merged: int = 0
-    skipped: int = 0
-    tables: dict[str, int] = field(default_factory=dict)
 
 
 def _recording(conn: sqlite3.Connection, on: bool) -> None:
     conn.execute("UPDATE sync_capture SET on_ = ?", (int(on),))
-
-
-def _clocks(conn: sqlite3.Connection, table: str, row_id: int) -> tuple[dict[str, str],
-                                                                          str | None]:
-    row = conn.execute("SELECT clocks, removed FROM sync_rows WHERE tbl = ? AND row_id = ?",
-                       (table, row_id)).fetchone()
-    return (json.loads(row[0]), row[1]) if row else ({}, None)
 
 
 def alias(conn: sqlite3.Connection, table: str, row_id: Any) -> Any:
@@ -126,7 +118,6 @@ class _Applier:
         self.clock.see(stamp)
         row_id = change["id"]
         self.applied.rows += 1
-        self.applied.tables[table] = self.applied.tables.get(table, 0) + 1
         if table == "nodes" and "m" in change:
             self._merge(row_id, change["m"], stamp)
             return
@@ -138,7 +129,6 @@ class _Applier:
                 # merged into another node: the node it became keeps its own values, on
                 # every device (facts naming it are pointed at that node as they arrive);
                 # its own are kept aside, for the day the merge is undone
-                self.applied.skipped += 1
                 if not change.get("x"):
                     self._park_write(row_id, stamp, change)
                 return
@@ -161,10 +151,9 @@ class _Applier:
         if not isinstance(keep, int) or isinstance(keep, bool):
             raise ValueError(f"a merge into {keep!r}")
         target, became = alias(self.conn, "nodes", keep), alias(self.conn, "nodes", gone)
-        if became == target or (became == gone and _clocks(self.conn, "nodes", gone)[0].get(
+        if became == target or (became == gone and clocks_of(self.conn, "nodes", gone)[0].get(
                 "*", "") > stamp):
-            self.applied.skipped += 1  # merged already, or put back whole since (an undo)
-            return
+            return  # merged already, or put back whole since (an undo)
         self.applied.merged += 1
         if became != gone:
             smaller, larger = sorted((became, target))
@@ -178,10 +167,9 @@ class _Applier:
                           (gone, target, stamp))
 
     def _remove(self, table: str, row_id: int, stamp: str) -> None:
-        clocks, removed = _clocks(self.conn, table, row_id)
+        clocks, removed = clocks_of(self.conn, table, row_id)
         if (removed and removed >= stamp) or clocks.get("*", "") > stamp:
-            self.applied.skipped += 1  # already removed, or put back whole since
-            return
+            return  # already removed, or put back whole since
         self.conn.execute(f"DELETE FROM {table} WHERE id = ?", (row_id,))
         keep_clocks(self.conn, table, row_id, clocks, stamp)
 
@@ -209,7 +197,7 @@ class _Applier:
         it."""
         values = self._values("nodes", change, row_id)
         stamps = dict.fromkeys(values, stamp) | self._column_stamps(change)
-        clocks, removed = _clocks(self.conn, "nodes", row_id)
+        clocks, removed = clocks_of(self.conn, "nodes", row_id)
         parked = self.conn.execute("SELECT row FROM sync_parked WHERE row_id = ?",
                                    (row_id,)).fetchone()
         kept = json.loads(parked[0]) if parked else {}
@@ -246,13 +234,12 @@ class _Applier:
     def _write(self, table: str, row_id: int, stamp: str, change: Change) -> None:
         values = self._values(table, change, row_id)
         stamps = dict.fromkeys(values, stamp) | self._column_stamps(change)
-        clocks, removed = _clocks(self.conn, table, row_id)
+        clocks, removed = clocks_of(self.conn, table, row_id)
         whole = bool(change.get("w"))
         row = _current(self.conn, table, row_id)
         if (whole and removed and removed > stamp) or (row is None and not whole):
             # removed later than this row was written whole; or an edit of a row removed
             # (or merged) here, which has nothing left to change
-            self.applied.skipped += 1
             return
         if row is None:
             if table == "nodes":  # back after a merge: its columns written since stay
@@ -329,7 +316,7 @@ def _insert_merging(conn: sqlite3.Connection, sql: str, row_id: int, values: dic
     if local < row_id:  # it is this node: the others hear so
         note_merge(conn, row_id, local)
         return
-    conn.execute(sql, (row_id, *{**values, "norm_name": values["norm_name"] + _PARKED}
+    conn.execute(sql, (row_id, *{**values, "norm_name": values["norm_name"] + _ASIDE}
                        .values()))
     merge_nodes(conn, keep=row_id, gone=local)
     conn.execute("UPDATE nodes SET norm_name = ? WHERE id = ?", (values["norm_name"], row_id))
@@ -453,7 +440,7 @@ def _update(conn: sqlite3.Connection, table: str, row_id: int, values: dict[str,
                         _update(conn, table, row_id, rest, applied)
                     merge_nodes(conn, keep=other, gone=row_id)
                     return
-                conn.execute(sql, (*{**values, "norm_name": values["norm_name"] + _PARKED}
+                conn.execute(sql, (*{**values, "norm_name": values["norm_name"] + _ASIDE}
                                    .values(), row_id))
                 merge_nodes(conn, keep=row_id, gone=other)
                 conn.execute("UPDATE nodes SET norm_name = ? WHERE id = ?",

@@ -28,7 +28,9 @@ def decode_value(value: Any) -> Any:
     return value
 
 
-def _clocks(conn: sqlite3.Connection, table: str, row_id: int) -> tuple[dict[str, str], str | None]:
+def clocks_of(conn: sqlite3.Connection, table: str,
+              row_id: int) -> tuple[dict[str, str], str | None]:
+    """A synced row's clock per column, and the stamp of its removal if it was removed."""
     row = conn.execute("SELECT clocks, removed FROM sync_rows WHERE tbl = ? AND row_id = ?",
                        (table, row_id)).fetchone()
     return (json.loads(row[0]), row[1]) if row else ({}, None)
@@ -53,7 +55,7 @@ def _described(conn: sqlite3.Connection, clock: HybridClock, table: str, row_id:
                columns: set[str]) -> Change:
     """One row's change, stamped now; its clocks are kept."""
     stamp = clock.tick()
-    clocks, _removed = _clocks(conn, table, row_id)
+    clocks, _removed = clocks_of(conn, table, row_id)
     row = whole_row(conn, table, row_id)
     if "=" in columns:
         merged = conn.execute("SELECT to_id FROM sync_alias WHERE tbl = ? AND from_id = ?",
@@ -115,7 +117,7 @@ def snapshot(conn: sqlite3.Connection) -> list[Change]:
     for table in SYNCED:
         for (row_id,) in conn.execute(f"SELECT id FROM {table} ORDER BY id").fetchall():
             row = whole_row(conn, table, row_id)
-            clocks, _removed = _clocks(conn, table, row_id)
+            clocks, _removed = clocks_of(conn, table, row_id)
             born = clocks.get("*") or max(clocks.values(), default=None)
             if born is None:
                 continue  # never stamped: not sent yet, it goes in the next file
