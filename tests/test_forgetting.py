@@ -9,7 +9,7 @@ import json
 import pytest
 
 from core.meaning import engine
-from core.turn import forgetting
+from core.writer import forgetting
 
 WAIT = 120.0  # seconds: a ceiling for a cold, loaded machine, not an expected time
 

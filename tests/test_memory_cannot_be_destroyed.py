@@ -364,7 +364,8 @@ def test_the_trash_period_is_a_setting_of_at_least_one_day(dispatcher):
 
 def test_a_slow_wipe_across_turns_needs_the_persons_allow(dispatcher, llm):
     """A stored instruction that forgets just under the per-turn budget every turn (20,
-    18, 18, 18… rows, 92 in 5 turns, none asked) meets the hour's budget: three turns'
+    18, 18, 18… rows, 92 in 5 turns, each asked in so many words: a forget nobody asked
+    for waits at once) meets the hour's budget: three turns'
     worth, past which the person decides, as for a single call over the budget."""
     executor = ToolExecutor(dispatcher.store)
     for group in "abcd":
@@ -376,7 +377,7 @@ def test_a_slow_wipe_across_turns_needs_the_persons_allow(dispatcher, llm):
         llm.play({"tool_calls": [{"name": "memory_purge", "arguments": {
             "criteria": {"subject": f"group {group}"}, "confirm": True}}]}, {"text": "ok"})
         answers.append(dispatcher.handle(Packet.make(PacketType.PROCESS_MESSAGE, {
-            "user_input": f"tidy up group {group}"})))
+            "user_input": f"forget everything about group {group}"})))
     assert all(answer.success for answer in answers)
     assert [len(answer.data["approvals"]) for answer in answers] == [0, 0, 0, 1]
     reason = answers[3].data["tool_calls"][0]["result"]

@@ -10,9 +10,10 @@ import json
 import pytest
 
 from core.config import Config
-from core.turn import grounding, offer
+from core.turn import offer
 from core.turn.llm import ChatSession, TurnOptions, make_client
 from core.turn.text_calls import read_reply, shown_length
+from core.writer import grounding
 
 OFFERED = {"memory_commit", "memory_recall", "task_create"}
 RECALL = {"name": "memory_recall", "arguments": {"query_intent": "pet"}}
@@ -307,7 +308,7 @@ def test_a_plan_step_said_done_in_other_words_is_completed_and_only_that_one(sma
 def test_a_cloud_models_fact_in_its_own_words_is_kept_as_a_guess_for_review():
     """A strong model's fair normalisation ("Shenzhen" for 深圳) is held as inferred, not
     refused; a small local model's is refused, as before."""
-    from core.turn import grounding
+    from core.writer import grounding
 
     said = grounding.said_text(["我住在深圳，养了一只拉布拉多"])
     call = json.dumps({"triplets": [

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from core.turn.language import language_of
+from core.writer.language import language_of
 
 
 @pytest.mark.parametrize(("text", "language"), [

@@ -11,6 +11,7 @@ VALID = {
     "memory_recall": {"query_intent": "Ann"},
     "memory_commit": {"triplets": [{"subject": "Ann", "relation": "likes", "object": "tea"}]},
     "memory_purge": {"criteria": {"subject": "Ann"}},
+    "memory_forget": {"edge_ids": [1]},
     "memory_introspect": {},
     "memory_archive": {"days": 30},
     "memory_cleanup": {"dry_run": True},
@@ -55,7 +56,7 @@ def without_validator_limits(schema):
 
 
 def test_every_tool_has_a_valid_example_and_one_schema_serves_openai():
-    assert set(VALID) == set(TOOL_NAMES) and len(TOOL_NAMES) == 17
+    assert set(VALID) == set(TOOL_NAMES) and len(TOOL_NAMES) == 18
     for tool in openai_tools():
         function = tool["function"]
         assert tool["type"] == "function"

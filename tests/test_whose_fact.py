@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from core.turn import whose
+from core.writer import whose
 
 
 def update(**lists):

@@ -101,6 +101,9 @@ def why_it_waits(request: dict[str, Any]) -> str:
             return text + "\n" + tr("It came over {via}, with the sharing token from "
                                     "Settings.", via=came)
         return text + ("\n" + tr("It came over {via}.", via=came) if came else "")
+    if request.get("reason") == "asked":
+        return tr("That is more than you asked to forget, so nothing has been removed yet. "
+                  "Allow forgets these too; Deny keeps them.")
     return tr("That is more than one turn may remove on its own, so nothing has been removed "
               "yet. Allow runs it once; Deny drops it.")
 

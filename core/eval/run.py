@@ -42,8 +42,9 @@ from core.protocol.server import BackendServer
 from core.store import GraphStore
 from core.testing.loopback_llm import ScriptedOpenAIServer, rendered_prompt, shared_prefix
 from core.tools import TOOL_NAMES
-from core.turn import grounding, offer
+from core.turn import offer
 from core.turn.text_calls import read_reply
+from core.writer import grounding
 
 TARGETS = {"overhead_core": 1500, "overhead_compact": 800, "prefix_share": 0.85,
            "round_trips": 4}

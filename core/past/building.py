@@ -4,7 +4,7 @@ Conversations are remembered in the order they happened, each in pieces of a few
 exchanges (`Piece`). A piece is sent with its date ("yesterday" in a conversation of
 8 May 2023 is 7 May 2023) through the memory writer a live turn uses: a model that calls
 tools gets the memory tools; a small local model is asked for one JSON object under a
-schema, as the extraction step asks (see `core.turn.extract`). Either way every fact
+schema, as the extraction step asks (see `core.writer.extract`). Either way every fact
 goes through the live turn's own door (`Turn.run_tool`): grounding (both speakers' words
 count as said), whose fact it is, the per-turn limits and the hour's budget, and the
 executor, with the store's clock at the conversation's date, so a fact said then is
@@ -41,10 +41,11 @@ from core.tools import openai_tools
 from core.tools.base import PERSON_NODE
 from core.tools.executor import ToolExecutor
 from core.tools.limits import ToolLimiter
-from core.turn import grounding, offer
-from core.turn.language import language_of
+from core.turn import offer
 from core.turn.llm import ChatSession, TurnCancelled, TurnOptions
 from core.turn.run import Progress, Turn
+from core.writer import grounding
+from core.writer.language import language_of
 
 log = logging.getLogger(__name__)
 

@@ -50,13 +50,16 @@ class ToolExecutor:
     def execute(self, tool: str, arguments: Any = None, *, turn_id: str | None = None,
                 actor: str = "user", limiter: ToolLimiter | None = None,
                 approved_rows: Collection[tuple[str, int, str]] | None = None,
-                via: str | None = None) -> dict[str, Any]:
+                via: str | None = None, hold: str | None = None) -> dict[str, Any]:
         """Run `tool`. With a `limiter` (the model's calls) the turn's caps and budget apply.
 
         `approved_rows` runs a call the person allowed: it must take away exactly those
         rows ((table, id, fingerprint of the row as it was)), or nothing is written.
         `via` is how an app reached the memory, which it cannot choose (see
-        `core.share.identity`), kept beside the actor in the change log.
+        `core.share.identity`), kept beside the actor in the change log. `hold` (why)
+        runs nothing that takes rows away: the call is rolled back and answered as a
+        request for the person, with exactly the rows it would take (a forget that
+        reached past what was asked, see `core.writer.forget_scope`).
         """
         started = time.perf_counter()
         try:
@@ -70,7 +73,7 @@ class ToolExecutor:
             limiter.count(tool, args)
         try:
             outcome = self._run(tool, args, turn_id, actor, limiter=limiter,
-                                approved_rows=approved_rows, via=via)
+                                approved_rows=approved_rows, via=via, hold=hold)
         except OverBudget as over:
             return self._over_budget(tool, args, over, limiter)
         except StoreError as error:
@@ -90,7 +93,7 @@ class ToolExecutor:
     def _run(self, tool: str, args: dict[str, Any], turn_id: str | None, actor: str, *,
              limiter: ToolLimiter | None,
              approved_rows: Collection[tuple[str, int, str]] | None,
-             via: str | None = None) -> Outcome:
+             via: str | None = None, hold: str | None = None) -> Outcome:
         spec = REGISTRY[tool]
         if not spec.writes:
             return spec.handler(self.store, args)
@@ -105,6 +108,8 @@ class ToolExecutor:
                     raise ApprovalMismatch(
                         "the memory changed since the person was asked: the call would now "
                         f"{summarize(rows)}, not what was approved. Nothing was changed.")
+                if hold and spent:
+                    raise OverBudget(rows, preview_lines(self.store, rows), 0, reason=hold)
                 if limiter is not None and spent and spent > limiter.budget_left():
                     raise OverBudget(rows, preview_lines(self.store, rows),
                                      limiter.budget_left())
@@ -135,16 +140,17 @@ class ToolExecutor:
 
     @staticmethod
     def _over_budget(tool: str, args: dict[str, Any], over: OverBudget,
-                     limiter: ToolLimiter) -> dict[str, Any]:
-        limit = limiter.limits["destroyed_rows_max"]
-        if limiter.hour_left() < limiter.turn_left():
-            left = (f"{over.left} of {limiter.hour_rows} rows left this hour, across turns:"
-                    " that much was forgotten recently")
+                     limiter: ToolLimiter | None) -> dict[str, Any]:
+        if limiter is None or over.reason == "asked":
+            reason = (f"Not done: {tool} would {summarize(over.rows)}, more than the "
+                      "person asked to forget. Nothing was changed; only the person can "
+                      "allow this")
+        elif limiter.hour_left() < limiter.turn_left():
+            reason = _too_much(tool, over, f"{over.left} of {limiter.hour_rows} rows left "
+                               "this hour, across turns: that much was forgotten recently")
         else:
-            left = f"{over.left} of {limit} rows left"
-        reason = (f"Tool call rejected: {tool} would {summarize(over.rows)}, more than this "
-                  f"turn may take away ({left}). Nothing was changed; only the person can"
-                  " allow this")
+            reason = _too_much(tool, over, f"{over.left} of "
+                               f"{limiter.limits['destroyed_rows_max']} rows left")
         writes = over.reason == "writes"
         summary = (f"add or change {over.written} memories" if writes
                    else summarize(over.rows))
@@ -166,6 +172,11 @@ class ToolExecutor:
         except sqlite3.Error as error:
             return failure(describe_sqlite_error(error), code="store")
         return {"success": True, "data": {"change_id": undo_id, "undone": change_id}}
+
+
+def _too_much(tool: str, over: OverBudget, left: str) -> str:
+    return (f"Tool call rejected: {tool} would {summarize(over.rows)}, more than this turn "
+            f"may take away ({left}). Nothing was changed; only the person can allow this")
 
 
 def _once(rows: list[Destroyed]) -> list[Destroyed]:

@@ -19,8 +19,8 @@ from core.tools.base import (
     fact_line,
     the_person,
 )
-from core.tools.one_value import older_values
-from core.tools.registry import FULL, tool
+from core.tools.one_value import older_values, same_in_slot
+from core.tools.registry import FULL, PERSON, tool
 from core.tools.schema_parts import DAYS, MAX_NAMES, NAME, NAMES, POSITIVE_DAYS, STR, obj
 from core.tools.tasks import task_line
 
@@ -170,6 +170,11 @@ def memory_commit(store: GraphStore, args: dict[str, Any]) -> Outcome:
         subject, obj = the_person(triplet["subject"]), the_person(triplet["object"])
         source = store.upsert_node(
             subject, type_=triplet.get("subject_type") or typed.get(normalize_name(subject)))
+        same = same_in_slot(store, source["id"], triplet["relation"], obj)
+        if same is not None:  # the value said again in the other script: one fact
+            lines.append(_said_again(store, same, obj))
+            reinforced += 1
+            continue
         target = store.upsert_node(
             obj, type_=triplet.get("object_type") or typed.get(normalize_name(obj)))
         edge, new = store.add_edge(source["id"], triplet["relation"], target["id"],
@@ -190,6 +195,19 @@ def memory_commit(store: GraphStore, args: dict[str, Any]) -> Outcome:
                       lines)
     return Outcome(text, {"created": created, "reinforced": reinforced,
                           "replaced": len(replaced), "replaced_ids": replaced}, summary)
+
+
+def _said_again(store: GraphStore, same: Row, name: str) -> str:
+    """"我住在里昂" after "lives in Lyon": the kept fact is reinforced and the new name
+    kept as another name of its value (an alias), never a replacement."""
+    edge, _ = store.add_edge(same["source_id"], same["relation"], same["target_id"],
+                             category="general")
+    alias = store.upsert_node(name)
+    store.add_edge(same["target_id"], ALIAS, alias["id"], category="general")
+    return f"= {fact_line(_edge(store, edge['id']))} ({name!r} is the same: another name)"
+
+
+ALIAS = "also called"
 
 
 def _parse_time(text: str) -> float:
@@ -232,7 +250,7 @@ PURGE_ALIASES = {"relation_type": "relation", "target": "object",
                  "target_type": "object_type", "time_before": "before"}
 
 
-def _purge_names(args: dict[str, Any]) -> dict[str, Any]:
+def purge_names(args: dict[str, Any]) -> dict[str, Any]:
     """The criteria's first names (target, relation_type, source_type…) still work: the
     seed documented them, and models trained on it use them."""
     criteria, replacement = args.get("criteria"), args.get("new_relation")
@@ -259,7 +277,7 @@ def _purge_names(args: dict[str, Any]) -> dict[str, Any]:
           "new_relation": {**obj({"relation": NAME, "object": NAME}), "minProperties": 1},
           "confirm": {"type": "boolean"},
       }, ("criteria",)),
-      category="memory_update", destroys="delete or supersede", prepare=_purge_names,
+      category="memory_update", destroys="delete or supersede", prepare=purge_names,
       for_apps=(
           "Forget (mode \"soft\": into TrulyMEM's trash, restorable) or correct (mode "
           "\"supersede\": a new relation and/or object replaces the old, which is kept as "
@@ -309,6 +327,28 @@ def memory_purge(store: GraphStore, args: dict[str, Any]) -> Outcome:
     text, _ = bounded(f"{len(matches)} memories {verb}.", lines)
     return Outcome(text, {"edge_ids": [e["id"] for e in matches]},
                    f"{verb} {len(matches)} memories")
+
+
+@tool("memory_forget",
+      "Forget these facts by their ids (into the trash, restorable).",
+      obj({"edge_ids": {"type": "array", "items": {"type": "integer", "minimum": 1},
+                        "minItems": 1, "maxItems": 50, "uniqueItems": True}}, ("edge_ids",)),
+      category="memory_update", destroys="delete", audience=(PERSON,))
+def memory_forget(store: GraphStore, args: dict[str, Any]) -> Outcome:
+    """The facts a forget reached past what was asked, held for the person: allowing the
+    request forgets exactly these (see `core.writer.forget_scope`)."""
+    marks = ", ".join("?" * len(args["edge_ids"]))
+    matches = store.query(EDGE_SELECT + f" WHERE e.id IN ({marks}) AND e.status = 'active'"
+                          " AND e.category = 'general' ORDER BY e.id", args["edge_ids"])
+    if not matches:
+        return Outcome("None of those memories is active; nothing was changed.",
+                       {"edge_ids": []})
+    for edge in matches:
+        store.set_edge_status(edge, "deleted")
+    text, _ = bounded(f"{len(matches)} memories deleted (restorable).",
+                      ["- " + edge_line(e) for e in matches])
+    return Outcome(text, {"edge_ids": [e["id"] for e in matches]},
+                   f"deleted (restorable) {len(matches)} memories")
 
 
 @tool("memory_introspect", "Counts, size and most-mentioned entities of the memory.",

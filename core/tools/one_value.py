@@ -13,8 +13,14 @@ from __future__ import annotations
 
 import re
 
+from core.meaning.names import same_value
 from core.store import GraphStore, Row
 from core.store.text import normalize_name
+
+# A new value replaces the old only when it is sure: a guess (a fact a model put in its
+# own words, or one whose slot the person's message did not speak of, see
+# core.writer.slots) is added beside the old value for the person's Review.
+SURE = 0.9
 
 # Each family is one slot: a new value under any of its relations replaces a value under
 # any other ("moved to Rome" replaces "lives in Paris").
@@ -25,7 +31,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
              "based in", "住在", "住", "居住在", "居住", "家在", "现居", "现住", "搬到",
              "搬去", "所在城市", "城市"),
     "job": ("job", "works as", "work as", "occupation", "profession", "job title",
-            "career", "职业", "工作是", "是一名"),
+            "career", "职业", "工作", "工作是", "是一名"),
     "employer": ("works at", "works for", "work at", "work for", "employer", "company",
                  "employed by", "在工作", "就职于", "公司", "供职于"),
     "diet": ("diet", "eats diet", "is on diet", "饮食", "饮食习惯", "吃素"),
@@ -76,7 +82,30 @@ def replaced_before(store: GraphStore, source_id: int, norm_relation: str) -> bo
 
 def older_values(store: GraphStore, edge: Row, target_name: str) -> list[Row]:
     """The active facts a new fact `edge` replaces: the same subject's values in the
-    same one-value slot, other than the new fact itself."""
+    same one-value slot, other than the new fact itself and other than the same value in
+    another script or spelling ("Lyon" and "里昂": see `core.meaning.names`; a pair the
+    tables cannot tell apart is not replaced either). A guess replaces nothing."""
+    if edge["confidence"] < SURE:
+        return []
+    return [old for old in slot_values(store, edge, target_name)
+            if old["target_id"] == edge["target_id"]  # "moved Shanghai" for "home Shanghai"
+            or same_value(old["target_name"], target_name) is False]
+
+
+def same_in_slot(store: GraphStore, source_id: int, relation: str, target_name: str
+                 ) -> Row | None:
+    """The subject's active value in this relation's one-value slot that names
+    `target_name` in another script or spelling, if there is one."""
+    probe = {"id": 0, "source_id": source_id, "relation": relation, "target_id": 0,
+             "norm_relation": normalize_name(relation)}
+    return next((old for old in slot_values(store, probe, target_name)
+                 if normalize_name(old["target_name"]) != normalize_name(target_name)
+                 and same_value(old["target_name"], target_name)), None)
+
+
+def slot_values(store: GraphStore, edge: Row, target_name: str) -> list[Row]:
+    """The subject's other active values in the one-value slot `edge` fills (none when
+    its relation holds many values)."""
     slot = family(edge["relation"], target_name)
     if slot is not None:
         relations = _relations_of(slot)

@@ -27,14 +27,17 @@ from core.i18n import N_, tr, tr_kept
 from core.secrets import scrub, scrub_known, sent_key
 from core.store import GraphStore, StoreError, browse
 from core.tools import REGISTRY, ToolExecutor, approvals, openai_tools
+from core.tools.base import ToolError
 from core.tools.limits import ToolLimiter
+from core.tools.memory import purge_matches, purge_names
 from core.tools.schemas import TOOL_NAMES
-from core.turn import branches, extract, forgetting, grounding, offer, whose, window
+from core.turn import branches, offer, window
 from core.turn.guards import LoopGuard
 from core.turn.history import History
 from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, TurnResult
 from core.turn.prompts import system_prompt
 from core.turn.snapshot import active_tasks, person_profile, related_facts
+from core.writer import extract, forget_scope, forgetting, grounding, slots, whose
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +58,10 @@ def scrubbed(error: str | None) -> str | None:
     the history says it again in the language chosen later."""
     clean = scrub(error or "")
     return (error if clean == error else clean) or None
+
+
+def _fact_words(fact: dict[str, Any]) -> str:
+    return f"{fact['source_name']} {fact['relation']} {fact['target_name']}"
 
 
 class TurnRefused(CodedError):
@@ -85,6 +92,8 @@ class Turn:
         self.asked: list[dict[str, Any]] = []
         self.not_saved: str | None = None  # why a write of this turn failed in the store
         self.not_forgotten: list[str] = []  # what the person asked to forget, unmatched
+        self.held: list[str] = []  # facts a forget reached past what was asked: kept
+        self.scoped = False  # the calls running now were checked against the ask
         self.message = ""  # the person's message of this turn…
         self.said = ""  # …and what they wrote recently: a fact must be made of it
 
@@ -146,7 +155,7 @@ class Turn:
             progress(event, {**data, "turn_id": self.turn_id, "after_answer": True})
 
         self.progress = told
-        self.not_saved, self.not_forgotten = None, []
+        self.not_saved, self.not_forgotten, self.held = None, [], []
         written = TurnResult()
         self._write_memory(text, written)
         note = "".join(f"\n\n[{words}]" for words in self._notes())
@@ -166,6 +175,15 @@ class Turn:
         if self.not_forgotten:
             notes.append(tr("Nothing in the memory matched {what}, so nothing was forgotten",
                             what=", ".join(f"“{w}”" for w in self.not_forgotten)))
+        if self.held:
+            shown = "; ".join(self.held[:5]) + ("; …" if len(self.held) > 5 else "")
+            notes.append(tr("Not forgotten without you: that would also take {count} "
+                            "more facts than you asked ({facts}). Allow or deny it in the "
+                            "window.", count=len(self.held), facts=shown)
+                         if self.asked and self.asked[-1].get("tool") == "memory_forget"
+                         else tr("Not forgotten: that would also take {count} more facts "
+                                 "than you asked ({facts}), so they were kept.",
+                                 count=len(self.held), facts=shown))
         return notes
 
     def _options(self, text: str) -> tuple[TurnOptions, bool]:
@@ -195,7 +213,7 @@ class Turn:
             deadline.cancel()
 
     def _write_memory(self, text: str, result: Any) -> None:
-        """The extraction step (see `core.turn.extract`): what the message adds, changes
+        """The extraction step (see `core.writer.extract`): what the message adds, changes
         or takes away, applied through the same tools, limits and checks as a model's
         calls, and shown in the trace as those calls."""
         profile = person_profile(self.store)[:40]
@@ -215,13 +233,17 @@ class Turn:
             log.warning("memory extraction failed: %s", scrub(str(error), sent_key(error)))
             return
         guard = LoopGuard()
-        planned, unmatched = extract.calls(extract.parse(answer), text, facts, tasks,
-                                           self._similar())
-        self.not_forgotten = unmatched
-        for i, (name, arguments) in enumerate(planned):
-            call = {"id": f"extract_{i}", "name": name,
-                    "arguments": json.dumps(arguments, ensure_ascii=False)}
-            self.session.run_call(call, self.run_tool, self.progress, result, guard)
+        plan = extract.calls(extract.parse(answer), text, facts, tasks, self._similar())
+        self.not_forgotten = plan.unmatched
+        self._hold_forget(plan.held)
+        self.scoped = True  # its forgets were weighed against the ask already
+        try:
+            for i, (name, arguments) in enumerate(plan.calls):
+                call = {"id": f"extract_{i}", "name": name,
+                        "arguments": json.dumps(arguments, ensure_ascii=False)}
+                self.session.run_call(call, self.run_tool, self.progress, result, guard)
+        finally:
+            self.scoped = False
 
     def run_tool(self, name: str, arguments: str) -> dict[str, Any]:
         if name not in self.offered and name in TOOL_NAMES:
@@ -232,12 +254,19 @@ class Turn:
         # a key a server put in the model's mouth is not stored as a memory
         arguments = scrub_known(arguments) if isinstance(arguments, str) else arguments
         if name == "memory_commit" and isinstance(arguments, str):
-            arguments = whose.owned_in_call(arguments, self.message)
+            arguments = slots.as_guesses(whose.owned_in_call(arguments, self.message),
+                                         self.message)
+        if name == "memory_purge" and isinstance(arguments, str):
+            name, arguments = self._replacement_grounded(arguments)
         arguments, refused = grounding.check_call(
             name, arguments, self.said, self.message,
             strict=offer.is_local(self.config.base_url))
         if refused and not arguments:
             return {"success": False, "invalid": True, "error": refused}
+        if name == "memory_purge" and not self.scoped:
+            arguments, held = self._purge_in_scope(arguments)
+            if held is not None:
+                return held
         outcome = ToolExecutor(self.store).execute(name, arguments, turn_id=self.turn_id,
                                                    actor="model", limiter=self.limiter)
         if refused and outcome["success"]:
@@ -294,7 +323,7 @@ class Turn:
     def _forget_what_was_meant(self, arguments: str, outcome: dict[str, Any]) -> dict[str, Any]:
         """A forget whose names match no fact exactly ("peanut allergy" for "peanuts",
         "green tea" for 绿茶): the app matches it by words and meaning (see
-        `core.turn.forgetting`) and forgets those facts one by one, under the same
+        `core.writer.forgetting`) and forgets those facts one by one, under the same
         limits; the result lists them, so the trace shows what went."""
         try:
             args = json.loads(arguments)
@@ -310,7 +339,13 @@ class Turn:
             return outcome
         profile = person_profile(self.store)
         known = profile + related_facts(self.store, words, profile)
-        matched = forgetting.matching(words, known, self._similar())
+        found = forgetting.matching(words, known, self._similar())
+        meant = {f.get("id") for f in found} if grounding.grounded(
+            words, grounding.said_text([self.message])) else set()
+        scope = forget_scope.split_many(forgetting.asked_to_forget(self.message) or [words],
+                                        found, known, meant)
+        matched = scope.kept
+        self._hold_forget(scope.held)
         lines, ids = [], []
         for tool, purge in forgetting.purges(matched):
             done = ToolExecutor(self.store).execute(tool, purge, turn_id=self.turn_id,
@@ -324,8 +359,97 @@ class Turn:
                   + "\n".join(lines))
         return {**outcome, "data": {**outcome["data"], "result": result, "edge_ids": ids}}
 
+    def _replacement_grounded(self, arguments: str) -> tuple[str, str]:
+        """A replacement ("supersede") the person's message does not ground (see
+        `core.writer.slots`) becomes its new fact alone, a guess beside the old one for
+        the person's Review: a model's wrong slot must not destroy a true fact."""
+        try:
+            args = json.loads(arguments)
+        except (ValueError, RecursionError):
+            return "memory_purge", arguments
+        if not isinstance(args, dict) or args.get("mode") != "supersede":
+            return "memory_purge", arguments
+        args = purge_names(args)
+        criteria, new = args.get("criteria"), args.get("new_relation")
+        if not isinstance(criteria, dict) or not isinstance(new, dict):
+            return "memory_purge", arguments
+        try:
+            old = purge_matches(self.store, criteria)
+        except (ToolError, StoreError, sqlite3.Error, TypeError, AttributeError):
+            return "memory_purge", arguments
+        replaced = [{"subject": o["source_name"],
+                     "relation": new.get("relation") or o["relation"],
+                     "object": new.get("object") or o["target_name"]} for o in old]
+        if all(isinstance(t["relation"], str) and isinstance(t["object"], str)
+               and slots.grounds(t, self.message) for t in replaced):
+            return "memory_purge", arguments
+        return "memory_commit", json.dumps({"triplets": [
+            {**t, "confidence": slots.GUESS} for t in replaced[:1]]}, ensure_ascii=False)
+
+    def _purge_in_scope(self, arguments: str) -> tuple[str, dict[str, Any] | None]:
+        """A model's forget, checked against what the person asked (see
+        `core.writer.forget_scope`): within it, the call runs as it is; past it, only the
+        facts asked for are forgotten and the rest wait for the person. Answers the
+        arguments to run, or the outcome when the call was settled here."""
+        try:
+            args = json.loads(arguments)
+        except (ValueError, RecursionError):
+            return arguments, None
+        criteria = args.get("criteria") if isinstance(args, dict) else None
+        if not isinstance(criteria, dict) or args.get("mode", "soft") != "soft":
+            return arguments, None
+        try:
+            found = purge_matches(self.store, purge_names(args)["criteria"])
+        except (ToolError, StoreError, sqlite3.Error, TypeError, AttributeError):
+            return arguments, None  # the executor explains what is wrong with the call
+        words = " ".join(str(v) for k, v in criteria.items()
+                         if k in ("subject", "object", "target", "object_contains",
+                                  "target_contains") and isinstance(v, str))
+        profile = person_profile(self.store)
+        asked = forgetting.asked_to_forget(self.message) or [words]
+        # the model may name a fact in its stored words (绿茶 for "green tea"): what the
+        # person's words match among the facts it named, by words or meaning, was meant
+        meant = {f.get("id") for phrase in asked
+                 for f in forgetting.matching(phrase, found, self._similar())}
+        scope = forget_scope.split_many(asked, found, profile + [f for f in found
+                                                                 if f not in profile], meant)
+        if not scope.held:
+            return arguments, None
+        if not scope.kept:  # the call itself waits for the person, as it is
+            self.held += [_fact_words(f) for f in scope.held]
+            outcome = ToolExecutor(self.store).execute("memory_purge", arguments,
+                                                       turn_id=self.turn_id, actor="model",
+                                                       hold="asked")
+            return arguments, (self._ask_person(outcome) if outcome.get("over_budget")
+                               else outcome)
+        self._hold_forget(scope.held)
+        lines, ids = [], []
+        for tool, purge in forgetting.purges(scope.kept):
+            done = ToolExecutor(self.store).execute(tool, purge, turn_id=self.turn_id,
+                                                    actor="model", limiter=self.limiter)
+            if done["success"]:
+                ids += done["data"].get("edge_ids") or []
+                lines.append(done["data"]["result"])
+        result = "\n".join([*lines, f"Not forgotten: {len(scope.held)} more facts than "
+                            "the person asked for; they decide in the window. Do not "
+                            "retry."])
+        return arguments, {"success": True, "data": {"result": result, "edge_ids": ids}}
+
+    def _hold_forget(self, facts: list[dict[str, Any]]) -> None:
+        """Facts a forget matched past what the person asked: one request lists them for
+        the person to allow or deny (with a window), and the reply's note says so."""
+        ids = list(dict.fromkeys(f["id"] for f in facts if isinstance(f.get("id"), int)))
+        if not ids:
+            return
+        self.held += [_fact_words(f) for f in facts if f["id"] in ids]
+        outcome = ToolExecutor(self.store).execute(
+            "memory_forget", {"edge_ids": ids[:50]}, turn_id=self.turn_id, actor="model",
+            hold="asked")
+        if outcome.get("over_budget"):
+            self._ask_person(outcome)
+
     def _similar(self) -> forgetting.Similar | None:
-        """Facts by meaning, where recall by meaning runs (see `core.turn.forgetting`)."""
+        """Facts by meaning, where recall by meaning runs (see `core.writer.forgetting`)."""
         meaning = getattr(self.store, "meaning", None)
         return meaning.similar_among if meaning is not None else None
 

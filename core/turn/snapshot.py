@@ -83,7 +83,7 @@ def their_people(store: GraphStore, profile: list[dict]) -> list[dict]:
     """Facts about the people the person is linked to ("User -sister-> Mei": where Mei
     lives, what she does), most mentioned first: asked "where does my sister live?", a
     small model answered the person's own city when Mei's was not in front of it."""
-    from core.turn.whose import is_relative  # noqa: PLC0415  (whose reads the turn)
+    from core.writer.whose import is_relative  # noqa: PLC0415  (whose reads the turn)
 
     people = {e["target_id"] for e in profile
               if e["source_name"] == PERSON_NODE and is_relative(e["relation"])}

@@ -12,7 +12,7 @@ import time
 from functools import cache
 from importlib.resources import files
 
-from core.turn.language import language_of
+from core.writer.language import language_of
 
 
 @cache
@@ -30,7 +30,7 @@ def system_prompt(compact: bool = False, tools: bool = True) -> str:
 
 def turn_message(snapshot: str, message: str, today: str | None = None) -> str:
     """The newest user message as the model sees it: the snapshot, then the words, with
-    their language named when it can be told (see `core.turn.language`)."""
+    their language named when it can be told (see `core.writer.language`)."""
     language = language_of(message)
     says = f"The user writes in {language}:" if language else "The user says:"
     return _template("context.md").strip().replace(

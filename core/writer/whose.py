@@ -15,7 +15,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from core.turn import grounding
+from core.writer import grounding
 
 # People a person talks about, in English and Chinese (longest first, so 女朋友 wins
 # over 朋友).
@@ -66,6 +66,8 @@ def clause_owners(message: str) -> list[tuple[str, Owner]]:
         if other and (not me or other.start() < me.start()):
             last_other = _relative(other.group(0))
             current = Owner(last_other)
+        elif other:  # "I love painting with my son, he…": he is the son
+            last_other, current = _relative(other.group(0)), PERSON
         elif me:
             current = PERSON
         elif pronoun and last_other is not None:

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import Any
 
 from core.tools.base import fact_line
-from core.turn import forgetting, grounding, whose
-from core.turn.language import language_of
+from core.writer import forget_scope, forgetting, grounding, whose
+from core.writer.language import language_of
 
 
 def _object(**fields: dict[str, Any]) -> dict[str, Any]:
@@ -99,16 +100,26 @@ def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
+@dataclass
+class Plan:
+    """What the step's answer does: the calls to run in order, what the person asked to
+    forget that matches nothing kept, and the facts a forget matched past what was asked
+    (they wait for the person, see `core.writer.forget_scope`)."""
+
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    unmatched: list[str] = field(default_factory=list)
+    held: list[dict[str, Any]] = field(default_factory=list)
+
+
 def calls(update: Any, message: str, known: list[dict[str, Any]],
-          tasks: list[dict[str, Any]], similar: forgetting.Similar | None = None,
-          ) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+          tasks: list[dict[str, Any]], similar: forgetting.Similar | None = None) -> Plan:
     """The tool calls that apply `update` (the step's JSON), in a safe order: forget and
     replace first, then new facts, then tasks; and what the person asked to forget that
-    matches no kept fact (`similar` finds facts by meaning, see `core.turn.forgetting`).
+    matches no kept fact (`similar` finds facts by meaning, see `core.writer.forgetting`).
     Anything malformed, or not backed by the message and the known facts and tasks, is
     left out."""
     if not isinstance(update, dict):
-        return [], []
+        return Plan()
     said = grounding.said_text([message])
 
     def items(key: str, *fields: str) -> list[dict[str, str]]:
@@ -117,22 +128,32 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
             if isinstance(value, list) else []
         return [r for r in rows if all(r.values())]
 
-    planned: list[tuple[str, dict[str, Any]]] = []
-    forgotten, unmatched, matched = set(), [], []
+    plan = Plan()
+    forgotten, matched = set(), []
     # what the step names, and what the message asks in so many words (the 1.5B model
     # often leaves "forget" empty, or copies the fact back as a new one); what the step
     # named and nothing matched is told, and the person's own words when nothing at all did
     named = [f["object"] for f in items("forget", "object")]
-    asked = named + [w for w in forgetting.asked_to_forget(message)
-                     if w.casefold() not in {n.casefold() for n in named}]
+    in_words = forgetting.asked_to_forget(message)
+    asked = named + [w for w in in_words if w.casefold() not in {n.casefold() for n in named}]
+    meant = {f.get("id") for words in in_words
+             for f in forgetting.matching(words, known, similar)}
     for words in asked:
         found = forgetting.matching(words, known, similar)
         if not found and words in named:
-            unmatched.append(words)
+            plan.unmatched.append(words)
+        # the step's words are its guess: the person's own request says whose it is, and
+        # what the step's words found is what was meant when the person said them too
+        if grounding.grounded(words, grounding.said_text(in_words)):
+            meant |= {f.get("id") for f in found}
+        scope = forget_scope.split_many(in_words or [words], found, known, meant)
         forgotten |= {words.casefold()} | {str(f["target_name"]).casefold() for f in found}
-        matched += found
-    if asked and not matched and not unmatched:
-        unmatched = asked[:1]
+        matched += scope.kept
+        plan.held += [f for f in scope.held if f not in plan.held]
+    if asked and not matched and not plan.unmatched and not plan.held:
+        plan.unmatched = asked[:1]
+    plan.held = [f for f in plan.held if f not in matched]
+    planned = plan.calls
     planned += forgetting.purges(matched)
     person = {str(k.get("target_name", "")).casefold() for k in known
               if str(k.get("source_name", "")).casefold() in grounding.PERSON}
@@ -157,7 +178,7 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
                                         "description": task["name"]}))
     planned += _finished([t["name"] for t in items("finished_tasks", "name")], tasks,
                          message)
-    return planned, unmatched
+    return plan
 
 
 def _finished(named: list[str], tasks: list[dict[str, Any]],

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from core.turn import grounding
+from core.writer import grounding
 
 Similar = Callable[[str, list[int]], list[tuple[int, float]]]
 
@@ -78,6 +78,10 @@ def _by_meaning(words: str, known: list[dict[str, Any]],
     rest = [score for _fact_id, score in scored if score < cut]
     if rest and min(score for _id, score in scored[:len(chosen)]) - rest[0] < CLEARLY:
         return []  # no clear winner: better to say nothing matched than forget wrongly
+    if not rest and len(chosen) > 1:
+        # every fact scored alike: that is no match at all (nine of a person's facts were
+        # forgotten this way, for a request about their father's city)
+        return []
     return [by_id[fact_id] for fact_id in chosen if fact_id in by_id]
 
 

@@ -67,13 +67,13 @@ def grounded(name: str, said: str) -> bool:
     return sum(_word_in(w, said) for w in words) * 2 >= len(words)
 
 
-def _meaningful(name: str) -> list[str]:
+def meaningful(name: str) -> list[str]:
     return [w for w in _WORD.findall(name.casefold()) if w not in EMPTY_WORDS | CONNECTIVES]
 
 
 def shared_words(name: str, said: str) -> int:
     """How many of `name`'s meaningful words are in `said`."""
-    return sum(_word_in(w, said) for w in _meaningful(name))
+    return sum(_word_in(w, said) for w in meaningful(name))
 
 
 def mentions(name: str, said: str, others: list[str] = ()) -> bool:
@@ -81,7 +81,7 @@ def mentions(name: str, said: str, others: list[str] = ()) -> bool:
     gift for Mom" in "I bought the gift already"; "Kyoto", in every step of the trip,
     names none of them); with no such word, by half of its words (`grounded`)."""
     theirs = " ".join(o.casefold() for o in others)
-    own = [w for w in _meaningful(name) if not _word_in(w, theirs)]
+    own = [w for w in meaningful(name) if not _word_in(w, theirs)]
     if not own:
         return grounded(name, said)
     return any(_word_in(w, said) for w in own)
@@ -133,7 +133,7 @@ def _unsaid_relation(triplet: Any, said: str) -> str | None:
     relation = triplet.get("relation") if isinstance(triplet, dict) else None
     if not isinstance(relation, str):
         return None
-    words = _meaningful(relation)
+    words = meaningful(relation)
     if not words or any(_word_in(w, said) or w in COMMON_RELATIONS or (
             has_cjk(w) and any(c in w for c in COMMON_CJK)) for w in words):
         return None
