@@ -68,6 +68,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         default="auto",
                         help=tr("with --eval: who writes the memory, the model's tool calls "
                                 "or a step after each answer (default: by the endpoint)"))
+    parser.add_argument("--conversations", type=int, metavar="N", default=0,
+                        help=tr("with --eval: also play N generated conversations, from "
+                                "--seed on"))
+    parser.add_argument("--seed", type=int, metavar="S", default=1,
+                        help=tr("with --conversations: the first seed (default 1)"))
+    parser.add_argument("--fresh", type=int, metavar="M", default=0,
+                        help=tr("with --eval: also play M conversations from seeds drawn "
+                                "now, and say how far they are from the fixed ones"))
     parser.add_argument("--eval-requests", metavar="FILE",
                         help=tr("with --eval: write each request sent and the server's usage "
                                 "to FILE, one JSON object a line"))
@@ -150,9 +158,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.eval:
         from core.eval.run import run_eval  # noqa: PLC0415  (only when asked for)
 
-        report = run_eval(args.base_url, args.model, os.environ.get("TRULYMEM_API_KEY"),
-                          writer=args.memory_writer, requests_file=args.eval_requests)
-        return 0 if not any(t["error"] for t in report["turns"]) else 1
+        key = os.environ.get("TRULYMEM_API_KEY")
+        report = run_eval(args.base_url, args.model, key, writer=args.memory_writer,
+                          requests_file=args.eval_requests)
+        failed = any(t["error"] for t in report["turns"])
+        if args.conversations > 0 or args.fresh > 0:
+            from core.eval.generated import Endpoint, run_generated  # noqa: PLC0415
+
+            generated = run_generated(args.conversations, args.seed, args.fresh, Endpoint(
+                args.base_url, args.model, key, args.memory_writer))
+            failed = failed or any(t["error"] for kind in ("fixed", "fresh")
+                                   for score in generated.get(kind, {}).get("scores", [])
+                                   for t in score["played"])
+        return 1 if failed else 0
     home = data_home(args.home)
     if args.install_desktop_entry or args.remove_desktop_entry:
         return desktop_entry(home, args.install_desktop_entry)

@@ -47,7 +47,8 @@ def test_each_request_repeats_the_previous_one_from_its_start(backend, llm):
         # everything up to the previous user message is reused
         assert shared_prefix(before, after) > 0.7 * len(before)
     newest = llm.requests[3]["messages"][-1]["content"]
-    assert "<memory_snapshot date=" in newest and newest.endswith("tell me a joke")
+    assert "<memory_snapshot date=" in newest and newest.endswith(
+        "tell me a joke\n(Reply to this in English.)")
     assert "<memory_snapshot" not in llm.requests[3]["messages"][0]["content"]
 
 

@@ -44,9 +44,11 @@ def test_each_message_names_its_language_to_the_model(small_local, llm):
     small_local.process_message("Where does my sister live?")
     small_local.process_message("ok?")
     chat = [r["messages"] for r in llm.requests if "response_format" not in r]
-    assert "The user writes in Chinese:\n我的宠物叫什么名字？" in chat[0][-1]["content"]
-    assert "The user writes in English:\nWhere does my sister live?" in chat[1][-1]["content"]
-    assert "The user says:\nok?" in chat[2][-1]["content"]  # unsure: nothing named
+    # the words, then what to do with them: never the words last, after a label
+    assert chat[0][-1]["content"].endswith("\n我的宠物叫什么名字？\n(Reply to this in Chinese.)")
+    assert chat[1][-1]["content"].endswith(
+        "\nWhere does my sister live?\n(Reply to this in English.)")
+    assert chat[2][-1]["content"].endswith("\nok?\n(Reply to this.)")  # unsure: not named
     assert chat[2][:len(chat[1])] == chat[1]  # the earlier ones went out as before
 
 

@@ -53,7 +53,8 @@ def test_what_the_model_wrote_waits_in_the_inbox_until_kept_even_across_a_restar
              {"tool_calls": [commit_call(("User", "works at", "Bosch"))]},
              {"text": "Noted too."})
     dispatcher = backend()
-    ask(dispatcher, PacketType.PROCESS_MESSAGE, {"user_input": "I like green tea, Berlin?"})
+    ask(dispatcher, PacketType.PROCESS_MESSAGE,
+        {"user_input": "I like green tea; I live in Berlin?"})
     ask(dispatcher, PacketType.PROCESS_MESSAGE, {"user_input": "I work at Bosch"})
     ask(dispatcher, PacketType.EXECUTE_TOOL, {"tool_name": "memory_commit", "arguments": {
         "triplets": [{"subject": "User", "relation": "has", "object": "a cat"}]}})
@@ -193,7 +194,8 @@ def test_a_turns_changes_are_undone_together_and_a_fact_is_edited_whole(backend,
                              commit_call(("Xiao Ming", "lives in", "Shanghai"))]},
              {"text": "ok"})
     dispatcher = backend()
-    ask(dispatcher, PacketType.PROCESS_MESSAGE, {"user_input": "Xiao Ming: tea, Shanghai"})
+    ask(dispatcher, PacketType.PROCESS_MESSAGE,
+        {"user_input": "Xiao Ming likes tea and lives in Shanghai"})
     changes = ask(dispatcher, PacketType.REVIEW_LIST)["changes"]
     line = changes[1]["lines"][0]
     assert (line["subject"], line["relation"], line["object"]) == \
@@ -222,7 +224,7 @@ def test_counts_kept_from_each_change_match_a_fresh_count(backend, llm, tmp_path
              {"text": "ok"})
     dispatcher = backend()
     ask(dispatcher, PacketType.MEMORY_STATE)  # counted once; changes move it from here
-    ask(dispatcher, PacketType.PROCESS_MESSAGE, {"user_input": "Anna: tea, Rome"})
+    ask(dispatcher, PacketType.PROCESS_MESSAGE, {"user_input": "Anna likes tea and lives in Rome"})
     ask(dispatcher, PacketType.EXECUTE_TOOL, {"tool_name": "task_create", "arguments": {
         "task_id": "Plan the trip", "description": "Rome in May"}})
     edge = dispatcher.store.query_one("SELECT id FROM edges WHERE relation = 'likes'")["id"]

@@ -50,6 +50,21 @@ TARGETS = {"overhead_core": 1500, "overhead_compact": 800, "prefix_share": 0.85,
            "round_trips": 4}
 
 
+def _endpoint_config(home: Path, base_url: str, proxy_url: str, *, model: str | None,
+                     api_key: str | None, writer: str) -> str:
+    """The throwaway folder's settings, as a person would set them for this endpoint;
+    answers the tool set."""
+    tool_set = offer.tool_set("auto", base_url, "")
+    local = offer.is_local(base_url)
+    save_config(home / "config.json", Config(
+        api_key=api_key or "", base_url=proxy_url, model=model or "",
+        tool_set=tool_set, temperature=offer.temperature(None, base_url),
+        first_token_timeout=600.0 if local else 120.0,
+        request_timeout=120.0 if local else 60.0,
+        turn_timeout=1800.0 if local else 300.0, memory_writer=writer))
+    return tool_set
+
+
 def run_eval(base_url: str | None = None, model: str | None = None,
              api_key: str | None = None, say: Callable[[str], None] = print, *,
              writer: str = "auto", requests_file: str | None = None) -> dict[str, Any]:
@@ -67,14 +82,8 @@ def run_eval(base_url: str | None = None, model: str | None = None,
     try:
         with tempfile.TemporaryDirectory(prefix="trulymem-eval-") as folder:
             home = Path(folder)
-            tool_set = offer.tool_set("auto", base_url, "")
-            local = offer.is_local(base_url)
-            save_config(home / "config.json", Config(
-                api_key=api_key or "", base_url=proxy.base_url, model=model or "",
-                tool_set=tool_set, temperature=offer.temperature(None, base_url),
-                first_token_timeout=600.0 if local else 120.0,
-                request_timeout=120.0 if local else 60.0,
-                turn_timeout=1800.0 if local else 300.0, memory_writer=writer))
+            tool_set = _endpoint_config(home, base_url, proxy.base_url, model=model,
+                                        api_key=api_key, writer=writer)
             turns = _play(home, say)
             store = GraphStore(home / "graph_memory.db", read_only="the eval only reads")
             try:
@@ -98,7 +107,8 @@ def run_eval(base_url: str | None = None, model: str | None = None,
     return report
 
 
-def _play(home: Path, say: Callable[[str], None]) -> list[dict[str, Any]]:
+def _play(home: Path, say: Callable[[str], None], turns: Any = TURNS
+          ) -> list[dict[str, Any]]:
     first_text: list[float] = []  # when the turn's first reply text reached the person
     written: list[dict[str, Any]] = []  # what the memory-writing step did after the answer
     written_now = threading.Event()
@@ -121,7 +131,7 @@ def _play(home: Path, say: Callable[[str], None]) -> list[dict[str, Any]]:
     server, client = start()
     played = []
     try:
-        for n, turn in enumerate(TURNS, 1):
+        for n, turn in enumerate(turns, 1):
             if turn.restart:
                 server.shutdown()
                 server, client = start()
@@ -140,10 +150,14 @@ def _play(home: Path, say: Callable[[str], None]) -> list[dict[str, Any]]:
                 "error": answer.get("error"), "seconds": round(seconds, 2),
                 "round_trips": answer.get("round_trips", 0),
                 "tools": [c["name"] for c in answer.get("tool_calls") or []] + later,
+                "calls": [(c["name"], c.get("arguments"),
+                           str(c.get("result") or c.get("error"))[:300])
+                          for w in written for c in w.get("tool_calls") or []],
                 "refused": len(rejected),
                 "repeats": (answer.get("refused_why") or []).count("repeat"),
                 "calls_in_text": answer.get("calls_in_text", 0),
                 "rescued": answer.get("rescued", 0),
+                "asked_again": answer.get("parroted", 0),
                 "first_text": round(first_text[0] - started, 2) if first_text else None,
                 "call_shown": bool(read_reply(answer.get("content") or "", set(TOOL_NAMES))
                                    .calls),

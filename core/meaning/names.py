@@ -11,7 +11,9 @@ scripts before one may replace another:
   GeoNames' names of the world's towns of 15,000 people or more (places.tsv, made by
   packaging/make_places.py);
 - two names in the same script are the same when they differ only in case, spaces or
-  hyphens ("Hang Zhou", "hangzhou").
+  hyphens ("Hang Zhou", "hangzhou");
+- a Chinese word and the English of one of its short senses in CC-CEDICT are the same
+  thing (护士 and nurse, 花生 and peanuts: see `core.meaning.glossary`).
 
 What the tables cannot tell (a name in characters that is neither pinyin of the other nor a
 known place) is answered None: not known to be the same, not known to be different. A
@@ -24,6 +26,8 @@ import re
 import unicodedata
 from functools import cache
 from importlib.resources import files
+
+from core.meaning import glossary
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[a-z]", re.IGNORECASE)
@@ -108,6 +112,11 @@ def same_value(a: str, b: str) -> bool | None:
         return True
     if places and _letters(latin) in by_latin:
         return False  # two places, each known by these names
+    if glossary.means(_trimmed(cjk), latin):  # 护士 and nurse, 花生 and peanuts
+        return True
+    if glossary.english_of(_trimmed(cjk)) and not places and not _pinyin_matches(cjk, latin) \
+            and _letters(latin) not in by_latin:
+        return False  # a word the dictionary knows, meaning something else (老师, nurse)
     return None
 
 
@@ -134,7 +143,7 @@ def mentions(text: str, name: str) -> bool:
     folded = text.casefold()
     if _script(name) == "latin" and _CJK.search(text):
         letters = _letters(name)
-        if any(form in text for form in other_forms(name)):
+        if any(form in text for form in other_forms(name)) or glossary.said_in(text, name):
             return True
         # the characters' pinyin, syllable by syllable, holding the name's letters
         runs = _CJK.findall(text)
@@ -144,6 +153,8 @@ def mentions(text: str, name: str) -> bool:
             "".join(syllables[i:j]) == letters for i in range(len(syllables))
             for j in range(i + 1, min(len(syllables), i + 6) + 1))
     if _script(name) == "cjk" and _LATIN.search(text):
+        said = glossary.content_words(text)
         return any(re.search(rf"(?<![a-z]){re.escape(form)}(?![a-z])", folded)
-                   for form in other_forms(name) if _LATIN.search(form))
+                   for form in other_forms(name) if _LATIN.search(form)) or any(
+            sense <= said for sense in glossary.english_of(_trimmed(name.strip())))
     return False

@@ -144,3 +144,26 @@ def state_stamp(conn: sqlite3.Connection, model: str) -> tuple[int, int]:
     row = conn.execute("SELECT count(*), coalesce(max(seq), 0) FROM edge_vectors"
                        " WHERE model = ?", (model,)).fetchone()
     return row[0], row[1]
+
+
+def similar_now(text: str, facts: list[dict]) -> list[tuple[int, float]]:
+    """(fact id, cosine similarity) of a few `facts` (dicts with id, source_name,
+    relation, target_name) to `text`, embedded now rather than read from the index: a
+    fact written a moment ago may not be indexed yet. [] without an embedding engine."""
+    from core.meaning import engine  # noqa: PLC0415  (loads the model on first use)
+
+    # the query role's engine for both: the index role's belongs to the indexer thread
+    passages = query = engine.engine("query")
+    if query is None or not facts or not text.strip():
+        return []
+    try:
+        matrix = np.asarray(passages.passages([fact_text(
+            str(f["source_name"]), str(f["relation"]), str(f["target_name"]))
+            for f in facts]), dtype=np.float32)
+        vector = np.asarray(query.query(text), dtype=np.float32).reshape(-1)
+    except (RuntimeError, ValueError, OSError):
+        return []
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
+    scores = matrix @ (vector / max(float(np.linalg.norm(vector)), 1e-9))
+    return sorted(((int(f["id"]), float(s)) for f, s in zip(facts, scores, strict=True)),
+                  key=lambda pair: -pair[1])

@@ -271,6 +271,13 @@ class Builder:
         turn.said = grounding.said_text([*texts, *piece.names.values()])
         turn.offered = set(MEMORY_TOOLS)
         turn.turn_id = piece.messages[-1]["turn_id"]
+        # "I" is whoever speaks: a slot is grounded in its subject's own lines
+        spoken: dict[str, list[str]] = {}
+        for m in piece.messages:
+            spoken.setdefault(piece.names[m["role"]].casefold(), []).append(m["content"])
+        turn.speakers = {who: "\n".join(lines) for who, lines in spoken.items()}
+        turn.speakers[PERSON_NODE.casefold()] = turn.speakers.get(
+            piece.names["user"].casefold(), "")
         return turn
 
     def _remember(self, piece: Piece) -> int:

@@ -12,7 +12,7 @@ import json
 import threading
 import time
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import openai
@@ -22,6 +22,7 @@ from core.errors import ErrorCode
 from core.events import Event
 from core.i18n import tr_kept
 from core.secrets import scrub_known
+from core.turn import parrot
 from core.turn.api_errors import (
     describe_api_error,
     describe_broken_stream,
@@ -65,6 +66,7 @@ class _Attempt:
     length: int = 0  # characters of text so far (summing the pieces each time cost O(n²))
     checked: int = 0  # text length at the last look for repetition
     backing_off: bool = False  # waiting to retry a rate limit: not the model's silence
+    parroted: bool = False  # the reply repeated the person's words: not shown, asked again
     offered: set[str] = field(default_factory=set)  # the tools of this request
     last: float = field(default_factory=time.monotonic)  # when the last chunk came
     text: list[str] = field(default_factory=list)
@@ -182,6 +184,11 @@ class ChatSession:
                 attempt = _Attempt(result, progress, options,
                                    _must_answer(guard, result, options), offered=offered)
                 text, reasoning, calls = self._ask(messages, attempt, offered)
+                if attempt.parroted:  # nothing of it was shown: ask once more, otherwise
+                    result.parroted += 1
+                    messages = options.ask_again(messages)
+                    options = replace(options, ask_again=None)
+                    continue
                 result.reasoning += reasoning
                 if calls and attempt.answer_now:  # told to answer, it called again: none runs
                     text, calls = self._rescue(text, result, options, progress), []
@@ -239,6 +246,11 @@ class ChatSession:
             calls = self._calls_from_text(written, attempt.result, attempt.progress)
         if calls:
             return text[:attempt.shown], reasoning, calls
+        options = attempt.options
+        if not attempt.shown and options.ask_again is not None and \
+                parrot.repeats(text, options.person_said):
+            attempt.parroted = True
+            return text, reasoning, calls
         self._show(attempt, len(text))  # prose after all: the held-back rest
         return text, reasoning, calls
 
@@ -258,6 +270,9 @@ class ChatSession:
         if attempt.holding:
             return
         attempt.pending += piece
+        if not attempt.shown and attempt.options.ask_again is not None and \
+                parrot.could_become(attempt.pending, attempt.options.person_said):
+            return  # it may be the person's words said back: not shown unless it is not
         cut, attempt.holding = visible_prefix(attempt.pending, at_start=not attempt.shown)
         cut = _before_a_key(attempt.pending, cut)
         if cut:

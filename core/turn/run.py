@@ -35,9 +35,24 @@ from core.turn import branches, offer, window
 from core.turn.guards import LoopGuard
 from core.turn.history import History
 from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, TurnResult
-from core.turn.prompts import system_prompt
-from core.turn.snapshot import active_tasks, person_profile, related_facts
-from core.writer import extract, forget_scope, forgetting, grounding, slots, whose
+from core.turn.prompts import system_prompt, turn_message_again
+from core.turn.snapshot import (
+    active_tasks,
+    memory_snapshot,
+    person_profile,
+    related_facts,
+    their_people,
+)
+from core.writer import (
+    extract,
+    forget_scope,
+    forgetting,
+    grounding,
+    relatives,
+    requests,
+    slots,
+    whose,
+)
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +109,9 @@ class Turn:
         self.not_forgotten: list[str] = []  # what the person asked to forget, unmatched
         self.held: list[str] = []  # facts a forget reached past what was asked: kept
         self.scoped = False  # the calls running now were checked against the ask
+        # who said what, when the words are not the person's alone (a history's speakers:
+        # name → their lines); a fact's slot is grounded in its subject's own lines
+        self.speakers: dict[str, str] | None = None
         self.message = ""  # the person's message of this turn…
         self.said = ""  # …and what they wrote recently: a fact must be made of it
 
@@ -122,6 +140,16 @@ class Turn:
         # everything before it (see core.turn.window).
         messages = [{"role": "system", "content": system_prompt(compact, not extracting)},
                     *context.earlier, {"role": "user", "content": context.content}]
+        options.person_said = [*context.said, text]
+
+        def ask_again(_sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            """The message alone with the whole snapshot, quoted: the earlier messages
+            are what a repeating model imitates."""
+            return [messages[0], {"role": "user", "content": turn_message_again(
+                memory_snapshot(self.store, text, extracting), text,
+                context.sent["today"])}]
+
+        options.ask_again = ask_again
         result = self._play(messages, options)
         later = extracting and result.code is None and extract.worth_asking(text)
         if later and not self.answer_first:
@@ -217,8 +245,9 @@ class Turn:
         or takes away, applied through the same tools, limits and checks as a model's
         calls, and shown in the trace as those calls."""
         profile = person_profile(self.store)[:40]
+        people = their_people(self.store, profile)
         related = related_facts(self.store, text, [])
-        facts = profile + [f for f in related if f not in profile]
+        facts = profile + [f for f in people + related if f not in profile]
         tasks = active_tasks(self.store, 20)
         try:
             # The step sees the known facts only when the message changes or forgets
@@ -253,14 +282,19 @@ class Turn:
                              "what you have"}
         # a key a server put in the model's mouth is not stored as a memory
         arguments = scrub_known(arguments) if isinstance(arguments, str) else arguments
-        if name == "memory_commit" and isinstance(arguments, str):
-            arguments = slots.as_guesses(whose.owned_in_call(arguments, self.message),
-                                         self.message)
+        strict = offer.is_local(self.config.base_url)
         if name == "memory_purge" and isinstance(arguments, str):
             name, arguments = self._replacement_grounded(arguments)
-        arguments, refused = grounding.check_call(
-            name, arguments, self.said, self.message,
-            strict=offer.is_local(self.config.base_url))
+        arguments, refused = grounding.check_call(name, arguments, self.said, self.message,
+                                                  strict=strict)
+        if name == "memory_commit" and isinstance(arguments, str) and arguments:
+            arguments, asked = requests.checked(arguments, self.message)
+            arguments, slot_refused = slots.checked(
+                relatives.resolved_in_call(whose.owned_in_call(arguments, self.message),
+                                           self.store), self.message, strict, self.speakers,
+                frozenset(forget_scope.person_names(person_profile(self.store)))) \
+                if arguments else ("", None)
+            refused = "; ".join(r for r in (refused, asked, slot_refused) if r) or None
         if refused and not arguments:
             return {"success": False, "invalid": True, "error": refused}
         if name == "memory_purge" and not self.scoped:

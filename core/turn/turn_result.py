@@ -5,6 +5,7 @@ makes when a model would only call tools."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +62,7 @@ class TurnResult:
     cancelled: bool = False
     calls_in_text: int = 0  # calls the model wrote as reply text, taken as calls
     rescued: int = 0  # answers the app made because the model still called when told not to
+    parroted: int = 0  # replies that repeated the person's words, asked again
     not_saved: str | None = None  # why the turn's memory writes failed in the store
 
     def data(self) -> dict[str, Any]:
@@ -69,6 +71,7 @@ class TurnResult:
                 "refused_why": self.refused_why,
                 "usage": self.usage, "round_trips": self.round_trips,
                 "calls_in_text": self.calls_in_text, "rescued": self.rescued,
+                "parroted": self.parroted,
                 "not_saved": self.not_saved}
 
 
@@ -94,6 +97,11 @@ class TurnOptions:
     drop_tools_to_answer: bool = False
     person_text: str = ""  # the person's message: the language of a reply the app makes
     local: bool = False  # a server on this machine: it may be asked whether it is busy
+    # The person's recent messages, this one last: a reply that repeats one of them is
+    # held back and asked again once, the request rendered by `ask_again` (see
+    # `core.turn.parrot`).
+    person_said: list[str] = field(default_factory=list)
+    ask_again: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None
 
 
 def made_answer(calls: list[dict[str, Any]], person_text: str) -> str:

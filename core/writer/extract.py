@@ -21,7 +21,7 @@ from importlib.resources import files
 from typing import Any
 
 from core.tools.base import fact_line
-from core.writer import forget_scope, forgetting, grounding, whose
+from core.writer import forget_scope, forgetting, grounding, requests, whose
 from core.writer.language import language_of
 
 
@@ -136,10 +136,12 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
     named = [f["object"] for f in items("forget", "object")]
     in_words = forgetting.asked_to_forget(message)
     asked = named + [w for w in in_words if w.casefold() not in {n.casefold() for n in named}]
+    theirs = [f for words in in_words for f in forget_scope.meant_by(words, known)]
     meant = {f.get("id") for words in in_words
-             for f in forgetting.matching(words, known, similar)}
+             for f in forgetting.matching(words, known, similar)} | {f.get("id") for f in theirs}
     for words in asked:
         found = forgetting.matching(words, known, similar)
+        found += [f for f in theirs if f not in found and words in in_words]
         if not found and words in named:
             plan.unmatched.append(words)
         # the step's words are its guess: the person's own request says whose it is, and
@@ -167,7 +169,7 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
                     "new_relation": {"object": new}}))
     triplets = [{"subject": "User", **f} for f in items("user_facts", "relation", "object")]
     triplets += items("other_facts", "subject", "relation", "object")
-    triplets = whose.owned(triplets, message)
+    triplets = requests.not_requests(whose.owned(triplets, message), message)
     triplets = [t for t in triplets if grounding.grounded(t["object"], said)
                 and grounding.grounded(t["subject"], said)
                 and t["object"].casefold() not in forgotten]  # not stated again as it goes

@@ -27,6 +27,7 @@ from core.tools.one_value import family
 from core.writer import grounding, kin
 
 MOST_PER_ASK = 2  # facts one forget request may take on its own
+NOW_AT_MOST = 40  # facts embedded on the spot to match a forget by meaning
 _ALL = re.compile(r"\b(?:all|every(?:thing)?|whole|entire)\b|所有|全部|一切|都忘", re.IGNORECASE)
 
 
@@ -121,6 +122,28 @@ def split(words: str, found: list[dict[str, Any]], known: list[dict[str, Any]],
     if len(scope.kept) > MOST_PER_ASK and not _ALL.search(words):
         scope.held, scope.kept = scope.kept + scope.held, []
     return scope
+
+
+def meant_by(words: str, known: list[dict[str, Any]], similar: Any = None
+             ) -> list[dict[str, Any]]:
+    """The facts of whom `words` are about (the person, or someone of theirs) that
+    `words` name, by words or by meaning in any language ("请忘掉我姐姐是翻译这件事" and
+    "Omar -job-> translator"): matched among that one's facts only, where a clear winner
+    is easy to tell."""
+    from core.writer import forgetting  # noqa: PLC0415  (forgetting matches; this weighs)
+
+    person = person_names(known)
+    whom = about_whom(words, known, person)
+    theirs = [f for f in known if isinstance(f.get("id"), int) and (
+        _subject_is(f, whom) if whom is not None
+        else str(f.get("source_name", "")).casefold() in person)]
+    if similar is None and 0 < len(theirs) <= NOW_AT_MOST:
+        def similar(text: str, ids: list[int]) -> list[tuple[int, float]]:
+            from core.meaning.vectors import similar_now  # noqa: PLC0415  (numpy)
+
+            return similar_now(text, [f for f in theirs if f["id"] in ids])
+    by_name = [f for f in theirs if mentions(words, str(f.get("target_name", "")))]
+    return by_name or forgetting.matching(words, theirs, similar)
 
 
 def split_many(asked: list[str], found: list[dict[str, Any]], known: list[dict[str, Any]],

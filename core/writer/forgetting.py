@@ -71,8 +71,8 @@ def _by_meaning(words: str, known: list[dict[str, Any]],
         return []
     by_id = {fact["id"]: fact for fact in known if "id" in fact}
     scored = sorted(similar(words, list(by_id)), key=lambda pair: -pair[1])
-    if not scored or scored[0][1] < CLOSE:
-        return []
+    if len(scored) < 2 or scored[0][1] < CLOSE:
+        return []  # one fact alone cannot be told clearly closer than the rest
     cut = max(CLOSE, scored[0][1] - BAND)
     chosen = [fact_id for fact_id, score in scored if score >= cut]
     rest = [score for _fact_id, score in scored if score < cut]

@@ -9,8 +9,9 @@ fact that would replace another is written, the message is read clause by clause
 `core.writer.whose`): a clause about that subject must hold the value and speak of the
 slot, in the slot's own vocabulary ("live", "moved", "住", "搬" for a home; "work",
 "as a", "工作", "当" for a job; "my name is", "I'm <the name>", "我叫" for a name). A fact
-that fails is still written, beside the old value and as a guess for the person's Review:
-a guess replaces nothing.
+that fails is not stored from a small local model (its slot is a guess, and kept it
+showed in every answer as a second job); from another model it is written beside the old
+value as a guess for the person's Review: a guess replaces nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from core.meaning.names import mentions
 from core.tools.one_value import family
-from core.writer import grounding, whose
+from core.writer import grounding, kin, whose
 
 GUESS = 0.6  # the confidence of a fact kept beside the old value: below one_value.SURE
 
@@ -34,6 +35,8 @@ _CUES: dict[str, tuple[str, tuple[str, ...]]] = {
     "job": (r"\b(?:work\w*|job|career|profession|occupation|employ\w*|hired|promoted|"
             r"retired|trained)\b|工作|职业|上班|担任|入职|转行|当了?|干",
             (r"\b(?:as|i'?m|i am|became|become|now)\s+(?:an?\s+|the\s+)?{v}",
+             r"^\W*an?\s+{v}\b",  # "I'm Sofia, a pilot living in Madrid"
+             r"\b(?:is|was|are)\s+(?:an?\s+|the\s+)?{v}\b",  # "my dad is a nurse"
              r"是(?:一名|一个|个|名)?{v}", r"做{v}")),
     "employer": (r"\b(?:work\w*|job|employ\w*|hired|joined|company|firm)\b|公司|单位|上班|"
                  r"就职|入职|加入|工作", ()),
@@ -41,6 +44,10 @@ _CUES: dict[str, tuple[str, tuple[str, ...]]] = {
              r"kosher)\b|素|饮食|忌口|荤", ()),
     "name": (r"\b(?:name\w*|called|call me|go(?:es)? by)\b|叫|名字|姓名|名叫",
              (r"\b(?:i'?m|i am|this is|it'?s)\s+{v}", r"我(?:就)?是{v}")),
+    # the person's own name, said of themself: "I have a dog named Bao" names the dog
+    "own name": ("", (r"\b(?:my name is|my name's|i'?m|i am|call me|i go by|this is)\s+{v}",
+                      r"我(?:的名字)?(?:就)?(?:叫|是|名叫)\s*{v}", r"我的名字是\s*{v}",
+                      r"^\W*{v}\W*$")),
     "partner": (r"\b(?:married|marry|wife|husband|partner|spouse|girlfriend|boyfriend|"
                 r"dating|engaged|fianc\w*)\b|结婚|妻子|丈夫|老婆|老公|对象|女朋友|男朋友|伴侣|订婚|"
                 r"太太|爱人", ()),
@@ -69,42 +76,98 @@ def _holds(clause: str, value: str) -> bool:
     return grounding.grounded(value, grounding.said_text([clause])) or mentions(clause, value)
 
 
-def _about(subject: str, owner: whose.Owner, clause: str) -> bool:
+def _about(subject: str, owner: whose.Owner, clause: str, relation: str = "",
+           before: str = "") -> bool:
+    """The clause speaks of `subject`: the person's own clause, the relative's, or one
+    that names them (or goes on from one that did: "Anna likes tea and lives in Rome")."""
     if subject.strip().casefold() in grounding.PERSON:
-        return owner.who is None
-    return owner.who is not None or grounding.grounded(subject, grounding.said_text([clause]))
+        # the person's link to a relative is said where the relative is: "my husband Tom"
+        linked = kin.kin_of_relation(relation)
+        return owner.who is None or (linked is not None and kin.kind_of(owner.who) == linked)
+    if owner.who is not None or grounding.grounded(subject, grounding.said_text([clause])):
+        return True
+    return bool(before) and not whose.speaks_of_self(clause) and grounding.grounded(
+        subject, grounding.said_text([before]))
 
 
-def grounds(triplet: dict[str, Any], message: str) -> bool:
+def grounds(triplet: dict[str, Any], message: str, person: frozenset[str] = frozenset()
+            ) -> bool:
     """The message grounds this fact's slot, value and whose it is (see above); a fact
-    in a relation that holds many values needs nothing."""
+    in a relation that holds many values needs nothing. `person`: the names the person
+    goes by (casefolded), whose facts are the person's own."""
     relation, value = str(triplet.get("relation", "")), str(triplet.get("object", ""))
     subject = str(triplet.get("subject", ""))
+    if subject.strip().casefold() in person:
+        subject = "User"
     slot = family(relation, value)
     if slot is None:
         return True
-    return any(_holds(clause, value) and _about(subject, owner, clause)
-               and _speaks_of(slot, relation, value, clause)
-               for clause, owner in whose.clause_owners(message))
+    if slot == "name" and subject.strip().casefold() in grounding.PERSON:
+        slot = "own name"
+    clauses = whose.clause_owners(message)
+    for i, (clause, owner) in enumerate(clauses):
+        before = clauses[i - 1][0] if i else ""
+        if not (_holds(clause, value) and _about(subject, owner, clause, relation, before)):
+            continue
+        # "my dad doesn't live in Osaka, I meant Boston": the slot is said a clause before
+        said = [clause] + [c for c, o in clauses[max(0, i - 1):i] if o == owner]
+        if any(_speaks_of(slot, relation, value, c) for c in said):
+            return True
+    return False
 
 
-def as_guesses(arguments: str, message: str) -> str:
+def _grounds_said(triplet: dict[str, Any], message: str,
+                  speakers: dict[str, str] | None, person: frozenset[str]) -> bool:
+    """`grounds`, where a speaker's own lines ground their facts as the person's own."""
+    said_by = (speakers or {}).get(str(triplet["subject"]).strip().casefold())
+    if said_by is not None:
+        return grounds({**triplet, "subject": "User"}, said_by)
+    return grounds(triplet, message, person)
+
+
+def _names_in(triplets: list[Any]) -> set[str]:
+    """The person's names a call itself gives ("User -name is-> Anna")."""
+    return {str(t["object"]).strip().casefold() for t in triplets
+            if isinstance(t, dict) and str(t.get("subject", "")).strip().casefold()
+            in grounding.PERSON and isinstance(t.get("object"), str)
+            and family(str(t.get("relation", "")), t["object"]) == "name"}
+
+
+def checked(arguments: str, message: str, strict: bool,
+            speakers: dict[str, str] | None = None,
+            person: frozenset[str] = frozenset()) -> tuple[str, str | None]:
     """A memory_commit's arguments with each one-value fact the message does not ground
-    marked a guess (it is added beside the old value, which stays); anything malformed
-    is left as it is for the validator to explain."""
+    taken out (`strict`: a small local model, whose slots are guesses) or marked a guess
+    (it is added beside the old value, which stays, for the person's Review); and why
+    facts were taken out. `speakers` (a history's: name → their lines) ground each
+    speaker's facts in their own words. Anything malformed is left as it is."""
     try:
         args = json.loads(arguments or "{}")
     except (ValueError, RecursionError):
-        return arguments
+        return arguments, None
     triplets = args.get("triplets") if isinstance(args, dict) else None
     if not isinstance(triplets, list):
-        return arguments
-    marked = [_as_guess(t) if isinstance(t, dict) and all(
-        isinstance(t.get(k), str) for k in ("subject", "relation", "object"))
-        and not grounds(t, message) else t for t in triplets]
-    changed = marked != triplets
-    return json.dumps({**args, "triplets": marked}, ensure_ascii=False) if changed \
-        else arguments
+        return arguments, None
+    kept, refused, named = [], [], set()
+    person = frozenset(person | _names_in(triplets))
+    for triplet in triplets:
+        if not isinstance(triplet, dict) or not all(
+                isinstance(triplet.get(k), str) for k in ("subject", "relation", "object")) \
+                or _grounds_said(triplet, message, speakers, person):
+            kept.append(triplet)
+        elif strict:
+            refused.append(f"'{triplet['subject']} -{triplet['relation']}-> "
+                           f"{triplet['object']}'")
+            named.add(str(family(triplet["relation"], triplet["object"])))
+        else:
+            kept.append(_as_guess(triplet))
+    why = (f"{', '.join(refused)} not stored: the message does not say so of that one's "
+           f"{' or '.join(sorted(named))}") if refused else None
+    if kept == triplets:
+        return arguments, None
+    if not kept:
+        return "", why
+    return json.dumps({**args, "triplets": kept}, ensure_ascii=False), why
 
 
 def _as_guess(triplet: dict[str, Any]) -> dict[str, Any]:

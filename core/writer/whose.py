@@ -35,6 +35,9 @@ _OTHER = re.compile("|".join(
 _PRONOUN = re.compile(r"\b(she|he|her|his|they|their)\b|[她他]", re.IGNORECASE)
 _SELF = re.compile(r"\b(i|i'm|im|i've|i'd|i'll|me|myself)\b|我(?!的?(" + "|".join(
     re.escape(r) for r in RELATIVES if _CJK.search(r)) + "))", re.IGNORECASE)
+# A clause that corrects or sets apart what the one before said, about the same one
+_GOES_ON = re.compile(r"^(?:sorry,?\s*)?(?:i meant|i mean|i meant to say|not|rather|or rather)\b|"
+                      r"^(?:我是说|我的意思是|应该是|不是|而是|是)", re.IGNORECASE)
 _CLAUSES = re.compile(r"[.!?;:。！？；：\n]+|[,，、]\s*|\s+(?:and|but)\s+", re.IGNORECASE)
 
 
@@ -61,6 +64,9 @@ def clause_owners(message: str) -> list[tuple[str, Owner]]:
     for clause in (c.strip() for c in _CLAUSES.split(message)):
         if not clause:
             continue
+        if _GOES_ON.search(clause):  # "…, I meant Boston", "…，不是青岛": the same one's
+            owners.append((clause, current))
+            continue
         other, me = _OTHER.search(clause), _SELF.search(clause)
         pronoun = _PRONOUN.search(clause)
         if other and (not me or other.start() < me.start()):
@@ -74,6 +80,11 @@ def clause_owners(message: str) -> list[tuple[str, Owner]]:
             current = Owner(last_other)
         owners.append((clause, current))
     return owners
+
+
+def speaks_of_self(clause: str) -> bool:
+    """The clause has the person speak of themself ("I", "me", "我")."""
+    return _SELF.search(clause) is not None
 
 
 def owner_of(words: str, message: str) -> Owner:
@@ -107,7 +118,8 @@ _ZH_RELATIVE = "|".join(re.escape(r) for r in RELATIVES if _CJK.search(r))
 _NAMED = [re.compile(p) for p in (
     rf"\b[Mm]y ({_EN_RELATIVE}),? {_NAME}",  # my sister Mei, my sister, Mei
     rf"\b[Mm]y ({_EN_RELATIVE})(?:'s name is| is called| is named) {_NAME}",
-    rf"我的?({_ZH_RELATIVE})(?:叫|名叫|名字是|名字叫){_CJK_NAME}",
+    rf"我的?({_ZH_RELATIVE})的?(?:叫|名叫|名字是|名字叫){_CJK_NAME}",
+    rf"\b[Mm]y ({_EN_RELATIVE})'s name is {_NAME}",
 )]
 _NOT_NAMES = {"Is", "Lives", "Works", "Likes", "Has", "And", "But", "The", "Who", "Was",
               "Just", "Also", "Still", "Now", "Always"}

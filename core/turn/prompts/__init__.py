@@ -29,10 +29,24 @@ def system_prompt(compact: bool = False, tools: bool = True) -> str:
 
 
 def turn_message(snapshot: str, message: str, today: str | None = None) -> str:
-    """The newest user message as the model sees it: the snapshot, then the words, with
-    their language named when it can be told (see `core.writer.language`)."""
+    """The newest user message as the model sees it: the snapshot, the words, then what
+    to do with them, in their language when it can be told (see `core.writer.language`).
+
+    The words come last but one: introduced as "The user writes in English:" and left
+    last, they read to a 1.5B model like text to continue, and it said them back (14 of
+    16 replies in a generated conversation). Told after them to reply, it answers."""
     language = language_of(message)
-    says = f"The user writes in {language}:" if language else "The user says:"
+    reply = f"Reply to this in {language}." if language else "Reply to this."
     return _template("context.md").strip().replace(
         "{today}", today or time.strftime("%Y-%m-%d (%A)")).replace(
-        "{snapshot}", snapshot).replace("{says}", says).replace("{message}", message)
+        "{snapshot}", snapshot).replace("{reply}", reply).replace("{message}", message)
+
+
+def turn_message_again(snapshot: str, message: str, today: str | None = None) -> str:
+    """The newest message rendered another way, for a model that repeated it back instead
+    of answering: quoted, with what to do after it (see `core.turn.parrot`)."""
+    language = language_of(message)
+    return _template("context_again.md").strip().replace(
+        "{today}", today or time.strftime("%Y-%m-%d (%A)")).replace(
+        "{snapshot}", snapshot).replace("{message}", message).replace(
+        "{language}", f" in {language}" if language else "")

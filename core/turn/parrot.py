@@ -1,0 +1,46 @@
+"""A reply that repeats the person's words instead of answering them.
+
+A 1.5B model answered "Where do I work now?" with "Where do I work now?", and "The plumber
+came on Tuesday." with that sentence; sometimes with an earlier message of the person's.
+Whatever the model, such a reply answers nothing: the turn notices it (and asks once
+more), and the eval counts it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
+LONGEST_ADDED = 12  # characters a reply may add around the person's words and still repeat
+
+
+def _plain(text: str) -> str:
+    """Letters and digits only, folded: punctuation, spaces and case say nothing here."""
+    return _NOT_WORD.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+def repeats(reply: str, messages: list[str]) -> bool:
+    """`reply` is one of the person's `messages` said back: the same words, or those
+    words with little around them ("Where do I live now? 🙂"), or most of one of them
+    and nothing else."""
+    said = _plain(reply)
+    if not said:
+        return False
+    for message in messages:
+        theirs = _plain(message)
+        if len(theirs) < 4:
+            continue
+        if theirs in said and len(said) - len(theirs) <= LONGEST_ADDED:
+            return True
+        if said in theirs and len(said) * 10 >= len(theirs) * 6:
+            return True
+    return False
+
+
+def could_become(partial: str, messages: list[str]) -> bool:
+    """The reply streamed so far is still the start of one of the person's messages:
+    it may turn out to repeat it, so it is not shown yet."""
+    said = _plain(partial)
+    return bool(said) and any(_plain(m).startswith(said) for m in messages
+                              if len(_plain(m)) >= 4)

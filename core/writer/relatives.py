@@ -1,0 +1,81 @@
+"""A relative is one node, whatever words name them.
+
+"My father …" in one turn became a node named "父亲" beside the father's named node, so a
+later forget asked in the other language matched nothing and both copies stayed. So a
+fact whose subject is only a kin word ("father", "my dad", "我父亲", "姐姐") is the fact
+of the relative the person is linked to by that kind ("User -father-> Wang Jun"), when
+there is exactly one.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from core.store import GraphStore
+from core.tools.base import PERSON_NODE
+from core.writer import kin
+
+_OWN = ("my ", "我的", "我")
+kin_person = {"user", "i", "me", "我", "用户", PERSON_NODE.casefold()}
+
+
+def _kind_named(subject: str) -> str | None:
+    """The kind of relative a subject made only of a kin word names ("my dad", "我姐姐")."""
+    word = subject.strip().casefold()
+    for own in _OWN:
+        word = word.removeprefix(own).strip()
+    return kin.kind_of(word)
+
+
+def named(store: GraphStore) -> dict[str, list[str]]:
+    """The person's relatives by kind: kind → the names they are linked by."""
+    rows = store.query(
+        "SELECT e.relation, t.name FROM edges e JOIN nodes s ON s.id = e.source_id"
+        " JOIN nodes t ON t.id = e.target_id WHERE s.name = ? AND e.status = 'active'"
+        " AND e.category = 'general'", (PERSON_NODE,))
+    found: dict[str, list[str]] = {}
+    for row in rows:
+        kind = kin.kin_of_relation(row["relation"])
+        if kind and _kind_named(row["name"]) is None and row["name"] not in found.get(
+                kind, []):
+            found.setdefault(kind, []).append(row["name"])
+    return found
+
+
+def resolved(triplets: list[dict[str, Any]], store: GraphStore) -> list[dict[str, Any]]:
+    """The facts with a kin-word subject given to the one relative of that kind."""
+    people: dict[str, list[str]] | None = None
+    # links made in the same call count too ("我爸爸叫马军，住在青岛" in one message)
+    linking = {}
+    for t in triplets:
+        if isinstance(t, dict) and str(t.get("subject", "")).strip().casefold() in \
+                kin_person and isinstance(t.get("relation"), str) and \
+                isinstance(t.get("object"), str) and _kind_named(t["object"]) is None:
+            kind = kin.kin_of_relation(t["relation"])
+            if kind:
+                linking.setdefault(kind, []).append(t["object"])
+    out = []
+    for triplet in triplets:
+        kind = _kind_named(str(triplet.get("subject", ""))) if isinstance(triplet, dict) \
+            else None
+        names: list[str] = []
+        if kind:
+            people = named(store) if people is None else people
+            names = list(dict.fromkeys([*people.get(kind, []), *linking.get(kind, [])]))
+        out.append({**triplet, "subject": names[0]} if len(names) == 1 else triplet)
+    return out
+
+
+def resolved_in_call(arguments: str, store: GraphStore) -> str:
+    """A memory_commit's arguments with `resolved` facts; anything malformed as it is."""
+    try:
+        args = json.loads(arguments or "{}")
+    except (ValueError, RecursionError):
+        return arguments
+    triplets = args.get("triplets") if isinstance(args, dict) else None
+    if not isinstance(triplets, list):
+        return arguments
+    moved = resolved(triplets, store)
+    return arguments if moved == triplets else json.dumps({**args, "triplets": moved},
+                                                          ensure_ascii=False)

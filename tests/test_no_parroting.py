@@ -1,0 +1,54 @@
+"""A reply that repeats the person's words is never shown as the answer: it is held back
+while it streams, and the model is asked once more with the message rendered another
+way."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.turn.parrot import could_become, repeats
+
+
+@pytest.mark.parametrize(("reply", "said", "parrot"), [
+    ("Where do I work now?", ["Where do I work now?"], True),
+    ("where do i work now", ["Where do I work now?"], True),
+    ("The plumber came on Tuesday.", ["The plumber came on Tuesday."], True),
+    ("我现在住在哪里？", ["我现在住在哪里？"], True),
+    ("My sister lives in Paris.", ["My sister lives in Paris.", "Where do I live?"], True),
+    ("Where do I work now? 🙂", ["Where do I work now?"], True),
+    ("You work at the hospital in Lyon.", ["Where do I work now?"], False),
+    ("Noted: the plumber came on Tuesday, so the sink is fixed?",
+     ["The plumber came on Tuesday."], False),
+    ("你住在上海。", ["我现在住在哪里？"], False),
+    ("Yes.", ["Yes"], False),  # too short to tell
+])
+def test_a_reply_that_says_the_persons_words_back_is_a_parrot(reply, said, parrot):
+    assert repeats(reply, said) is parrot
+
+
+def test_a_reply_is_held_only_while_it_may_still_be_the_persons_words():
+    assert could_become("Where do", ["Where do I work now?"])
+    assert not could_become("You work", ["Where do I work now?"])
+
+
+def test_a_parroted_reply_is_not_shown_and_the_model_is_asked_again(headless, llm):
+    events = []
+    client = headless("small", model="local-model",
+                      progress=lambda kind, data: events.append((kind, data)))[1]
+    llm.play({"text": "Where do I live now?"}, {"text": "You live in Lyon."})
+    answer = client.process_message("Where do I live now?")
+    assert answer["content"] == "You live in Lyon."
+    assert answer["parroted"] == 1
+    shown = "".join(d["delta"] for kind, d in events if kind == "text")
+    assert shown == "You live in Lyon."
+    first, again = llm.requests[0], llm.requests[1]
+    assert "Do not repeat the message" in again["messages"][-1]["content"]
+    assert len(again["messages"]) == 2 and len(first["messages"]) >= 2
+
+
+def test_a_reply_that_goes_on_past_the_persons_words_is_shown(headless, llm):
+    client = headless("small", model="local-model")[1]
+    llm.play({"text": "Where do I live now? In Lyon, as you told me."})
+    answer = client.process_message("Where do I live now?")
+    assert answer["content"] == "Where do I live now? In Lyon, as you told me."
+    assert answer["parroted"] == 0 and len(llm.requests) == 1
