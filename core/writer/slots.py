@@ -72,6 +72,10 @@ def _speaks_of(slot: str, relation: str, value: str, clause: str) -> bool:
                for w in grounding.meaningful(relation))
 
 
+def _plain(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
 def _holds(clause: str, value: str) -> bool:
     return grounding.grounded(value, grounding.said_text([clause])) or mentions(clause, value)
 
@@ -110,7 +114,9 @@ def grounds(triplet: dict[str, Any], message: str, person: frozenset[str] = froz
         if not (_holds(clause, value) and _about(subject, owner, clause, relation, before)):
             continue
         # "my dad doesn't live in Osaka, I meant Boston": the slot is said a clause before
-        said = [clause] + [c for c, o in clauses[max(0, i - 1):i] if o == owner]
+        # …and "my husband, Guo Jing, …": a clause that is only the value goes with it
+        apposed = _plain(clause) == _plain(value)
+        said = [clause] + ([before] if before and (whose.goes_on(clause) or apposed) else [])
         if any(_speaks_of(slot, relation, value, c) for c in said):
             return True
     return False

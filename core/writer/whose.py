@@ -82,6 +82,11 @@ def clause_owners(message: str) -> list[tuple[str, Owner]]:
     return owners
 
 
+def goes_on(clause: str) -> bool:
+    """The clause corrects or sets apart the one before ("I meant Boston", "不是青岛")."""
+    return _GOES_ON.search(clause) is not None
+
+
 def speaks_of_self(clause: str) -> bool:
     """The clause has the person speak of themself ("I", "me", "我")."""
     return _SELF.search(clause) is not None
