@@ -56,7 +56,8 @@ def test_generated_conversations_keep_the_memory_right_whatever_the_small_model_
     person's, the relative by a kin word, a request stored as a like, a forget naming
     every fact it was shown, replies that repeat the person. The app's checks keep the
     memory right and no parroted reply reaches the person."""
-    from core.eval.generated import TARGETS as GENERATED, run_generated
+    from core.eval.generated import TARGETS as GENERATED
+    from core.eval.generated import run_generated
 
     said: list[str] = []
     report = run_generated(4, 1, 0, say=said.append)

@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.store import GraphStore
+from core.turn import answering
 from core.turn.history import History
 from core.turn.prompts import turn_message
 from core.turn.snapshot import (
     active_fact_keys,
     gone_keys,
+    quoted,
     render_changes,
     render_full,
     snapshot_items,
@@ -110,6 +112,9 @@ def build(history: History, store: GraphStore, text: str, plain: bool,
         sent = {"base": base, "first": window[0]["id"], "gone": gone}
         items = [i for i in items if senses.get(i.key) != i.sense]
         said = [r["content"] for r in window if r["role"] == "user"]
+    answers = answering.render(answering.facts_for(store, text))
+    if answers:  # right before the question, where a small model looks
+        snapshot = f"{snapshot}\n{quoted(answers)}"
     sent.update(snapshot=snapshot, today=today, plain=plain,
                 items={i.key: [i.sense, i.line] for i in items})
     return Context(earlier, said, turn_message(snapshot, text, today), sent)

@@ -43,11 +43,9 @@ def person_names(known: list[dict[str, Any]]) -> set[str]:
     """The names the person goes by among `known` facts (casefolded): "user", "我"… and
     the values of their name facts."""
     names = set(grounding.PERSON)
-    from core.turn.snapshot import NAME_RELATIONS  # noqa: PLC0415  (snapshot reads the turn)
-    name_relations = {r.casefold() for r in NAME_RELATIONS}
     for fact in known:
         if str(fact.get("source_name", "")).casefold() in grounding.PERSON and \
-                str(fact.get("relation", "")).casefold() in name_relations:
+                family(str(fact.get("relation", ""))) == "name":
             names.add(str(fact.get("target_name", "")).casefold())
     return names
 

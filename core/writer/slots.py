@@ -28,9 +28,9 @@ GUESS = 0.6  # the confidence of a fact kept beside the old value: below one_val
 
 # Words that speak of each slot anywhere in a clause, and (with {v}) words that speak of
 # it only right before the value: "I'm Lin Wei" says a name, "I'm a nurse" a job.
-_CUES: dict[str, tuple[str, tuple[str, ...]]] = {
+CUES: dict[str, tuple[str, tuple[str, ...]]] = {
     "home": (r"\b(?:live[sd]?|living|move[sd]?|moving|relocat\w*|based|home|resid\w*|"
-             r"settled|stay(?:ing)?|address)\b|住|搬|家在|定居|落户|安家",
+             r"settled|stay(?:ing)?|address|city|town|hometown)\b|住|搬|家在|定居|落户|安家|城市",
              (r"\bin\s+{v}",)),
     "job": (r"\b(?:work\w*|job|career|profession|occupation|employ\w*|hired|promoted|"
             r"retired|trained)\b|工作|职业|上班|担任|入职|转行|当了?|干",
@@ -61,7 +61,7 @@ _CUES: dict[str, tuple[str, tuple[str, ...]]] = {
 
 
 def _speaks_of(slot: str, relation: str, value: str, clause: str) -> bool:
-    anywhere, around = _CUES.get(slot, ("", ()))
+    anywhere, around = CUES.get(slot, ("", ()))
     if anywhere and re.search(anywhere, clause, re.IGNORECASE):
         return True
     shown = re.escape(value.strip())

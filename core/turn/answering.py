@@ -1,0 +1,103 @@
+"""The facts that answer a question, put right before it.
+
+A window's snapshot goes out with its first message; ten turns later the facts that
+answer "我会什么乐器？" are far above, and the 1.5B model invented an instrument with the
+right one in its context. So a question about the person or their people gets, just
+before its words, the few facts that answer it: those of whom it asks about (the
+person, or the relative it names in any language), in the slot it asks about ("where do
+I live" asks for a home, "我是做什么工作的" for a job), then those it shares words or
+meaning with; the person's and each relative's facts apart, by name.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from core.store import GraphStore
+from core.store.search import EDGE_SELECT, search_edges
+from core.tools.base import PERSON_NODE
+from core.tools.one_value import family
+from core.turn.snapshot import person_profile, plain_line
+from core.writer import forget_scope, grounding, kin, relatives, slots
+
+MOST = 4  # lines: each costs the person prompt time on a small local model
+_QUESTION = re.compile(
+    r"[?？]|^\W*(?:what|where|when|who|whom|which|how|why|do|does|did|is|are|am|can|could|"
+    r"tell me|remind me)\b|吗|什么|哪|谁|几|多少|怎么|是不是|有没有", re.IGNORECASE)
+
+
+def is_question(message: str) -> bool:
+    return bool(_QUESTION.search(message.strip()))
+
+
+def _asked_slots(message: str) -> set[str]:
+    """The one-value slots a question speaks of, in the slots' own vocabulary."""
+    return {slot for slot, (anywhere, _around) in slots.CUES.items()
+            if anywhere and re.search(anywhere, message, re.IGNORECASE)}
+
+
+def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
+    """The facts that answer `message` when it is a question, best first (see above)."""
+    if not is_question(message):
+        return []
+    profile = person_profile(store)
+    person = forget_scope.person_names(profile)
+    asked = kin.kinds_in(message)
+    if asked:
+        people = relatives.named(store)
+        names = [n for kind in asked for n in people.get(kind, [])]
+        if not names:
+            return []
+        marks = ", ".join("?" * len(names))
+        theirs = store.query(
+            EDGE_SELECT + f" WHERE s.name IN ({marks}) AND e.status = 'active' AND"
+            " e.category = 'general' ORDER BY e.mention_count DESC, e.updated_at DESC"
+            " LIMIT 30", names)
+    else:
+        theirs = [f for f in profile if str(f["source_name"]).casefold() in person]
+    if not theirs:
+        return []
+    wanted = _asked_slots(message)
+    said = grounding.said_text([message])
+    found = {f["id"]: i for i, f in enumerate(search_edges(store, message,
+                                                           categories=["general"], limit=30))}
+
+    def rank(fact: dict[str, Any]) -> tuple[int, int, int]:
+        slot = family(str(fact["relation"]), str(fact["target_name"]))
+        by_slot = int(slot is not None and slot in wanted)
+        by_words = grounding.shared_words(f"{fact['relation']} {fact['target_name']}", said)
+        return (-by_slot, -min(by_words, 1), found.get(fact["id"], 99))
+
+    ranked = [f for f in sorted(theirs, key=rank) if rank(f) != (0, 0, 99)][:MOST]
+    if ranked:
+        return ranked
+    # nothing shares a slot or a word: the closest in meaning ("我会什么乐器？" and
+    # "会弹 吉他"), embedded now; asked about a relative, what is known of them
+    close = _by_meaning(message, theirs[:MEANING_AT_MOST])
+    return close or (theirs[:MOST] if asked else [])
+
+
+MEANING_AT_MOST = 24  # facts embedded on the spot for one question
+MEANING_KEPT = 2
+
+
+def _by_meaning(message: str, facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    try:
+        from core.meaning.vectors import similar_now  # noqa: PLC0415  (numpy, the model)
+    except ImportError:
+        return []
+    from core.writer.forgetting import CLOSE  # noqa: PLC0415
+
+    by_id = {f["id"]: f for f in facts}
+    return [by_id[i] for i, score in similar_now(message, facts)[:MEANING_KEPT]
+            if score >= CLOSE]
+
+
+def render(facts: list[dict[str, Any]]) -> str:
+    """The lines that go right before the question ("" when none)."""
+    if not facts:
+        return ""
+    lines = [plain_line(f) if f["source_name"] != PERSON_NODE else
+             f"- the user {f['relation']} {f['target_name']}" for f in facts]
+    return "What the memory says that answers it:\n" + "\n".join(lines)

@@ -1,0 +1,60 @@
+"""A question about the person or their people gets the facts that answer it right
+before its words, the person's and each relative's apart, in either language."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.turn import answering
+
+FACTS = [("User", "name", "Sofia"), ("User", "lives in", "Osaka"), ("User", "job", "pilot"),
+         ("User", "plays", "saxophone"), ("User", "sister", "Omar"),
+         ("Omar", "lives in", "Kunming"), ("Omar", "job", "translator"), ("User", "pet", "Max")]
+
+
+@pytest.fixture
+def remembered(executor, store):
+    assert executor.execute("memory_commit", {"triplets": [
+        {"subject": s, "relation": r, "object": o} for s, r, o in FACTS]})["success"]
+    return store
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    ("Where do I live now?", "the user lives in Osaka"),
+    ("我现在住在哪里？", "the user lives in Osaka"),
+    ("What do I do for work?", "the user job pilot"),
+    ("我是做什么工作的？", "the user job pilot"),
+    ("Which city is my sister in?", "Omar lives in Kunming"),
+    ("我姐姐住在哪里？", "Omar lives in Kunming"),
+    ("我叫什么名字？", "the user name Sofia"),
+])
+def test_the_fact_that_answers_a_question_stands_right_before_it(remembered, question,
+                                                                  first):
+    shown = answering.render(answering.facts_for(remembered, question)).splitlines()
+    assert shown[0] == "What the memory says that answers it:"
+    assert shown[1] == f"- {first}"
+    assert len(shown) <= answering.MOST + 1
+
+
+def test_a_relatives_question_never_gets_the_persons_own_city(remembered):
+    shown = answering.render(answering.facts_for(remembered, "Where does my sister live?"))
+    assert "Kunming" in shown and "Osaka" not in shown
+
+
+def test_a_statement_gets_nothing_added(remembered):
+    assert answering.facts_for(remembered, "I moved to Lyon last week.") == []
+
+
+def test_the_question_goes_out_with_them_and_later_requests_repeat_it_as_sent(headless, llm):
+    client = headless("small", model="local-model")[1]
+    assert client.execute_tool("memory_commit", {"triplets": [
+        {"subject": s, "relation": r, "object": o} for s, r, o in FACTS]})["success"]
+    llm.play({"text": "Osaka."}, {"text": "Kunming."})
+    client.process_message("Where do I live now?")
+    client.process_message("Where does my sister live?")
+    first, second = (r["messages"] for r in llm.requests)
+    assert first[-1]["content"].endswith(
+        "- the user lives in Osaka\n</memory_snapshot>\nWhere do I live now?\n"
+        "(Reply to this in English.)")
+    assert second[:len(first)] == first  # the prefix a server caches
+    assert "- Omar lives in Kunming\n</memory_snapshot>" in second[-1]["content"]
