@@ -142,6 +142,13 @@ def describe_one(score: dict[str, Any]) -> str:
             lines.append(f"  {kind}: " + "; ".join(rows[:4]))
     if score["destroyed_facts"]:
         lines.append("  destroyed: " + ", ".join(score["destroyed_facts"]))
+    played = {t["turn"]: t for t in score.get("played", [])}
+    for n in score["parroted"]:
+        lines.append(f"  parroted at turn {n}: {played[n]['text'][:60]!r} → "
+                     f"{' '.join(played[n]['reply'].split())[:60]!r}")
+    for n, groups in score.get("missed", []):
+        lines.append(f"  not answered at turn {n}: {played[n]['text'][:50]!r} → "
+                     f"{' '.join(played[n]['reply'].split())[:70]!r} (wanted {groups})")
     return "\n".join(lines)
 
 

@@ -105,7 +105,7 @@ def score_conversation(store: GraphStore, conversation: Conversation,
             t["state"] == state for t in found))
 
     said: list[str] = []
-    parroted, answered, asked = [], 0, 0
+    parroted, answered, asked, missed = [], 0, 0, []
     for n, turn in enumerate(played):
         reply = turn["reply"]
         if repeats(reply, [*said, turn["text"]]):
@@ -114,7 +114,10 @@ def score_conversation(store: GraphStore, conversation: Conversation,
         groups = conversation.answers.get(n)
         if groups:
             asked += 1
-            answered += all(any(_fold(f) in _fold(reply) for f in g if f) for g in groups)
+            right = all(any(_fold(f) in _fold(reply) for f in g if f) for g in groups)
+            answered += right
+            if not right:
+                missed.append((turn["turn"], [g[0] for g in groups]))
     stored = len(memory.active)
     return {
         "facts_present": sum(present.values()), "facts_expected": len(present),
@@ -124,7 +127,7 @@ def score_conversation(store: GraphStore, conversation: Conversation,
         "forgets": len(conversation.forgotten),
         "forgets_applied": len(conversation.forgotten) - len(wrong["forget_not_applied"]),
         "tasks": task_scores, "answers_right": answered, "answers_asked": asked,
-        "parroted": parroted,
+        "parroted": parroted, "missed": missed,
         "asked_again": sum(t.get("asked_again", 0) for t in played),
         "unanswered": sum(not t["reply"].strip() or bool(t["error"]) for t in played),
         "seconds": [t["seconds"] for t in played],
