@@ -9,12 +9,12 @@ there is exactly one.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from core.store import GraphStore
 from core.tools.base import PERSON_NODE
 from core.writer import kin
+from core.writer.calls import triplets_of, with_triplets
 
 _OWN = ("my ", "我的", "我")
 kin_person = {"user", "i", "me", "我", "用户", PERSON_NODE.casefold()}
@@ -69,13 +69,9 @@ def resolved(triplets: list[dict[str, Any]], store: GraphStore) -> list[dict[str
 
 def resolved_in_call(arguments: str, store: GraphStore) -> str:
     """A memory_commit's arguments with `resolved` facts; anything malformed as it is."""
-    try:
-        args = json.loads(arguments or "{}")
-    except (ValueError, RecursionError):
+    parsed = triplets_of(arguments)
+    if parsed is None:
         return arguments
-    triplets = args.get("triplets") if isinstance(args, dict) else None
-    if not isinstance(triplets, list):
-        return arguments
+    args, triplets = parsed
     moved = resolved(triplets, store)
-    return arguments if moved == triplets else json.dumps({**args, "triplets": moved},
-                                                          ensure_ascii=False)
+    return arguments if moved == triplets or not moved else with_triplets(args, moved)

@@ -10,10 +10,10 @@ requests is not stored. A plan's steps still become tasks (they are not facts).
 
 from __future__ import annotations
 
-import json
 import re
 
 from core.writer import grounding, whose
+from core.writer.calls import triplets_of, with_triplets
 
 _POLITE_EN = (r"(?:(?:can|could|would|will) you (?:please )?|please |pls |"
               r"i(?:'d| would) like you to |i want you to |i need you to |"
@@ -77,13 +77,10 @@ def not_requests(triplets: list[dict[str, str]], message: str) -> list[dict[str,
 def checked(arguments: str, message: str) -> tuple[str, str | None]:
     """A memory_commit's arguments without the facts that are a request's topic, and why
     they were left out; "" when none is left. Anything malformed is left as it is."""
-    try:
-        args = json.loads(arguments or "{}")
-    except (ValueError, RecursionError):
+    parsed = triplets_of(arguments)
+    if parsed is None or not all(isinstance(t, dict) for t in parsed[1]):
         return arguments, None
-    triplets = args.get("triplets") if isinstance(args, dict) else None
-    if not isinstance(triplets, list) or not all(isinstance(t, dict) for t in triplets):
-        return arguments, None
+    args, triplets = parsed
     kept = not_requests(triplets, message)
     if len(kept) == len(triplets):
         return arguments, None
@@ -91,4 +88,4 @@ def checked(arguments: str, message: str) -> tuple[str, str | None]:
                          for t in triplets if t not in kept)
     why = (f"{left_out} not stored: the user asked for something about it; a request is "
            "not a fact about the user")
-    return (json.dumps({**args, "triplets": kept}, ensure_ascii=False) if kept else ""), why
+    return with_triplets(args, kept), why

@@ -16,13 +16,13 @@ value as a guess for the person's Review: a guess replaces nothing.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from core.meaning.names import mentions
 from core.tools.one_value import family
 from core.writer import grounding, kin, whose
+from core.writer.calls import triplets_of, with_triplets
 
 GUESS = 0.6  # the confidence of a fact kept beside the old value: below one_value.SURE
 
@@ -147,13 +147,10 @@ def checked(arguments: str, message: str, strict: bool,
     (it is added beside the old value, which stays, for the person's Review); and why
     facts were taken out. `speakers` (a history's: name → their lines) ground each
     speaker's facts in their own words. Anything malformed is left as it is."""
-    try:
-        args = json.loads(arguments or "{}")
-    except (ValueError, RecursionError):
+    parsed = triplets_of(arguments)
+    if parsed is None:
         return arguments, None
-    triplets = args.get("triplets") if isinstance(args, dict) else None
-    if not isinstance(triplets, list):
-        return arguments, None
+    args, triplets = parsed
     kept, refused, named = [], [], set()
     person = frozenset(person | _names_in(triplets))
     for triplet in triplets:
@@ -171,9 +168,7 @@ def checked(arguments: str, message: str, strict: bool,
            f"{' or '.join(sorted(named))}") if refused else None
     if kept == triplets:
         return arguments, None
-    if not kept:
-        return "", why
-    return json.dumps({**args, "triplets": kept}, ensure_ascii=False), why
+    return with_triplets(args, kept), why
 
 
 def _as_guess(triplet: dict[str, Any]) -> dict[str, Any]:
