@@ -52,3 +52,16 @@ def test_a_reply_that_goes_on_past_the_persons_words_is_shown(headless, llm):
     answer = client.process_message("Where do I live now?")
     assert answer["content"] == "Where do I live now? In Lyon, as you told me."
     assert answer["parroted"] == 0 and len(llm.requests) == 1
+
+
+def test_a_model_that_repeats_twice_gets_the_apps_answer_from_the_memory(headless, llm):
+    events = []
+    client = headless("small", model="local-model",
+                      progress=lambda kind, data: events.append((kind, data)))[1]
+    assert client.execute_tool("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "lives in", "object": "Lyon"}]})["success"]
+    llm.play({"text": "我现在住在哪里？"}, {"text": "我现在住在哪里？"})
+    answer = client.process_message("我现在住在哪里？")
+    assert answer["content"] == "根据你告诉我的：你：lives in Lyon。"
+    assert answer["parroted"] == 2
+    assert "".join(d["delta"] for kind, d in events if kind == "text") == answer["content"]

@@ -20,6 +20,7 @@ from core.tools.base import PERSON_NODE
 from core.tools.one_value import family
 from core.turn.snapshot import person_profile, plain_line
 from core.writer import forget_scope, grounding, kin, relatives, slots
+from core.writer.language import language_of
 
 MOST = 4  # lines: each costs the person prompt time on a small local model
 _QUESTION = re.compile(
@@ -101,3 +102,19 @@ def render(facts: list[dict[str, Any]]) -> str:
     lines = [plain_line(f) if f["source_name"] != PERSON_NODE else
              f"- the user {f['relation']} {f['target_name']}" for f in facts]
     return "What the memory says that answers it:\n" + "\n".join(lines)
+
+
+def reply_from_memory(store: GraphStore, message: str) -> str:
+    """The app's own reply when the model only says the person's words back, twice: the
+    facts that answer a question, or a plain acknowledgement, in the person's language."""
+    chinese = language_of(message) == "Chinese"
+    facts = facts_for(store, message)
+    if facts:
+        you = "你" if chinese else "you"
+        said = "; ".join(f"{you if f['source_name'] == PERSON_NODE else f['source_name']}"
+                         f"{'：' if chinese else ': '}{f['relation']} {f['target_name']}"
+                         for f in facts)
+        return f"根据你告诉我的：{said}。" if chinese else f"From what you told me: {said}."
+    if is_question(message):
+        return "这个我还不知道。" if chinese else "I don't know that yet."
+    return "好的，我记下了。" if chinese else "Noted."

@@ -134,6 +134,12 @@ def _before_a_key(text: str, cut: int) -> int:
     return cut - secrets.held_back(text[:cut]) if cut == len(text) else cut
 
 
+def _guards_parrots(options: TurnOptions) -> bool:
+    """A reply that repeats the person is held back: it can be asked again, or answered
+    by the app."""
+    return options.ask_again is not None or options.fallback is not None
+
+
 class ChatSession:
     """Runs turns with one client; `cancel()` may be called from any thread."""
 
@@ -184,11 +190,16 @@ class ChatSession:
                 attempt = _Attempt(result, progress, options,
                                    _must_answer(guard, result, options), offered=offered)
                 text, reasoning, calls = self._ask(messages, attempt, offered)
-                if attempt.parroted:  # nothing of it was shown: ask once more, otherwise
-                    result.parroted += 1
-                    messages = options.ask_again(messages)
-                    options = replace(options, ask_again=None)
-                    continue
+                if attempt.parroted:  # nothing of it was shown: ask once more, then the
+                    result.parroted += 1  # app answers from the memory itself
+                    if options.ask_again is not None:
+                        messages = options.ask_again(messages)
+                        options = replace(options, ask_again=None)
+                        continue
+                    text = options.fallback() if options.fallback else text
+                    progress(Event.TEXT, {"delta": text})
+                    result.content += text
+                    break
                 result.reasoning += reasoning
                 if calls and attempt.answer_now:  # told to answer, it called again: none runs
                     text, calls = self._rescue(text, result, options, progress), []
@@ -247,7 +258,7 @@ class ChatSession:
         if calls:
             return text[:attempt.shown], reasoning, calls
         options = attempt.options
-        if not attempt.shown and options.ask_again is not None and \
+        if not attempt.shown and _guards_parrots(options) and \
                 parrot.repeats(text, options.person_said):
             attempt.parroted = True
             return text, reasoning, calls
@@ -270,7 +281,7 @@ class ChatSession:
         if attempt.holding:
             return
         attempt.pending += piece
-        if not attempt.shown and attempt.options.ask_again is not None and \
+        if not attempt.shown and _guards_parrots(attempt.options) and \
                 parrot.could_become(attempt.pending, attempt.options.person_said):
             return  # it may be the person's words said back: not shown unless it is not
         cut, attempt.holding = visible_prefix(attempt.pending, at_start=not attempt.shown)

@@ -31,7 +31,7 @@ from core.tools.base import ToolError
 from core.tools.limits import ToolLimiter
 from core.tools.memory import purge_matches, purge_names
 from core.tools.schemas import TOOL_NAMES
-from core.turn import branches, offer, window
+from core.turn import answering, branches, offer, window
 from core.turn.guards import LoopGuard
 from core.turn.history import History
 from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, TurnResult
@@ -150,6 +150,7 @@ class Turn:
                 context.sent["today"])}]
 
         options.ask_again = ask_again
+        options.fallback = lambda: answering.reply_from_memory(self.store, text)
         result = self._play(messages, options)
         later = extracting and result.code is None and extract.worth_asking(text)
         if later and not self.answer_first:

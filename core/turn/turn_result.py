@@ -102,6 +102,8 @@ class TurnOptions:
     # `core.turn.parrot`).
     person_said: list[str] = field(default_factory=list)
     ask_again: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None
+    # …and when it repeats them again, the app's own reply from the memory
+    fallback: Callable[[], str] | None = None
 
 
 def made_answer(calls: list[dict[str, Any]], person_text: str) -> str:
