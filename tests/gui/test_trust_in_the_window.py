@@ -239,3 +239,28 @@ def test_restoring_asks_once_with_what_is_replaced_and_undo_restore_brings_it_ba
     qtbot.waitUntil(lambda: "Restore undone" in window.toast.current(), timeout=10000)
     qtbot.waitUntil(lambda: f"{FACTS + 1} facts" in window.status.memory_label.text(),
                     timeout=10000)
+
+
+def test_a_forget_that_reached_past_what_was_asked_waits_with_its_list(qtbot, open_window,
+                                                                        home, llm):
+    store = GraphStore(home / "graph_memory.db")
+    try:
+        assert ToolExecutor(store).execute("memory_commit", {"triplets": [
+            {"subject": s, "relation": r, "object": o} for s, r, o in (
+                ("User", "name", "Lin Wei"), ("User", "works as", "nurse"),
+                ("User", "father", "Wang Jun"), ("Wang Jun", "lives in", "Lyon"))]})[
+            "success"]
+    finally:
+        store.close()
+    llm.play({"tool_calls": [{"name": "memory_purge", "arguments": {
+        "criteria": {"subject": "User"}, "mode": "soft"}}]}, {"text": "Forgotten."})
+    window = open_window(home)
+    send(qtbot, window, "Forget that my father lives in Lyon.")
+    card = window.pane.approvals
+    assert card.isVisible()
+    assert card.note.text().startswith("That is more than you asked to forget")
+    assert "Lin Wei" in card.rows.toPlainText() and "nurse" in card.rows.toPlainText()
+    assert deleted_facts(home) == 0
+    qtbot.mouseClick(card.deny, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not card.isVisible() and not window.host.busy, timeout=10000)
+    assert deleted_facts(home) == 0
