@@ -9,7 +9,8 @@ from core.turn import answering
 
 FACTS = [("User", "name", "Sofia"), ("User", "lives in", "Osaka"), ("User", "job", "pilot"),
          ("User", "plays", "saxophone"), ("User", "sister", "Omar"),
-         ("Omar", "lives in", "Kunming"), ("Omar", "job", "translator"), ("User", "pet", "Max")]
+         ("Omar", "lives in", "Kunming"), ("Omar", "job", "translator"), ("User", "pet", "Max"),
+         ("User", "likes", "fishing")]
 
 
 @pytest.fixture
@@ -27,6 +28,10 @@ def remembered(executor, store):
     ("Which city is my sister in?", "Omar lives in Kunming"),
     ("我姐姐住在哪里？", "Omar lives in Kunming"),
     ("我叫什么名字？", "the user name Sofia"),
+    ("What's my hobby?", "the user likes fishing"),
+    ("我平时喜欢做什么？", "the user likes fishing"),
+    ("What instrument do I play?", "the user plays saxophone"),
+    ("我的宠物叫什么名字？", "the user pet Max"),
 ])
 def test_the_fact_that_answers_a_question_stands_right_before_it(remembered, question,
                                                                   first):

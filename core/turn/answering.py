@@ -32,10 +32,31 @@ def is_question(message: str) -> bool:
     return bool(_QUESTION.search(message.strip()))
 
 
+# What a question asks for that holds many values, and the relations that say it: "what's
+# my hobby?" is answered by what the person likes or does, "我会什么乐器？" by what they play.
+KINDS_ASKED = (
+    (re.compile(r"\b(?:hobb\w*|free time|spare time|for fun|enjoy\w*|like doing|love doing|"
+                r"interests?)\b|爱好|兴趣|喜欢做|平时", re.IGNORECASE),
+     re.compile(r"\b(?:likes?|loves?|enjoys?|hobb\w*|into|interest\w*)\b|喜欢|爱|爱好|兴趣",
+                re.IGNORECASE)),
+    (re.compile(r"\b(?:instruments?|play)\b|乐器|弹|拉", re.IGNORECASE),
+     re.compile(r"\b(?:plays?|playing|played)\b|弹|拉|演奏|吹|打|会", re.IGNORECASE)),
+    (re.compile(r"\b(?:pets?|cat|dog|animal)\b|宠物|猫|狗", re.IGNORECASE),
+     re.compile(r"\b(?:pets?|cats?|dogs?|called|named|has|have|owns?)\b|宠物|养|猫|狗|叫",
+                re.IGNORECASE)),
+    (re.compile(r"\ballerg\w*|过敏", re.IGNORECASE), re.compile(r"allerg\w*|过敏", re.IGNORECASE)),
+)
+
+
 def _asked_slots(message: str) -> set[str]:
     """The one-value slots a question speaks of, in the slots' own vocabulary."""
     return {slot for slot, (anywhere, _around) in slots.CUES.items()
             if anywhere and re.search(anywhere, message, re.IGNORECASE)}
+
+
+def _asked_kind(message: str, relation: str) -> bool:
+    """The question asks for what this relation says (a hobby, an instrument, a pet)."""
+    return any(asks.search(message) and says.search(relation) for asks, says in KINDS_ASKED)
 
 
 def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
@@ -64,13 +85,16 @@ def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
     found = {f["id"]: i for i, f in enumerate(search_edges(store, message,
                                                            categories=["general"], limit=30))}
 
-    def rank(fact: dict[str, Any]) -> tuple[int, int, int]:
+    def rank(fact: dict[str, Any]) -> tuple[int, int, int, int]:
+        """What the question asks for first (a pet's name is the pet's, not the
+        person's name), then the slot, shared words and the search's order."""
         slot = family(str(fact["relation"]), str(fact["target_name"]))
+        by_kind = int(_asked_kind(message, str(fact["relation"])))
         by_slot = int(slot is not None and slot in wanted)
         by_words = grounding.shared_words(f"{fact['relation']} {fact['target_name']}", said)
-        return (-by_slot, -min(by_words, 1), found.get(fact["id"], 99))
+        return (-by_kind, -by_slot, -min(by_words, 1), found.get(fact["id"], 99))
 
-    ranked = [f for f in sorted(theirs, key=rank) if rank(f) != (0, 0, 99)][:MOST]
+    ranked = [f for f in sorted(theirs, key=rank) if rank(f) != (0, 0, 0, 99)][:MOST]
     if ranked:
         return ranked
     # nothing shares a slot or a word: the closest in meaning ("我会什么乐器？" and
