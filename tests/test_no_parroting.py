@@ -21,6 +21,9 @@ from core.turn.parrot import could_become, repeats
      ["The plumber came on Tuesday."], False),
     ("你住在上海。", ["我现在住在哪里？"], False),
     ("Yes.", ["Yes"], False),  # too short to tell
+    ("记得你的名字吗？", ["你还记得我的名字吗？"], True),  # the question asked back
+    ("Do you remember my name?", ["Do you remember my name?"], True),
+    ("Which sister do you mean, Mei or Lan?", ["Where does my sister live?"], False),
 ])
 def test_a_reply_that_says_the_persons_words_back_is_a_parrot(reply, said, parrot):
     assert repeats(reply, said) is parrot

@@ -20,13 +20,31 @@ def _plain(text: str) -> str:
     return _NOT_WORD.sub("", unicodedata.normalize("NFKC", text).casefold())
 
 
+def _pieces(text: str) -> set[str]:
+    """Words, and pairs of characters in Chinese: what two texts are compared by."""
+    plain = unicodedata.normalize("NFKC", text).casefold()
+    words = set(re.findall(r"[a-z0-9']+", plain))
+    for run in re.findall(r"[\u3400-\u9fff]+", plain):
+        words |= {run[i:i + 2] for i in range(max(1, len(run) - 1))}
+    return words
+
+
+ASKED_BACK = 0.6  # a question back made of this much of the person's words answers nothing
+
+
 def repeats(reply: str, messages: list[str]) -> bool:
     """`reply` is one of the person's `messages` said back: the same words, or those
     words with little around them ("Where do I live now? 🙂"), or most of one of them
-    and nothing else."""
+    and nothing else; or their question asked back in their own words ("你还记得我的名字
+    吗？" answered "记得你的名字吗？")."""
     said = _plain(reply)
     if not said:
         return False
+    if re.search(r"[?？]\s*$", reply) and messages:
+        pieces = _pieces(reply)
+        theirs = _pieces(messages[-1])
+        if len(pieces) >= 3 and len(pieces & theirs) >= ASKED_BACK * len(pieces):
+            return True
     for message in messages:
         theirs = _plain(message)
         if len(theirs) < 4:
