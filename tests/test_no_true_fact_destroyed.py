@@ -227,3 +227,19 @@ def test_from_a_larger_model_an_ungrounded_slot_is_a_guess_beside_the_old_value(
     kept, why = slots.checked(arguments, "I love painting on weekends.", strict=True)
     assert [t["relation"] for t in json.loads(kept)["triplets"]] == ["likes"]
     assert "'User -job-> painting' not stored" in why
+
+
+@pytest.mark.parametrize(("fact", "message", "grounded"), [
+    (("Wang Fang", "city", "Cairo"), "Correction: my dad doesn't live in Cairo, I meant Rome.",
+     False),
+    (("Wang Fang", "lives in", "Rome"), "Correction: my dad doesn't live in Cairo, I meant Rome.",
+     True),
+    (("User", "住在", "北京"), "我不住在北京了，我住在青岛。", False),
+    (("User", "住在", "青岛"), "我不住在北京了，我住在青岛。", True),
+])
+def test_a_value_the_message_denies_never_replaces_the_one_it_says(fact, message, grounded):
+    from core.writer import slots
+
+    subject, relation, value = fact
+    assert slots.grounds({"subject": subject, "relation": relation, "object": value},
+                         message) is grounded

@@ -57,8 +57,9 @@ def repeats(reply: str, messages: list[str]) -> bool:
 
 
 def could_become(partial: str, messages: list[str]) -> bool:
-    """The reply streamed so far is still the start of one of the person's messages:
-    it may turn out to repeat it, so it is not shown yet."""
+    """The reply streamed so far is still a piece of one of the person's messages ("I
+    moved to Xiamen" of "Actually, I moved to Xiamen last month."): it may turn out to
+    repeat it, so it is not shown yet. An answer leaves their words within a few
+    characters."""
     said = _plain(partial)
-    return bool(said) and any(_plain(m).startswith(said) for m in messages
-                              if len(_plain(m)) >= 4)
+    return bool(said) and any(said in _plain(m) for m in messages if len(_plain(m)) >= 4)
