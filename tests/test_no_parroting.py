@@ -68,3 +68,18 @@ def test_a_model_that_repeats_twice_gets_the_apps_answer_from_the_memory(headles
     assert answer["content"] == "根据你告诉我的：你：lives in Lyon。"
     assert answer["parroted"] == 2
     assert "".join(d["delta"] for kind, d in events if kind == "text") == answer["content"]
+
+
+def test_a_greeting_before_the_persons_words_stays_and_the_words_go(headless, llm):
+    events = []
+    client = headless("small", model="local-model",
+                      progress=lambda kind, data: events.append((kind, data)))[1]
+    said = "My husband Priya lives in Lyon and works as a translator."
+    llm.play({"text": f"Hello, Luo Bin! {said}"}, {"text": "Lyon is lovely."},
+             {"text": '{"user_facts": [], "other_facts": [], "changed_user_facts": [], '
+                      '"forget": [], "new_tasks": [], "finished_tasks": []}'})
+    answer = client.process_message(said)
+    assert answer["content"] == "Hello, Luo Bin! Lyon is lovely."
+    assert answer["parroted"] == 1
+    shown = "".join(d["delta"] for kind, d in events if kind == "text")
+    assert shown == answer["content"] and "translator" not in shown

@@ -31,7 +31,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
              "based in", "住在", "住", "居住在", "居住", "家在", "现居", "现住", "搬到",
              "搬去", "所在城市", "城市"),
     "job": ("job", "works as", "work as", "occupation", "profession", "job title",
-            "career", "职业", "工作", "工作是", "是一名"),
+            "career", "职业", "工作是", "是一名"),
     "employer": ("works at", "works for", "work at", "work for", "employer", "company",
                  "employed by", "在工作", "就职于", "公司", "供职于"),
     "diet": ("diet", "eats diet", "is on diet", "饮食", "饮食习惯", "吃素"),

@@ -190,8 +190,9 @@ class ChatSession:
                 attempt = _Attempt(result, progress, options,
                                    _must_answer(guard, result, options), offered=offered)
                 text, reasoning, calls = self._ask(messages, attempt, offered)
-                if attempt.parroted:  # nothing of it was shown: ask once more, then the
+                if attempt.parroted:  # the repeat was not shown: ask once more, then the
                     result.parroted += 1  # app answers from the memory itself
+                    result.content += text  # what was shown before it ("Hello! ")
                     if options.ask_again is not None:
                         messages = options.ask_again(messages)
                         options = replace(options, ask_again=None)
@@ -258,10 +259,17 @@ class ChatSession:
         if calls:
             return text[:attempt.shown], reasoning, calls
         options = attempt.options
-        if not attempt.shown and _guards_parrots(options) and \
-                parrot.repeats(text, options.person_said):
+        tail = text[attempt.shown:]
+        if _guards_parrots(options) and (parrot.says_back(tail, options.person_said) or (
+                not attempt.shown and parrot.repeats(tail, options.person_said))):
+            # what was held back repeats the person ("Hello, Luo Bin! <their message>"):
+            # it is left out, and what was shown before it stays
             attempt.parroted = True
-            return text, reasoning, calls
+            lead = len(text[attempt.shown:]) - len(text[attempt.shown:].lstrip(
+                " \t,.;:!?，。；：！？"))  # the greeting's own "! " stays with it
+            if attempt.shown and lead:
+                self._show(attempt, attempt.shown + lead)
+            return text[:attempt.shown], reasoning, calls
         self._show(attempt, len(text))  # prose after all: the held-back rest
         return text, reasoning, calls
 
@@ -281,7 +289,7 @@ class ChatSession:
         if attempt.holding:
             return
         attempt.pending += piece
-        if not attempt.shown and _guards_parrots(attempt.options) and \
+        if _guards_parrots(attempt.options) and \
                 parrot.could_become(attempt.pending, attempt.options.person_said):
             return  # it may be the person's words said back: not shown unless it is not
         cut, attempt.holding = visible_prefix(attempt.pending, at_start=not attempt.shown)

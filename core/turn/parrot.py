@@ -56,6 +56,16 @@ def repeats(reply: str, messages: list[str]) -> bool:
     return False
 
 
+def says_back(tail: str, messages: list[str]) -> bool:
+    """The rest of a reply, after words of its own ("Hello, Luo Bin! …"), is one of the
+    person's messages whole: a greeting does not make a parrot an answer. (A piece of
+    theirs after its own words, "Got it: Mei lives in Beijing.", is a confirmation.)"""
+    said = _plain(tail)
+    return bool(said) and any(
+        len(_plain(m)) >= 4 and _plain(m) in said
+        and len(said) - len(_plain(m)) <= LONGEST_ADDED for m in messages)
+
+
 def could_become(partial: str, messages: list[str]) -> bool:
     """The reply streamed so far is still a piece of one of the person's messages ("I
     moved to Xiamen" of "Actually, I moved to Xiamen last month."): it may turn out to
