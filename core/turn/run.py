@@ -206,13 +206,22 @@ class Turn:
                             what=", ".join(f"“{w}”" for w in self.not_forgotten)))
         if self.held:
             shown = "; ".join(self.held[:5]) + ("; …" if len(self.held) > 5 else "")
-            notes.append(tr("Not forgotten without you: that would also take {count} "
-                            "more facts than you asked ({facts}). Allow or deny it in the "
-                            "window.", count=len(self.held), facts=shown)
-                         if self.asked and self.asked[-1].get("tool") == "memory_forget"
-                         else tr("Not forgotten: that would also take {count} more facts "
-                                 "than you asked ({facts}), so they were kept.",
-                                 count=len(self.held), facts=shown))
+            waits = bool(self.asked) and self.asked[-1].get("tool") in (
+                "memory_forget", "memory_purge")
+            if len(self.held) == 1:
+                notes.append(tr("Not forgotten without you: that would also take a fact "
+                                "you did not ask about ({facts}). Allow or deny it in the "
+                                "window.", facts=shown) if waits else
+                             tr("Not forgotten: that would also take a fact you did not "
+                                "ask about ({facts}), so it was kept.", facts=shown))
+            else:
+                notes.append(tr("Not forgotten without you: that would also take {count} "
+                                "more facts than you asked ({facts}). Allow or deny it in "
+                                "the window.", count=len(self.held), facts=shown)
+                             if waits else
+                             tr("Not forgotten: that would also take {count} more facts "
+                                "than you asked ({facts}), so they were kept.",
+                                count=len(self.held), facts=shown))
         return notes
 
     def _options(self, text: str) -> tuple[TurnOptions, bool]:
