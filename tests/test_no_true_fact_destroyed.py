@@ -243,3 +243,17 @@ def test_a_value_the_message_denies_never_replaces_the_one_it_says(fact, message
     subject, relation, value = fact
     assert slots.grounds({"subject": subject, "relation": relation, "object": value},
                          message) is grounded
+
+
+@pytest.mark.parametrize(("fact", "message"), [
+    (("hamster", "is called", "Biscuit"), "My hamster is called Biscuit."),
+    (("dog", "named", "Luna"), "I have a dog named Luna."),
+    (("仓鼠", "叫", "豆豆"), "我养了一只仓鼠，名字叫豆豆。"),
+])
+def test_a_named_thing_of_the_persons_is_linked_to_them(fact, message):
+    from core.writer.relatives import named_things
+
+    subject, relation, name = fact
+    facts = named_things([{"subject": subject, "relation": relation, "object": name}],
+                         message)
+    assert {"subject": "User", "relation": subject, "object": name} in facts

@@ -300,8 +300,9 @@ class Turn:
         if name == "memory_commit" and isinstance(arguments, str) and arguments:
             arguments, asked = requests.checked(arguments, self.message)
             arguments, slot_refused = slots.checked(
-                relatives.resolved_in_call(whose.owned_in_call(arguments, self.message),
-                                           self.store), self.message, strict, self.speakers,
+                relatives.named_things_in_call(relatives.resolved_in_call(
+                    whose.owned_in_call(arguments, self.message), self.store),
+                    self.message), self.message, strict, self.speakers,
                 frozenset(forget_scope.person_names(person_profile(self.store)))) \
                 if arguments else ("", None)
             refused = "; ".join(r for r in (refused, asked, slot_refused) if r) or None

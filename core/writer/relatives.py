@@ -1,4 +1,5 @@
-"""A relative is one node, whatever words name them.
+"""A relative is one node, whatever words name them; a thing of the person's that they
+name is linked to them.
 
 "My father …" in one turn became a node named "父亲" beside the father's named node, so a
 later forget asked in the other language matched nothing and both copies stayed. So a
@@ -9,10 +10,12 @@ there is exactly one.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from core.store import GraphStore
 from core.tools.base import PERSON_NODE
+from core.tools.one_value import family
 from core.writer import kin
 from core.writer.calls import triplets_of, with_triplets
 
@@ -75,3 +78,41 @@ def resolved_in_call(arguments: str, store: GraphStore) -> str:
     args, triplets = parsed
     moved = resolved(triplets, store)
     return arguments if moved == triplets or not moved else with_triplets(args, moved)
+
+
+def _mine(thing: str, message: str) -> bool:
+    """The message speaks of `thing` as the person's ("my hamster", "我的仓鼠", "我仓鼠")."""
+    word = re.escape(thing.strip())
+    return bool(word) and re.search(
+        rf"\bmy {word}\b|\bi(?: have|'ve got| own| adopted)(?: an?| two| three)? {word}|"
+        rf"我的?{word}|我(?:养|有)了?(?:一|两|几)?[只条个匹头]?{word}", message,
+        re.IGNORECASE) is not None
+
+
+def named_things(triplets: list[Any], message: str) -> list[Any]:
+    """The facts, and for each "my hamster is called Biscuit" given as "hamster -is
+    called-> Biscuit", the person's link to it ("User -hamster-> Biscuit"): a small model
+    left the pet unlinked, and "what is my pet called?" found nothing of the person's."""
+    added = []
+    for t in triplets:
+        if not isinstance(t, dict) or not all(isinstance(t.get(k), str)
+                                              for k in ("subject", "relation", "object")):
+            continue
+        subject = t["subject"].strip()
+        if subject.casefold() in kin_person or kin.kind_of(subject) or \
+                family(t["relation"], t["object"]) != "name" or not _mine(subject, message):
+            continue
+        link = {"subject": "User", "relation": subject, "object": t["object"]}
+        if link not in triplets and link not in added:
+            added.append(link)
+    return [*triplets, *added]
+
+
+def named_things_in_call(arguments: str, message: str) -> str:
+    """A memory_commit's arguments with `named_things`; anything malformed as it is."""
+    parsed = triplets_of(arguments)
+    if parsed is None:
+        return arguments
+    args, triplets = parsed
+    linked = named_things(triplets, message)
+    return arguments if linked == triplets else with_triplets(args, linked)
