@@ -158,3 +158,11 @@ def mentions(text: str, name: str) -> bool:
                    for form in other_forms(name) if _LATIN.search(form)) or any(
             sense <= said for sense in glossary.english_of(_trimmed(name.strip())))
     return False
+
+
+def is_place(name: str) -> bool:
+    """`name` is a town the places table knows, in letters or characters."""
+    by_latin, by_cjk = _places()
+    plain = name.strip()
+    return bool(plain) and (_letters(plain) in by_latin if _script(plain) == "latin"
+                            else plain in by_cjk or _trimmed(plain) in by_cjk)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from core.meaning.names import same_value
+from core.meaning.names import is_place, same_value
 from core.store import GraphStore, Row
 from core.store.text import normalize_name
 
@@ -58,11 +58,19 @@ _DIET_WORDS = re.compile(r"\b(vegetarian|vegan|pescatarian|carnivore|keto|paleo|
 _SAYS_A_DIET = {normalize_name(r) for r in ("is", "is a", "am", "是", "eats", "follows", "吃")}
 
 
+# "Wang Fang -is-> Cairo", "马军 -在-> 青岛": a town after a bare "is" or "in" says where
+# someone is
+_SAYS_WHERE = {normalize_name(r) for r in ("is", "is in", "in", "at", "is at", "是", "在")}
+
+
 def family(relation: str, target: str = "") -> str | None:
     """The slot a relation fills (None: it may hold many values)."""
     found = _FAMILY_OF.get(normalize_name(relation))
     if found is None and normalize_name(relation) in _SAYS_A_DIET and _DIET_WORDS.search(target):
         return "diet"
+    if found is None and target and normalize_name(relation) in _SAYS_WHERE and \
+            is_place(target):
+        return "home"
     return found
 
 
@@ -115,6 +123,8 @@ def slot_values(store: GraphStore, edge: Row, target_name: str) -> list[Row]:
         return []
     if slot == "diet":  # "is vegetarian" said a diet too
         relations += sorted(_SAYS_A_DIET)
+    if slot == "home":  # "is Cairo" said where too
+        relations += sorted(_SAYS_WHERE)
     marks = ", ".join("?" * len(relations))
     # The same value under another relation of the slot goes too: "moved Shanghai" beside
     # "home Shanghai" is one fact said twice.
