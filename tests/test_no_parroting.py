@@ -24,6 +24,8 @@ from core.turn.parrot import could_become, repeats
     ("记得你的名字吗？", ["你还记得我的名字吗？"], True),  # the question asked back
     ("Do you remember my name?", ["Do you remember my name?"], True),
     ("Which sister do you mean, Mei or Lan?", ["Where does my sister live?"], False),
+    ("你的宠物叫什么名字？", ["我的宠物叫什么名字？"], True),  # the pronoun turned round
+    ("Yes, I live in Paris now, by the way.", ["I live in Paris now, by the way."], True),
 ])
 def test_a_reply_that_says_the_persons_words_back_is_a_parrot(reply, said, parrot):
     assert repeats(reply, said) is parrot
@@ -31,7 +33,11 @@ def test_a_reply_that_says_the_persons_words_back_is_a_parrot(reply, said, parro
 
 def test_a_reply_is_held_only_while_it_may_still_be_the_persons_words():
     assert could_become("Where do", ["Where do I work now?"])
-    assert not could_become("You work", ["Where do I work now?"])
+    assert could_become("You work", ["Where do I work now?"])  # "I work", turned round
+    assert could_become("Yes, I live in", ["I live in Paris now."])  # a few words first
+    assert not repeats("Noted, you like tea.", ["I like tea"])  # a confirmation
+    assert not could_become("You work at the hospital", ["Where do I work now?"])
+    assert not could_become("Paris is lovely", ["I live in Paris now."])
 
 
 def test_a_parroted_reply_is_not_shown_and_the_model_is_asked_again(headless, llm):
@@ -70,7 +76,7 @@ def test_a_model_that_repeats_twice_gets_the_apps_answer_from_the_memory(headles
     assert "".join(d["delta"] for kind, d in events if kind == "text") == answer["content"]
 
 
-def test_a_greeting_before_the_persons_words_stays_and_the_words_go(headless, llm):
+def test_a_greeting_before_the_persons_words_is_no_answer(headless, llm):
     events = []
     client = headless("small", model="local-model",
                       progress=lambda kind, data: events.append((kind, data)))[1]
@@ -79,7 +85,7 @@ def test_a_greeting_before_the_persons_words_stays_and_the_words_go(headless, ll
              {"text": '{"user_facts": [], "other_facts": [], "changed_user_facts": [], '
                       '"forget": [], "new_tasks": [], "finished_tasks": []}'})
     answer = client.process_message(said)
-    assert answer["content"] == "Hello, Luo Bin! Lyon is lovely."
+    assert answer["content"] == "Lyon is lovely."
     assert answer["parroted"] == 1
     shown = "".join(d["delta"] for kind, d in events if kind == "text")
     assert shown == answer["content"] and "translator" not in shown

@@ -262,7 +262,7 @@ def test_a_named_thing_of_the_persons_is_linked_to_them(fact, message):
 def test_a_town_after_a_bare_is_says_where_and_a_move_replaces_it(executor):
     for fact in (("Wang Fang", "is", "Cairo"), ("Wang Fang", "is", "a nurse")):
         assert executor.execute("memory_commit", {"triplets": [
-            dict(zip(("subject", "relation", "object"), fact))]})["success"]
+            dict(zip(("subject", "relation", "object"), fact, strict=True))]})["success"]
     moved = executor.execute("memory_commit", {"triplets": [
         {"subject": "Wang Fang", "relation": "lives in", "object": "Rome"}]})
     assert moved["data"]["replaced"] == 1 and "is-> Cairo" in moved["data"]["result"]

@@ -102,6 +102,7 @@ def _sampling(options: TurnOptions) -> dict[str, Any]:
 
 WRITTEN_CALLS_TAIL = 300  # characters after calls written as text before the stream stops
 REPEATING_NOTE = "\n\n[Stopped: the reply was repeating itself.]"
+PARROT_WINDOW = 2_000  # characters of a reply watched for the person's words said back
 
 
 def _tools(options: TurnOptions, answer_now: bool) -> dict[str, Any]:
@@ -259,9 +260,9 @@ class ChatSession:
         if calls:
             return text[:attempt.shown], reasoning, calls
         options = attempt.options
-        tail = text[attempt.shown:]
-        if _guards_parrots(options) and (parrot.says_back(tail, options.person_said) or (
-                not attempt.shown and parrot.repeats(tail, options.person_said))):
+        if _guards_parrots(options) and attempt.shown < len(text) and (
+                parrot.says_back(text, options.person_said)
+                or (not attempt.shown and parrot.repeats(text, options.person_said))):
             # what was held back repeats the person ("Hello, Luo Bin! <their message>"):
             # it is left out, and what was shown before it stays
             attempt.parroted = True
@@ -289,8 +290,8 @@ class ChatSession:
         if attempt.holding:
             return
         attempt.pending += piece
-        if _guards_parrots(attempt.options) and \
-                parrot.could_become(attempt.pending, attempt.options.person_said):
+        if _guards_parrots(attempt.options) and attempt.length <= PARROT_WINDOW and \
+                parrot.could_become("".join(attempt.text), attempt.options.person_said):
             return  # it may be the person's words said back: not shown unless it is not
         cut, attempt.holding = visible_prefix(attempt.pending, at_start=not attempt.shown)
         cut = _before_a_key(attempt.pending, cut)

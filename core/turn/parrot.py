@@ -15,9 +15,25 @@ _NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
 LONGEST_ADDED = 12  # characters a reply may add around the person's words and still repeat
 
 
-def _plain(text: str) -> str:
-    """Letters and digits only, folded: punctuation, spaces and case say nothing here."""
-    return _NOT_WORD.sub("", unicodedata.normalize("NFKC", text).casefold())
+# "Your pet is called…?" for "my pet is called…?": the person's words with the pronouns
+# turned round are still their words
+_TURNED = (("your", "my"), ("yours", "mine"), ("you're", "i'm"), ("you", "i"))
+
+
+def _plain(text: str, turned: bool = False) -> str:
+    """Letters and digits only, folded: punctuation, spaces and case say nothing here;
+    `turned`, the second person read as the first (a question asked back: "你的宠物叫什么
+    名字？"). A statement's "you like tea" after "I like tea" is a confirmation."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    if turned:
+        folded = folded.replace("你", "我")
+        for theirs, mine in _TURNED:
+            folded = re.sub(rf"\b{theirs}\b", mine, folded)
+    return _NOT_WORD.sub("", folded)
+
+
+def _asks(message: str) -> bool:
+    return bool(re.search(r"[?？]\s*$", message))
 
 
 def _pieces(text: str) -> set[str]:
@@ -37,8 +53,7 @@ def repeats(reply: str, messages: list[str]) -> bool:
     words with little around them ("Where do I live now? 🙂"), or most of one of them
     and nothing else; or their question asked back in their own words ("你还记得我的名字
     吗？" answered "记得你的名字吗？")."""
-    said = _plain(reply)
-    if not said:
+    if not _plain(reply):
         return False
     if re.search(r"[?？]\s*$", reply) and messages:
         pieces = _pieces(reply)
@@ -46,7 +61,7 @@ def repeats(reply: str, messages: list[str]) -> bool:
         if len(pieces) >= 3 and len(pieces & theirs) >= ASKED_BACK * len(pieces):
             return True
     for message in messages:
-        theirs = _plain(message)
+        theirs, said = _plain(message, _asks(message)), _plain(reply, _asks(message))
         if len(theirs) < 4:
             continue
         if theirs in said and len(said) - len(theirs) <= LONGEST_ADDED:
@@ -60,16 +75,22 @@ def says_back(tail: str, messages: list[str]) -> bool:
     """The rest of a reply, after words of its own ("Hello, Luo Bin! …"), is one of the
     person's messages whole: a greeting does not make a parrot an answer. (A piece of
     theirs after its own words, "Got it: Mei lives in Beijing.", is a confirmation.)"""
-    said = _plain(tail)
-    return bool(said) and any(
-        len(_plain(m)) >= 4 and _plain(m) in said
-        and len(said) - len(_plain(m)) <= LONGEST_ADDED for m in messages)
+    for message in messages:
+        theirs, said = _plain(message, _asks(message)), _plain(tail, _asks(message))
+        if len(theirs) >= 4 and theirs in said and len(said) - len(theirs) <= LONGEST_ADDED:
+            return True
+    return False
 
 
 def could_become(partial: str, messages: list[str]) -> bool:
-    """The reply streamed so far is still a piece of one of the person's messages ("I
-    moved to Xiamen" of "Actually, I moved to Xiamen last month."): it may turn out to
-    repeat it, so it is not shown yet. An answer leaves their words within a few
-    characters."""
-    said = _plain(partial)
-    return bool(said) and any(said in _plain(m) for m in messages if len(_plain(m)) >= 4)
+    """The reply streamed so far is still a piece of one of the person's messages, after
+    at most a few characters of its own ("I moved to Xiamen" of "Actually, I moved to
+    Xiamen last month.", "Yes, I live in Paris"): it may turn out to repeat it, so it is
+    not shown yet. An answer leaves their words within a few words."""
+    for message in messages:
+        theirs, said = _plain(message, _asks(message)), _plain(partial, _asks(message))
+        # a few words of its own may come first ("Yes, I live in Paris…")
+        if len(theirs) >= 4 and said and any(
+                said[i:] in theirs for i in range(min(len(said) - 1, LONGEST_ADDED) + 1)):
+            return True
+    return False
