@@ -55,7 +55,7 @@ def repeats(reply: str, messages: list[str]) -> bool:
     吗？" answered "记得你的名字吗？")."""
     if not _plain(reply):
         return False
-    if re.search(r"[?？]\s*$", reply) and messages:
+    if re.search(r"[?？]\s*$", reply) and messages and _asks(messages[-1]):
         pieces = _pieces(reply)
         theirs = _pieces(messages[-1])
         if len(pieces) >= 3 and len(pieces & theirs) >= ASKED_BACK * len(pieces):
