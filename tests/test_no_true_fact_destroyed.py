@@ -267,3 +267,18 @@ def test_a_town_after_a_bare_is_says_where_and_a_move_replaces_it(executor):
         {"subject": "Wang Fang", "relation": "lives in", "object": "Rome"}]})
     assert moved["data"]["replaced"] == 1 and "is-> Cairo" in moved["data"]["result"]
     assert "a nurse" not in moved["data"]["result"]  # "is a nurse" is no place
+
+
+def test_a_correction_written_as_the_persons_kin_fact_moves_the_relative(small_local, llm):
+    llm.play({"text": "Nice."}, update(user_facts=[
+        {"relation": "sister", "object": "Omar"}],
+        other_facts=[{"subject": "Omar", "relation": "home", "object": "Prague"}]))
+    small_local.process_message("My sister is called Omar; Omar lives in Prague.")
+    # the 1.5B model's correction: the sister's new city under the person's "sister"
+    llm.play({"text": "Got it."}, update(user_facts=[
+        {"relation": "sister", "object": "Kunming"}]))
+    small_local.process_message("Sorry, I got that wrong: my sister lives in Kunming, "
+                                "not Prague.")
+    left = " ".join(active(small_local))
+    assert "Omar -lives in-> Kunming" in left and "Prague" not in left
+    assert "User -sister-> Omar" in left and "User -sister-> Kunming" not in left

@@ -301,7 +301,7 @@ class Turn:
             arguments, asked = requests.checked(arguments, self.message)
             arguments, slot_refused = slots.checked(
                 relatives.named_things_in_call(relatives.resolved_in_call(
-                    whose.owned_in_call(arguments, self.message), self.store),
+                    whose.owned_in_call(arguments, self.message), self.store, self.message),
                     self.message), self.message, strict, self.speakers,
                 frozenset(forget_scope.person_names(person_profile(self.store)))) \
                 if arguments else ("", None)

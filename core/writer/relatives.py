@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.meaning.names import is_place
 from core.store import GraphStore
 from core.tools.base import PERSON_NODE
 from core.tools.one_value import family
-from core.writer import kin
+from core.writer import kin, slots
 from core.writer.calls import triplets_of, with_triplets
 
 _OWN = ("my ", "我的", "我")
@@ -46,8 +47,27 @@ def named(store: GraphStore) -> dict[str, list[str]]:
     return found
 
 
-def resolved(triplets: list[dict[str, Any]], store: GraphStore) -> list[dict[str, Any]]:
-    """The facts with a kin-word subject given to the one relative of that kind."""
+def _where_they_live(triplet: Any, message: str) -> Any:
+    """"User -sister-> Kunming", a town under a kin relation, is where the sister lives
+    (a small model's way of writing "my sister lives in Kunming"), when the message says
+    so (a sister named Sydney stays a sister)."""
+    if not isinstance(triplet, dict) or not all(isinstance(triplet.get(k), str) for k in (
+            "subject", "relation", "object")):
+        return triplet
+    kind = kin.kin_of_relation(triplet["relation"])
+    if kind and triplet["subject"].strip().casefold() in kin_person and \
+            is_place(triplet["object"]):
+        moved = {**triplet, "subject": triplet["relation"], "relation": "lives in"}
+        if slots.grounds(moved, message):
+            return moved
+    return triplet
+
+
+def resolved(triplets: list[dict[str, Any]], store: GraphStore, message: str = ""
+             ) -> list[dict[str, Any]]:
+    """The facts with a kin-word subject given to the one relative of that kind (a town
+    under a kin relation is where they live, when `message` says so)."""
+    triplets = [_where_they_live(t, message) for t in triplets]
     people: dict[str, list[str]] | None = None
     # links made in the same call count too ("我爸爸叫马军，住在青岛" in one message)
     linking = {}
@@ -70,13 +90,13 @@ def resolved(triplets: list[dict[str, Any]], store: GraphStore) -> list[dict[str
     return out
 
 
-def resolved_in_call(arguments: str, store: GraphStore) -> str:
+def resolved_in_call(arguments: str, store: GraphStore, message: str = "") -> str:
     """A memory_commit's arguments with `resolved` facts; anything malformed as it is."""
     parsed = triplets_of(arguments)
     if parsed is None:
         return arguments
     args, triplets = parsed
-    moved = resolved(triplets, store)
+    moved = resolved(triplets, store, message)
     return arguments if moved == triplets or not moved else with_triplets(args, moved)
 
 
