@@ -45,7 +45,7 @@ def two_turns(home, llm, qtbot, open_window):
              {"tool_calls": [commit(("User", "works at", "Bosch"))]},
              {"text": "Noted too."})
     window = open_window(home)
-    for text in ("I like green tea; Berlin maybe", "I work at Bosch"):
+    for text in ("I like green tea; I live in Berlin maybe", "I work at Bosch"):
         window.turns.send(text)
         wait_turn(qtbot, window)
     return window
