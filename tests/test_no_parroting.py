@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.events import Event
 from core.turn.parrot import could_become, repeats
 
 
@@ -57,12 +58,37 @@ def test_a_parroted_reply_is_not_shown_and_the_model_is_asked_again(headless, ll
     assert len(again["messages"]) == 2 and len(first["messages"]) >= 2
 
 
-def test_a_reply_that_goes_on_past_the_persons_words_is_shown(headless, llm):
+def test_a_reply_that_goes_on_past_the_persons_words_keeps_only_its_answer(headless, llm):
     client = headless("small", model="local-model")[1]
     llm.play({"text": "Where do I live now? In Lyon, as you told me."})
     answer = client.process_message("Where do I live now?")
-    assert answer["content"] == "Where do I live now? In Lyon, as you told me."
+    assert answer["content"] == "In Lyon, as you told me."
     assert answer["parroted"] == 0 and len(llm.requests) == 1
+
+
+@pytest.mark.parametrize("said, reply, shown", [
+    ("Nice to meet you! I'm Sofia, a pilot living in Madrid; I'm allergic to milk.",
+     "Hello Sofia! Great to meet you. I'm Sofia, a pilot living in Madrid. What do you fly?",
+     "Hello Sofia! Great to meet you. What do you fly?"),
+    ("Sorry, I got that wrong: my sister lives in Kunming, not Prague.",
+     "Oh, I apologize. My sister lives in Kunming, not Prague.\nNoted, your sister is in Kunming.",
+     "Oh, I apologize. Noted, your sister is in Kunming."),
+    ("更正一下：我丈夫不住在柏林，我是说上海。",
+     "好的！我丈夫不住在柏林，我是说上海。你丈夫住在上海，记住了。",
+     "好的！你丈夫住在上海，记住了。"),
+    ("I live in Berlin now, not Paris.", "Got it, you live in Berlin now, not Paris.",
+     "Got it, you live in Berlin now, not Paris."),
+])
+def test_a_sentence_of_the_persons_said_as_the_assistants_is_left_out(headless, llm, said,
+                                                                       reply, shown):
+    events = []
+    client = headless("small", model="local-model",
+                      progress=lambda kind, data: events.append((kind, data)))[1]
+    llm.play({"text": reply})
+    answer = client.process_message(said)
+    assert answer["content"] == shown and answer["parroted"] == 0
+    streamed = "".join(d["delta"] for k, d in events if k == Event.TEXT)
+    assert streamed == shown, "the person's sentence was never drawn, not even for a moment"
 
 
 def test_a_model_that_repeats_twice_gets_the_apps_answer_from_the_memory(headless, llm):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 import time
 import urllib.request
@@ -67,6 +68,7 @@ class _Attempt:
     checked: int = 0  # text length at the last look for repetition
     backing_off: bool = False  # waiting to retry a rate limit: not the model's silence
     parroted: bool = False  # the reply repeated the person's words: not shown, asked again
+    dropped: list[tuple[int, int]] = field(default_factory=list)  # sentences of theirs, unshown
     offered: set[str] = field(default_factory=set)  # the tools of this request
     last: float = field(default_factory=time.monotonic)  # when the last chunk came
     text: list[str] = field(default_factory=list)
@@ -133,6 +135,25 @@ def _before_a_key(text: str, cut: int) -> int:
         if start != -1 and start < cut < start + len(key):
             cut = start
     return cut - secrets.held_back(text[:cut]) if cut == len(text) else cut
+
+
+def _at_sentence_start(attempt: _Attempt) -> bool:
+    """Everything shown so far ends a sentence: the next one is still whole to judge."""
+    return parrot.ends_sentence("".join(attempt.text)[:attempt.shown][-8:])
+
+
+def _drop(attempt: _Attempt, length: int) -> None:
+    """The pending sentence of `length` characters is the person's: passed over, unshown."""
+    attempt.dropped.append((attempt.shown, attempt.shown + length))
+    attempt.shown += length
+    attempt.pending = attempt.pending[length:]
+
+
+def _without(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` but for the `spans` left out of it."""
+    for start, end in reversed(spans):
+        text = text[:start] + text[end:]
+    return text
 
 
 def _guards_parrots(options: TurnOptions) -> bool:
@@ -258,7 +279,7 @@ class ChatSession:
         if not calls and (written := read_reply(text, offered).calls):
             calls = self._calls_from_text(written, attempt.result, attempt.progress)
         if calls:
-            return text[:attempt.shown], reasoning, calls
+            return _without(text[:attempt.shown], attempt.dropped), reasoning, calls
         options = attempt.options
         if _guards_parrots(options) and attempt.shown < len(text) and (
                 parrot.says_back(text, options.person_said)
@@ -270,9 +291,13 @@ class ChatSession:
                 " \t,.;:!?，。；：！？"))  # the greeting's own "! " stays with it
             if attempt.shown and lead:
                 self._show(attempt, attempt.shown + lead)
-            return text[:attempt.shown], reasoning, calls
-        self._show(attempt, len(text))  # prose after all: the held-back rest
-        return text, reasoning, calls
+            return _without(text[:attempt.shown], attempt.dropped), reasoning, calls
+        self._show_rest(attempt, text)  # prose after all: the held-back rest
+        kept = _without(text, attempt.dropped)
+        if attempt.dropped and _guards_parrots(options) and not re.search(r"[^\W_]", kept):
+            attempt.parroted = True  # nothing but the person's sentences: asked again
+            return "", reasoning, calls
+        return kept, reasoning, calls
 
     @staticmethod
     def _calls_from_text(written: list[dict[str, str]], result: TurnResult,
@@ -286,19 +311,48 @@ class ChatSession:
 
     @staticmethod
     def _stream_text(attempt: _Attempt, piece: str) -> None:
-        """Show the reply as it streams, except what may be a call written as text."""
+        """Show the reply as it streams, except what may be a call written as text, and a
+        sentence that may be the person's words said back, until it is seen whole."""
         if attempt.holding:
             return
         attempt.pending += piece
-        if _guards_parrots(attempt.options) and attempt.length <= PARROT_WINDOW and \
-                parrot.could_become("".join(attempt.text), attempt.options.person_said):
+        guarded = _guards_parrots(attempt.options) and attempt.length <= PARROT_WINDOW
+        said = attempt.options.person_said
+        if guarded and parrot.could_become("".join(attempt.text), said):
             return  # it may be the person's words said back: not shown unless it is not
-        cut, attempt.holding = visible_prefix(attempt.pending, at_start=not attempt.shown)
-        cut = _before_a_key(attempt.pending, cut)
-        if cut:
-            attempt.progress(Event.TEXT, {"delta": scrub_known(attempt.pending[:cut])})
-            attempt.shown += cut
-            attempt.pending = attempt.pending[cut:]
+        while attempt.pending:
+            limit = len(attempt.pending)
+            if guarded:
+                sentence, whole = parrot.first_sentence(attempt.pending)
+                if _at_sentence_start(attempt):  # a sentence begun on screen goes on there
+                    if whole and parrot.echoes(sentence, said):
+                        _drop(attempt, len(sentence))
+                        continue
+                    if not whole and parrot.could_echo(sentence, said):
+                        return
+                limit = len(sentence)
+            cut, attempt.holding = visible_prefix(attempt.pending, at_start=not attempt.shown)
+            cut = min(_before_a_key(attempt.pending, cut), limit)
+            if cut:
+                attempt.progress(Event.TEXT, {"delta": scrub_known(attempt.pending[:cut])})
+                attempt.shown += cut
+                attempt.pending = attempt.pending[cut:]
+            if not guarded or cut < limit or attempt.holding:
+                return
+
+    def _show_rest(self, attempt: _Attempt, text: str) -> None:
+        """The end of the stream: what was held back is shown, but for the person's own
+        sentences said back, which are left out."""
+        said = attempt.options.person_said
+        while attempt.shown < len(text):
+            sentence, _ = parrot.first_sentence(text[attempt.shown:], final=True)
+            if _guards_parrots(attempt.options) and _at_sentence_start(attempt) and \
+                    parrot.echoes(sentence, said):
+                attempt.pending = text[attempt.shown:]
+                _drop(attempt, len(sentence))
+            else:
+                self._show(attempt, attempt.shown + len(sentence))
+        attempt.pending = ""
 
     @staticmethod
     def _show(attempt: _Attempt, upto: int) -> None:

@@ -36,11 +36,15 @@ def _asks(message: str) -> bool:
     return bool(re.search(r"[?？]\s*$", message))
 
 
+_HAN = re.compile(r"[\u3400-\u9fff]+")
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")  # a word in any script but Chinese, "i'm" one
+
+
 def _pieces(text: str) -> set[str]:
     """Words, and pairs of characters in Chinese: what two texts are compared by."""
     plain = unicodedata.normalize("NFKC", text).casefold()
-    words = set(re.findall(r"[a-z0-9']+", plain))
-    for run in re.findall(r"[\u3400-\u9fff]+", plain):
+    words = set(_WORD.findall(_HAN.sub(" ", plain)))
+    for run in _HAN.findall(plain):
         words |= {run[i:i + 2] for i in range(max(1, len(run) - 1))}
     return words
 
@@ -94,3 +98,58 @@ def could_become(partial: str, messages: list[str]) -> bool:
                 said[i:] in theirs for i in range(min(len(said) - 1, LONGEST_ADDED) + 1)):
             return True
     return False
+
+
+# A sentence of a reply ends at . ! ? … followed by a space (or the reply's end), at 。！？,
+# or at a line break: "3.5" and "e.g.x" go on.
+_OPEN_END = re.compile(r"[.!?…]+[\"'”’)\]]*\s+|[。！？]+[\"'”’」』)\]]*\s*|\n+")
+_FINAL_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?:\s+|$)|[。！？]+[\"'”’」』)\]]*\s*|\n+")
+# The person's own voice in the product's two languages: a reply sentence in it, made of
+# their words, is their statement said as the assistant's ("I'm Sofia, a pilot…")
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|us|our)\b|我")
+ECHO = 0.85  # a sentence this much made of the person's words, in their voice, is theirs
+
+
+def first_sentence(text: str, final: bool = False) -> tuple[str, bool]:
+    """The first sentence of `text` with what ends it, and whether it is complete; `final`:
+    nothing more will come, so the text's end ends a sentence."""
+    found = (_FINAL_END if final else _OPEN_END).search(text)
+    if found:
+        return text[:found.end()], True
+    return text, final
+
+
+def ends_sentence(text: str) -> bool:
+    """`text` ends where a sentence does (the reply starts one there)."""
+    return not text.strip() or bool(re.search(r"(?:[.!?…。！？][\"'”’」』)\]]*|\n)\s*$", text))
+
+
+def _theirs(messages: list[str]) -> set[str]:
+    pieces: set[str] = set()
+    for message in messages:
+        pieces |= _pieces(message)
+    return pieces
+
+
+def echoes(sentence: str, messages: list[str]) -> bool:
+    """A whole sentence of a reply is the person's: one of their sentences said back word
+    for word, or their words in their own voice ("My sister lives in Kunming, not Prague."
+    after "Sorry: my sister lives in Kunming, not Prague."). A confirmation turns the
+    pronoun ("Got it, your sister lives in Kunming.") and is not one."""
+    pieces = _pieces(sentence)
+    if len(pieces) < 3:
+        return False
+    if any(pieces <= _pieces(message) for message in messages) and len(pieces) >= 5:
+        return True
+    folded = unicodedata.normalize("NFKC", sentence).casefold()
+    return len(pieces) >= 4 and bool(_FIRST_PERSON.search(folded)) and \
+        len(pieces & _theirs(messages)) >= ECHO * len(pieces)
+
+
+def could_echo(opening: str, messages: list[str]) -> bool:
+    """The sentence streamed so far may still become one of the person's (`echoes`): its
+    words so far are theirs, so it waits to be seen whole. An answer's own words show
+    within a word or two."""
+    whole = re.sub(r"(?:(?![\u3400-\u9fff])[\w'])+$", "", opening)  # a word still arriving
+    pieces = _pieces(whole)
+    return not pieces or len(pieces & _theirs(messages)) >= ECHO * len(pieces)
