@@ -46,6 +46,22 @@ def test_a_relatives_question_never_gets_the_persons_own_city(remembered):
     assert "Kunming" in shown and "Osaka" not in shown
 
 
+@pytest.mark.parametrize("question", [
+    "What's left to do for moving house?", "Which steps are still open?",
+    "搬家还剩哪些事要做？", "还有什么没做？", "Did I hire the movers yet?"])
+def test_a_question_about_what_remains_gets_the_open_tasks_by_their_names(executor, store,
+                                                                         question):
+    for step in ("pack the boxes", "hire movers", "change my address"):
+        assert executor.execute("task_create", {"task_id": step, "description": step})[
+            "success"]
+    assert executor.execute("task_set_state", {"task_id": "pack the boxes",
+                                               "state": "completed"})["success"]
+    shown = answering.render([], answering.tasks_for(store, question)).splitlines()
+    assert shown == ["Tasks not done yet:", "- hire movers", "- change my address"]
+    assert answering.tasks_for(store, "Where do I live?") == []
+    assert answering.tasks_for(store, "I hired the movers today.") == []  # no question
+
+
 def test_a_statement_gets_nothing_added(remembered):
     assert answering.facts_for(remembered, "I moved to Lyon last week.") == []
 

@@ -18,7 +18,7 @@ from core.store import GraphStore
 from core.store.search import EDGE_SELECT, search_edges
 from core.tools.base import PERSON_NODE
 from core.tools.one_value import family
-from core.turn.snapshot import person_profile, plain_line
+from core.turn.snapshot import active_tasks, person_profile, plain_line
 from core.writer import forget_scope, grounding, kin, relatives, slots
 from core.writer.language import language_of
 
@@ -119,20 +119,51 @@ def _by_meaning(message: str, facts: list[dict[str, Any]]) -> list[dict[str, Any
             if score >= CLOSE]
 
 
-def render(facts: list[dict[str, Any]]) -> str:
+# A question about what remains of a plan: "what's left to do…", "which steps are still
+# open", "下一步做什么", "还有什么没做"
+_ASKS_WHAT_REMAINS = re.compile(
+    r"\b(?:left|still (?:open|to do|need\w*|undone)|remain\w*|pending|next steps?|"
+    r"do next|what'?s next|to ?do|unfinished|outstanding|not (?:yet )?done)\b|"
+    r"剩|没做|没完成|未完成|待办|下一步|接下来|还要做|还有什么|还有哪些",
+    re.IGNORECASE)
+TASKS_MOST = 6
+
+
+def tasks_for(store: GraphStore, message: str) -> list[str]:
+    """The open tasks' names, in the order they were made, when a question asks what
+    remains to do or names a task in its words: quoted to the model right before it, the
+    1.5B model named them as they are instead of inventing steps."""
+    if not is_question(message):
+        return []
+    open_tasks = list(reversed(active_tasks(store)))
+    said = grounding.said_text([message])
+    if _ASKS_WHAT_REMAINS.search(message) or any(
+            grounding.shared_words(f"{t['name']} {t['description'] or ''}", said)
+            for t in open_tasks):
+        return [str(t["name"]) for t in open_tasks][:TASKS_MOST]
+    return []
+
+
+def render(facts: list[dict[str, Any]], tasks: list[str] = ()) -> str:
     """The lines that go right before the question ("" when none)."""
-    if not facts:
-        return ""
-    lines = [plain_line(f) if f["source_name"] != PERSON_NODE else
-             f"- the user {f['relation']} {f['target_name']}" for f in facts]
-    return "What the memory says that answers it:\n" + "\n".join(lines)
+    parts = []
+    if facts:
+        lines = [plain_line(f) if f["source_name"] != PERSON_NODE else
+                 f"- the user {f['relation']} {f['target_name']}" for f in facts]
+        parts.append("What the memory says that answers it:\n" + "\n".join(lines))
+    if tasks:
+        parts.append("Tasks not done yet:\n" + "\n".join(f"- {t}" for t in tasks))
+    return "\n".join(parts)
 
 
 def reply_from_memory(store: GraphStore, message: str) -> str:
     """The app's own reply when the model only says the person's words back, twice: the
     facts that answer a question, or a plain acknowledgement, in the person's language."""
     chinese = language_of(message) == "Chinese"
-    facts = facts_for(store, message)
+    facts, tasks = facts_for(store, message), tasks_for(store, message)
+    if tasks and not facts:
+        listed = ("、" if chinese else ", ").join(tasks)
+        return f"还没做的：{listed}。" if chinese else f"Still to do: {listed}."
     if facts:
         you = "你" if chinese else "you"
         said = "; ".join(f"{you if f['source_name'] == PERSON_NODE else f['source_name']}"

@@ -112,7 +112,8 @@ def build(history: History, store: GraphStore, text: str, plain: bool,
         sent = {"base": base, "first": window[0]["id"], "gone": gone}
         items = [i for i in items if senses.get(i.key) != i.sense]
         said = [r["content"] for r in window if r["role"] == "user"]
-    answers = answering.render(answering.facts_for(store, text))
+    answers = answering.render(answering.facts_for(store, text),
+                              answering.tasks_for(store, text))
     if answers:  # right before the question, where a small model looks
         snapshot = f"{snapshot}\n{quoted(answers)}"
     sent.update(snapshot=snapshot, today=today, plain=plain,

@@ -21,7 +21,7 @@ from importlib.resources import files
 from typing import Any
 
 from core.tools.base import fact_line
-from core.writer import forget_scope, forgetting, grounding, requests, whose
+from core.writer import clauses, forget_scope, forgetting, grounding, requests, whose
 from core.writer.language import language_of
 
 
@@ -87,7 +87,8 @@ def request_messages(message: str, facts: list[dict[str, Any]],
     return [{"role": "system", "content": instructions.strip()},
             {"role": "user", "content": (f"Known facts:\n{known}\n" if known else "")
                                         + f"Known tasks:\n{open_tasks}"
-                                        f"\n\nThe user's newest message:\n{message}"
+                                        f"\n\nThe user's newest message:\n"
+                                        f"{clauses.listed(message)}"
                                         f"{language}"}]
 
 

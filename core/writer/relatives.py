@@ -109,14 +109,47 @@ def _mine(thing: str, message: str) -> bool:
         re.IGNORECASE) is not None
 
 
+_NOUN_EN = r"([a-z][a-z-]{1,20})"
+_NOUN_ZH = r"([\u3400-\u9fff]{1,3}?)"
+
+
+def _named_as(name: str, message: str) -> str | None:
+    """The thing or relative of the person's that `message` gives `name` to ("my parrot
+    is called Pepper", "a dog named Luna", "我的兔子叫Max", "养了一只猫，叫咪咪"): the
+    noun, or None when the name is not given to one."""
+    word = re.escape(name.strip())
+    if not word:
+        return None
+    found = re.search(
+        rf"\b(?:my|our) {_NOUN_EN}(?:'s name is| is called| is named| called| named|,)? "
+        rf"{word}\b|"
+        rf"\b(?:an?|one|my) {_NOUN_EN} (?:called|named) {word}\b", message, re.IGNORECASE) \
+        or re.search(rf"我的?{_NOUN_ZH}(?:的名字)?(?:叫做?|名叫|名字叫|的名字是){word}|"
+                     rf"[只条个匹头位]{_NOUN_ZH}[，,]?\s*(?:名字)?叫做?{word}", message)
+    if not found:
+        return None
+    noun = next(g for g in found.groups() if g)
+    return None if noun.casefold() in {"name", "名字", "名"} else noun
+
+
+def _given_to_a_thing(triplet: dict[str, Any], message: str) -> dict[str, Any]:
+    """"User -name-> Pepper" from "my parrot is called Pepper" is the parrot's name: the
+    person's link to it ("User -parrot-> Pepper"), never a new name of theirs."""
+    if str(triplet["subject"]).strip().casefold() not in kin_person or \
+            family(triplet["relation"], triplet["object"]) != "name":
+        return triplet
+    noun = _named_as(triplet["object"], message)
+    return triplet if noun is None else {**triplet, "relation": noun}
+
+
 def named_things(triplets: list[Any], message: str) -> list[Any]:
     """The facts, and for each "my hamster is called Biscuit" given as "hamster -is
     called-> Biscuit", the person's link to it ("User -hamster-> Biscuit"): a small model
     left the pet unlinked, and "what is my pet called?" found nothing of the person's."""
     added = []
+    triplets = [_given_to_a_thing(t, message) if _well_formed(t) else t for t in triplets]
     for t in triplets:
-        if not isinstance(t, dict) or not all(isinstance(t.get(k), str)
-                                              for k in ("subject", "relation", "object")):
+        if not _well_formed(t):
             continue
         subject = t["subject"].strip()
         if subject.casefold() in kin_person or kin.kind_of(subject) or \
@@ -126,6 +159,11 @@ def named_things(triplets: list[Any], message: str) -> list[Any]:
         if link not in triplets and link not in added:
             added.append(link)
     return [*triplets, *added]
+
+
+def _well_formed(triplet: Any) -> bool:
+    return isinstance(triplet, dict) and all(isinstance(triplet.get(k), str)
+                                             for k in ("subject", "relation", "object"))
 
 
 def named_things_in_call(arguments: str, message: str) -> str:
