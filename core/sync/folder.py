@@ -4,9 +4,12 @@ file whole under a temporary name first, so a syncing engine never carries half 
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import re
+import stat
 from pathlib import Path
 
 from core.errors import CodedError, ErrorCode
@@ -23,12 +26,15 @@ class FolderError(CodedError):
     code = ErrorCode.INVALID
 
 
+SET_FILE_MOST = 64 << 10  # bytes: the set file is a line of JSON
+
+
 def read_set_id(folder: Path) -> str | None:
     try:
-        data = json.loads((folder / SET_FILE).read_text(encoding="utf-8"))
+        data = json.loads(read_regular(folder / SET_FILE, SET_FILE_MOST).decode("utf-8"))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, FolderError) as error:
         raise FolderError(N_("the sync folder's {file} cannot be read: {error}"),
                           file=SET_FILE, error=str(error)) from None
     return data.get("set") if isinstance(data, dict) else None
@@ -43,7 +49,11 @@ def write_whole(path: Path, data: bytes) -> None:
     """Write `data` under a temporary name, flush it to disk, then rename it in place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial")
-    with open(partial, "wb") as out:
+    with contextlib.suppress(FileNotFoundError):
+        partial.unlink()  # whatever lies there (a link, a pipe someone made) is not opened
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                         | os.O_CLOEXEC, 0o600)
+    with os.fdopen(descriptor, "wb") as out:
         out.write(data)
         out.flush()
         os.fsync(out.fileno())
@@ -82,7 +92,8 @@ def remove_partials(folder: Path, device: str) -> None:
 def devices(folder: Path) -> list[str]:
     """The device folders present (other names, a syncing engine's own, are left alone)."""
     try:
-        return sorted(p.name for p in folder.iterdir() if p.is_dir() and _DEVICE.match(p.name))
+        return sorted(p.name for p in folder.iterdir()
+                      if _DEVICE.match(p.name) and stat.S_ISDIR(p.lstat().st_mode))
     except OSError:
         return []
 
@@ -101,9 +112,40 @@ def numbered_files(folder: Path, device: str) -> dict[int, Path]:
 
 
 def read_file(path: Path) -> bytes:
-    """A change file's bytes; FolderError when it is too large to be one."""
-    size = path.stat().st_size
-    if size > MAX_FILE:
+    """A change file's bytes; FolderError when it is too large to be one, or not a file."""
+    return read_regular(path, MAX_FILE)
+
+
+HEAD = (64 << 10) + 64  # bytes: a file's magic, header length and header fit in these
+
+
+def read_head(path: Path) -> bytes:
+    """The first bytes of a file, where its header is (the rest may be megabytes)."""
+    return read_regular(path, MAX_FILE, upto=HEAD)
+
+
+def read_regular(path: Path, most: int, upto: int | None = None) -> bytes:
+    """The bytes of the regular file at `path`, at most `most` of them: anyone with the
+    folder can put a pipe, a link to /dev/zero or a device there under a file's name, and
+    none is followed, waited on or read past `most` (FolderError says what it was)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise FolderError(N_("{name} is a link, not a file: it is not followed"),
+                              name=path.name) from None
+        raise
+    info = os.fstat(descriptor)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(descriptor)
+        raise FolderError(N_("{name} is not a regular file (a pipe, a device or a "
+                             "folder): it is not read"), name=path.name)
+    with os.fdopen(descriptor, "rb") as source:
+        if info.st_size > most:
+            raise FolderError(N_("the file is {size} MB, larger than a change file can be "
+                                 "({most} MB)"), size=info.st_size >> 20, most=most >> 20)
+        data = source.read(most + 1 if upto is None else upto)
+    if len(data) > most:  # it grew while read
         raise FolderError(N_("the file is {size} MB, larger than a change file can be "
-                             "({most} MB)"), size=size >> 20, most=MAX_FILE >> 20)
-    return path.read_bytes()
+                             "({most} MB)"), size=len(data) >> 20, most=most >> 20)
+    return data

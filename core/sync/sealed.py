@@ -125,6 +125,21 @@ def read_header(data: bytes) -> tuple[dict[str, Any], int]:
     return header, start + length
 
 
+def peek_header(data: bytes) -> dict[str, Any]:
+    """The header in clear of a file's first bytes (`folder.read_head`), unchecked: for
+    a device looking at its own files, never for applying one."""
+    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 4:
+        raise SealError(N_("not a TrulyMEM sync file"))
+    (length,) = struct.unpack(">I", data[len(MAGIC):len(MAGIC) + 4])
+    try:
+        header = json.loads(data[len(MAGIC) + 4:len(MAGIC) + 4 + length])
+    except ValueError:
+        raise SealError(N_("the file's header is damaged")) from None
+    if not isinstance(header, dict):
+        raise SealError(N_("the file's header is damaged"))
+    return header
+
+
 def unseal(key: SetKey, data: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
     """(header, payload) of a file sealed with `key` and signed by the key its header
     names (the caller checks that key is the device's); SealError when it was not, or

@@ -36,6 +36,8 @@ from core.sync.sealed import (
     SetKey,
     new_code,
     new_signing_key,
+    peek_header,
+    public_key,
     read_header,
     seal,
     unseal,
@@ -245,14 +247,16 @@ class DeviceSync:
     # -- writing -------------------------------------------------------------------------
 
     def write(self, first: bool = False) -> dict[str, Any]:
-        """Write what changed here since the last file as the next numbered file."""
+        """Write what changed here since the last file as the next numbered file; first,
+        what the folder lost of this device's files is written again (see `_mend`)."""
         self_row, kept = self._member(), self._secrets()
         folder, store = Path(self_row["folder"]), self.store
         with store.transaction():
+            mended = {} if first else self._mend(folder, kept, self_row)
             clock = HybridClock(self_row["device"], self_row["clock"])
             changes = everything(store.conn, clock) if first else collect(store.conn, clock)
             if not changes:
-                return {"wrote": 0, "file": None}
+                return {"wrote": 0, "file": None, **mended}
             layout.remove_partials(folder, self_row["device"])
             present = layout.numbered_files(folder, self_row["device"])
             # A file numbered past what the memory remembers (a crash after the file was
@@ -263,7 +267,54 @@ class DeviceSync:
             store.conn.execute("UPDATE sync_self SET seq = ?, clock = ?, last_sync = ?",
                                (seq, clock.last, time.time()))
             self._prune(folder, kept, {**self_row, "seq": seq})
-        return {"wrote": len(changes), "file": path.name, "bytes": path.stat().st_size}
+        return {"wrote": len(changes), "file": path.name, "bytes": path.stat().st_size,
+                **mended}
+
+    def _mend(self, folder: Path, kept: Secrets, self_row: dict[str, Any]) -> dict[str, Any]:
+        """The shared folder lost and made again (a share re-created, a drive back
+        empty), or files of this device gone from it: the set's file is written again,
+        and a snapshot of this memory stands in for the missing files, so every fact this
+        device wrote reaches the others still. A folder that now holds another set is
+        told, and nothing is written into it."""
+        found = layout.read_set_id(folder)
+        mended: dict[str, Any] = {}
+        if found is None:
+            self._write_set(folder, kept)
+            mended["set_file_written_again"] = True
+        elif found != kept.key.set_id:
+            raise SyncError(N_("{folder} now holds another sync set than the one this "
+                               "device joined: nothing was written into it. Leave and join "
+                               "that set with its code, or start this one again in an empty "
+                               "folder"), folder=str(folder))
+        seq, device = self_row["seq"], self_row["device"]
+        files = layout.numbered_files(folder, device)
+        missing = [n for n in range(1, seq + 1) if n not in files]
+        if missing and self._own_snapshot_seq(folder, kept, device) < missing[-1]:
+            header = {**self._header(kept, self_row, seq), "snapshot": True}
+            self._seal_into(layout.snapshot_file(folder, device), kept, header,
+                            snapshot(self.store.conn))
+            mended["files_written_again"] = len(missing)
+            log.warning("sync: %d of this device's files were gone from %s; a snapshot "
+                        "stands in for them", len(missing), folder)
+        return mended
+
+    def _write_set(self, folder: Path, kept: Secrets) -> None:
+        try:
+            layout.write_set_id(folder, kept.key.set_id)
+        except OSError as error:
+            raise SyncError(N_("the folder {folder} cannot be used for sync: {error}"),
+                            folder=str(folder), error=error.strerror or str(error)) from None
+
+    @staticmethod
+    def _own_snapshot_seq(folder: Path, kept: Secrets, device: str) -> int:
+        """The number of this device's snapshot in the folder (0: none of its own)."""
+        try:
+            header = peek_header(layout.read_head(layout.snapshot_file(folder, device)))
+        except (OSError, SealError, layout.FolderError):
+            return 0
+        own = header.get("pub") == public_key(kept.signing) and header.get("snapshot")
+        seq = header.get("seq")
+        return seq if own and isinstance(seq, int) and not isinstance(seq, bool) else 0
 
     def _header(self, kept: Secrets, self_row: dict[str, Any], seq: int) -> dict[str, Any]:
         return {"set": kept.key.set_id, "device": self_row["device"], "seq": seq,
@@ -398,14 +449,10 @@ class DeviceSync:
                 header["seq"] <= self._applied_seq(device):
             return False
         backups.make_backup(self.store.conn, backups.backup_folder(self.store.path))
-        seen = {**{k: _whole(v) for k, v in (header.get("seen") or {}).items()},
-                device: header["seq"]}
+        # Only the device's own files count as applied: what a snapshot claims of the
+        # others' (a forged "seen 1,000,000 of A's") never makes this device skip a file
+        # of theirs that is there; applying one twice changes nothing.
         self._apply_changes(self_row, _File(device, None, path, header, changes), totals)
-        for other, count in seen.items():
-            if other != self_row["device"]:
-                self.store.conn.execute(
-                    "INSERT INTO sync_devices(device, seq) VALUES (?, ?) ON CONFLICT (device)"
-                    " DO UPDATE SET seq = max(seq, excluded.seq)", (other, count))
         return True
 
     def _applied_seq(self, device: str) -> int:

@@ -1,0 +1,135 @@
+"""Sync on bad days: the shared folder lost and made again, files that are no files, a
+member's forged claims about another device's files, bombs, and wrong clocks. Every
+device is a real SQLite file and the folder a real folder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+
+import pytest
+
+from core.sync import folder as layout
+from tests.test_sync import Device, pair, settle
+
+
+@pytest.fixture
+def two(tmp_path):
+    made = [Device(tmp_path, "laptop"), Device(tmp_path, "desktop")]
+    shared = tmp_path / "Sync"
+    pair(shared, *made)
+    made[0].commit(("Ann", "likes", "tea"))
+    settle(*made)
+    yield (*made, shared)
+    for device in made:
+        device.store.close()
+
+
+def active(device: Device) -> set[tuple[str, str, str]]:
+    return {(s, r, t) for s, r, t, status in device.facts() if status == "active"}
+
+
+@pytest.mark.parametrize("when", ["after", "between"])
+def test_a_folder_lost_and_made_again_loses_no_acknowledged_fact(two, when):
+    laptop, desktop, shared = two
+    written = [(f"Friend {n}", "knows", "User") for n in range(40)]
+    told = []
+    for n, fact in enumerate(written):
+        laptop.commit(fact)
+        if n % 10 == 9:
+            told.append(laptop.sync.write())  # acknowledged: in a file of the folder
+            assert told[-1]["wrote"]
+            if when == "between" and n == 19:
+                shutil.rmtree(shared)  # the share re-created while the laptop writes
+                shared.mkdir()
+    desktop.commit(("User", "likes", "tea"))
+    desktop.sync.write()
+    if when == "after":
+        shutil.rmtree(shared)
+        shared.mkdir()
+    told.append(laptop.sync.sync_now())
+    assert any(t.get("files_written_again") and t.get("set_file_written_again")
+               for t in told), "the device says what it wrote again"
+    settle(desktop, laptop, desktop, laptop)
+    assert active(desktop) == active(laptop)
+    assert set(written) | {("User", "likes", "tea")} <= active(desktop)
+    assert desktop.sync.status()["refused"] == [] == laptop.sync.status()["refused"]
+
+
+def test_a_folder_that_now_holds_another_set_is_told_and_left_alone(two, tmp_path):
+    laptop, _desktop, shared = two
+    shutil.rmtree(shared)
+    stranger = Device(tmp_path, "stranger")
+    stranger.sync.start(shared, "stranger")
+    laptop.commit(("User", "likes", "tea"))
+    with pytest.raises(Exception, match="another sync set"):
+        laptop.sync.sync_now()
+    assert not (shared / laptop.sync.status()["device"]).exists()  # nothing written there
+    stranger.store.close()
+
+
+def _next_name(device: Device, shared) -> os.PathLike:
+    status = device.sync.status()
+    return shared / status["device"] / f"{status['seq'] + 1:010d}{layout.SUFFIX}"
+
+
+@pytest.mark.parametrize("shape", ["fifo", "zero", "link-to-file", "folder"])
+def test_a_file_that_is_no_file_is_refused_at_once_and_never_followed(two, tmp_path, shape):
+    laptop, desktop, shared = two
+    path = _next_name(laptop, shared)
+    if shape == "fifo":
+        os.mkfifo(path)
+    elif shape == "zero":
+        os.symlink("/dev/zero", path)
+    elif shape == "link-to-file":
+        secret = tmp_path / "secret.txt"
+        secret.write_text("not for the folder")
+        os.symlink(secret, path)
+    else:
+        path.mkdir()
+    done: dict = {}
+    worker = threading.Thread(target=lambda: done.update(desktop.sync.sync_now()))
+    worker.start()
+    worker.join(30)
+    assert not worker.is_alive(), "sync hung on a file in the folder"
+    assert len(done["refused"]) == 1 and "not" in done["refused"][0]["reason"]
+
+
+def test_a_pipe_named_as_the_set_file_is_told_not_waited_on(two):
+    laptop, _desktop, shared = two
+    (shared / layout.SET_FILE).unlink()
+    os.mkfifo(shared / layout.SET_FILE)
+    done: dict = {}
+
+    def run() -> None:
+        try:
+            laptop.sync.sync_now()
+        except Exception as error:
+            done["error"] = str(error)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join(30)
+    assert not worker.is_alive() and "not a regular file" in done["error"]
+
+
+def test_a_forged_snapshot_never_hides_another_devices_files(two, tmp_path):
+    laptop, desktop, shared = two
+    code = laptop.sync.pairing_code()
+    mallory = Device(tmp_path, "mallory")
+    mallory.sync.join(shared, code, "mallory")
+    me = laptop.sync.status()["device"]
+    header = {**mallory.sync._header(mallory.sync._secrets(), mallory.sync.status() | {
+        "slot": 1, "name": "mallory", "device": mallory.sync.status()["device"]},
+        mallory.sync.status()["seq"] + 5), "snapshot": True}
+    header["seen"] = {me: 1_000_000}
+    mallory.sync._seal_into(layout.snapshot_file(shared, mallory.sync.status()["device"]),
+                            mallory.sync._secrets(), header, [])
+    for path in layout.numbered_files(shared, mallory.sync.status()["device"]).values():
+        path.unlink()  # so the desktop is "behind" and applies the snapshot
+    desktop.sync.sync_now()
+    laptop.commit(("User", "lives in", "Bergen"))
+    settle(laptop, desktop)
+    assert ("User", "lives in", "Bergen") in active(desktop)
+    mallory.store.close()
