@@ -133,3 +133,51 @@ def test_a_forged_snapshot_never_hides_another_devices_files(two, tmp_path):
     settle(laptop, desktop)
     assert ("User", "lives in", "Bergen") in active(desktop)
     mallory.store.close()
+
+
+def _sealed_bomb(device: Device, seq: int, inflated_mb: int) -> bytes:
+    """A file sealed and signed for real by `device`, whose one change inflates to
+    `inflated_mb` MB of one letter (made a megabyte at a time: the test holds no bomb)."""
+    import json as json_
+    import os as os_
+    import zlib
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    from core.sync import sealed
+
+    kept = device.sync._secrets()
+    status = device.sync.status()
+    header = {**device.sync._header(kept, {**status, "slot": 1}, seq),
+              "pub": sealed.public_key(kept.signing), "lines": 1}
+    head = sealed.MAGIC + sealed._header_bytes(header)
+    squeeze = zlib.compressobj(9)
+    body = squeeze.compress(json_.dumps({"device": status["device"]}).encode() + b"\n")
+    body += squeeze.compress(b'{"t":"nodes","id":1,"s":"x","v":{"name":"')
+    for _ in range(inflated_mb):
+        body += squeeze.compress(b"a" * (1 << 20))
+    body += squeeze.compress(b'"}}') + squeeze.flush()
+    nonce = os_.urandom(sealed.NONCE)
+    whole = head + nonce + AESGCM(kept.key.key).encrypt(nonce, body, head)
+    signer = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(kept.signing))
+    return whole + signer.sign(whole)
+
+
+def test_a_small_file_that_inflates_to_hundreds_of_megabytes_is_refused_cheaply(two):
+    import tracemalloc
+
+    laptop, desktop, shared = two
+    path = _next_name(laptop, shared)
+    path.write_bytes(_sealed_bomb(laptop, laptop.sync.status()["seq"] + 1, 300))
+    assert path.stat().st_size < 1 << 20
+    before = desktop.state()
+    tracemalloc.start()
+    try:
+        result = desktop.sync.sync_now()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "inflates to more than" in result["refused"][0]["reason"]
+    assert peak < 40 << 20, f"{peak >> 20} MB held to refuse a bomb"
+    assert desktop.state() == before

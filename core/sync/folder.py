@@ -144,7 +144,8 @@ def read_regular(path: Path, most: int, upto: int | None = None) -> bytes:
         if info.st_size > most:
             raise FolderError(N_("the file is {size} MB, larger than a change file can be "
                                  "({most} MB)"), size=info.st_size >> 20, most=most >> 20)
-        data = source.read(most + 1 if upto is None else upto)
+        # (read(n) sets n bytes aside first: never more than the file holds)
+        data = source.read(min(most, info.st_size) + 1 if upto is None else upto)
     if len(data) > most:  # it grew while read
         raise FolderError(N_("the file is {size} MB, larger than a change file can be "
                              "({most} MB)"), size=len(data) >> 20, most=most >> 20)

@@ -15,6 +15,7 @@ import os
 import secrets
 import struct
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,10 +93,13 @@ def public_key(signing_key: str) -> str:
 def seal(key: SetKey, header: dict[str, Any], payload: dict[str, Any],
          signing_key: str) -> bytes:
     """The sealed file: the header (naming the signer's public key), the encrypted
-    changes, and the device's signature of both."""
-    head = MAGIC + _header_bytes({**header, "pub": public_key(signing_key)})
-    body = zlib.compress(json.dumps(payload, ensure_ascii=False,
-                                    separators=(",", ":")).encode(), 6)
+    changes, and the device's signature of both. The changes are one JSON line each
+    (the header says `lines`), so a device reads and applies them a piece at a time."""
+    head = MAGIC + _header_bytes({**header, "pub": public_key(signing_key), "lines": 1})
+    rows = [{k: v for k, v in payload.items() if k != "changes"},
+            *payload.get("changes", [])]
+    body = zlib.compress(b"\n".join(json.dumps(row, ensure_ascii=False, separators=(
+        ",", ":")).encode() for row in rows), 6)
     nonce = os.urandom(NONCE)
     sealed = head + nonce + AESGCM(key.key).encrypt(nonce, body, head)
     private = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(signing_key))
@@ -161,17 +165,55 @@ def unseal(key: SetKey, data: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
     except (ValueError, InvalidSignature):
         raise SealError(N_("the file's signature does not match the device it names"))\
             from None
-    inflater = zlib.decompressobj()
+    if header.get("lines") == 1:
+        lines = _inflated_lines(body)
+        try:
+            first = json.loads(next(lines, b"{}"))
+        except ValueError:
+            raise SealError(N_("the file's contents are damaged")) from None
+        if not isinstance(first, dict):
+            raise SealError(N_("the file's contents are damaged"))
+        return header, {**first, "changes": _parsed(lines)}
     try:
-        text = inflater.decompress(body, MAX_INFLATED)
-    except zlib.error:
-        raise SealError(N_("the file's contents are damaged")) from None
-    if inflater.unconsumed_tail:
-        raise SealError(N_("the file holds more than this device reads at once"))
-    try:
-        payload = json.loads(text)
+        payload = json.loads(b"\n".join(_inflated_lines(body)))  # a file of an earlier version
     except ValueError:
         raise SealError(N_("the file's contents are damaged")) from None
     if not isinstance(payload, dict):
         raise SealError(N_("the file's contents are damaged"))
     return header, payload
+
+
+INFLATED_PIECE = 1 << 20  # bytes decompressed at a time
+MOST_RATIO = 50  # JSON changes compress 5–15 times; a file inflating past this is a bomb
+
+
+def _inflated_lines(body: bytes) -> Iterator[bytes]:
+    """The decompressed lines of `body`, a piece at a time: at most `MOST_RATIO` times
+    its size and `MAX_INFLATED` in all (a 0.9 MB file inflating to 900 MB is refused
+    after a few megabytes, not held whole)."""
+    most = min(MAX_INFLATED, MOST_RATIO * len(body) + INFLATED_PIECE)
+    inflater, pending, total, rest = zlib.decompressobj(), b"", 0, body
+    while rest or not inflater.eof:
+        try:
+            piece = inflater.decompress(rest, INFLATED_PIECE)
+        except zlib.error:
+            raise SealError(N_("the file's contents are damaged")) from None
+        rest = inflater.unconsumed_tail
+        total += len(piece)
+        if total > most:
+            raise SealError(N_("the file inflates to more than {most} MB: it is not read "
+                               "further"), most=most >> 20)
+        if not piece and not rest:
+            break
+        *whole, pending = (pending + piece).split(b"\n")
+        yield from whole
+    if pending:
+        yield pending
+
+
+def _parsed(lines: Iterator[bytes]) -> Iterator[Any]:
+    for line in lines:
+        try:
+            yield json.loads(line)
+        except ValueError:
+            raise SealError(N_("the file's contents are damaged")) from None

@@ -16,6 +16,7 @@ import secrets
 import socket
 import sqlite3
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,7 @@ class _File:
     seq: int | None
     path: Path
     header: dict[str, Any]
-    changes: list[Any]
+    changes: Iterable[Any]  # read from the file as they are applied
 
 
 class _Refused(Exception):
@@ -492,8 +493,9 @@ class DeviceSync:
         if not isinstance(header.get("schema"), int) or header["schema"] > LATEST_VERSION:
             raise _Refused(tr("written by a newer TrulyMEM: update TrulyMEM on this "
                               "device"))
-        changes = payload.get("changes")
-        if not isinstance(changes, list) or not isinstance(header.get("seen", {}), dict):
+        changes = payload.get("changes")  # read as they are applied (see `sealed`)
+        if not isinstance(changes, list | Iterator) or \
+                not isinstance(header.get("seen", {}), dict):
             raise _Refused(tr("the file's contents are damaged"))
         return header, changes
 
@@ -533,6 +535,8 @@ class DeviceSync:
                 store.conn.execute("UPDATE sync_self SET clock = ?", (clock.last,))
                 store.conn.execute("DELETE FROM sync_refused WHERE file = ?",
                                    (str(path.relative_to(self_row["folder"])),))
+        except SealError as error:  # found damaged while read
+            raise _Refused(error.said()) from None
         except (ValueError, TypeError, KeyError, AttributeError, sqlite3.Error) as error:
             raise _Refused(tr("its changes cannot be applied: {error}",
                               error=str(error)[:300])) from None
