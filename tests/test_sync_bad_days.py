@@ -181,3 +181,32 @@ def test_a_small_file_that_inflates_to_hundreds_of_megabytes_is_refused_cheaply(
     assert "inflates to more than" in result["refused"][0]["reason"]
     assert peak < 40 << 20, f"{peak >> 20} MB held to refuse a bomb"
     assert desktop.state() == before
+
+
+@pytest.mark.parametrize("years", [10, 300])
+def test_a_clock_set_years_ahead_pulls_no_one_is_told_and_its_writes_arrive_once_right(
+        two, years):
+    import time
+
+    from core.sync.hlc import MOST_AHEAD_MS, millis_of
+
+    laptop, desktop, _shared = two
+    laptop.sync.wall = lambda: time.time() + years * 365.25 * 86400
+    laptop.commit(("User", "lives in", "Bergen"))
+    laptop.sync.sync_now()
+    result = desktop.sync.sync_now()
+    assert f"{years} years ahead" in result["refused"][0]["reason"], result["refused"]
+    clock = desktop.store.query_one("SELECT clock FROM sync_self")["clock"]
+    assert millis_of(clock) < time.time() * 1000 + MOST_AHEAD_MS  # not pulled along
+    told = laptop.sync.sync_now()
+    assert f"{years} years" in told["clock_ahead"]["desktop"]
+    assert "Set this computer's date and time right" in told["clock_words"]
+    laptop.sync.wall = time.time  # set right: the changes made meanwhile are sent again
+    mended = laptop.sync.sync_now()
+    assert mended["clock_set_back"] and mended["files_written_again"] >= 1
+    settle(desktop, laptop)
+    assert ("User", "lives in", "Bergen") in active(desktop)
+    assert desktop.sync.status()["refused"] == []
+    desktop.commit(("User", "likes", "tea"))  # and edits after it travel as usual
+    settle(desktop, laptop)
+    assert active(desktop) == active(laptop)

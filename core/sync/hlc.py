@@ -18,12 +18,43 @@ def make_stamp(millis: int, counter: int, device: str) -> str:
     return f"{millis:013d}-{counter:05d}-{device}"
 
 
+# How far ahead of this device's clock another's may be. Further, its files are refused
+# (told on both devices, kept on the writer): a clock ten years fast would otherwise drag
+# every device's clock ten years ahead for good, and win every edit till then.
+MOST_AHEAD_MS = 24 * 3600 * 1000
+
+
+class ClockAhead(ValueError):
+    """A stamp from a clock further ahead of this one than `MOST_AHEAD_MS`."""
+
+    def __init__(self, ahead_ms: int) -> None:
+        super().__init__(f"a clock {ahead_ms} ms ahead")
+        self.ahead_ms = ahead_ms
+
+
 def parse_stamp(stamp: str) -> tuple[int, int, str]:
     """(millis, counter, device) of a stamp; ValueError for anything else."""
     millis, counter, device = stamp.split("-", 2)
+    if len(millis) > 13 and millis.isdigit():  # past the year 2286: a clock set wrong
+        raise ClockAhead(int(millis) - int(time.time() * 1000))
     if len(millis) != 13 or len(counter) != 5 or not device:
         raise ValueError(f"not a clock stamp: {stamp!r}")
     return int(millis), int(counter), device
+
+
+def check_not_ahead(stamp: str, now: float) -> None:
+    """ClockAhead when `stamp` is further ahead of `now` (seconds) than a clock may be."""
+    ahead = parse_stamp(stamp)[0] - int(now * 1000)
+    if ahead > MOST_AHEAD_MS:
+        raise ClockAhead(ahead)
+
+
+def millis_of(stamp: str | None) -> int:
+    """The wall-clock part of a stamp (0 for none, or one that cannot be read)."""
+    try:
+        return int(str(stamp).split("-", 1)[0])
+    except ValueError:
+        return 0
 
 
 class HybridClock:
@@ -35,8 +66,9 @@ class HybridClock:
         self.device = device
         self.wall = wall
         self.millis, self.counter = 0, 0
-        if last:
-            self.millis, self.counter, _ = parse_stamp(last)
+        if last:  # its own, however far ahead a wrong date set it
+            millis, counter, _ = last.split("-", 2)
+            self.millis, self.counter = int(millis), int(counter)
 
     def _advance(self, millis: int, counter: int) -> None:
         if counter > COUNTER_LIMIT:  # a thousand stamps in one millisecond: borrow the next

@@ -28,9 +28,9 @@ from core.store import backups
 from core.store.graph import GraphStore
 from core.store.schema import LATEST_VERSION
 from core.sync import folder as layout
-from core.sync.hlc import HybridClock
+from core.sync.hlc import MOST_AHEAD_MS, ClockAhead, HybridClock, millis_of
 from core.sync.incoming import Applied, apply_changes
-from core.sync.outgoing import collect, everything, snapshot
+from core.sync.outgoing import collect, everything, keep_clocks, snapshot
 from core.sync.renumber import move_into_range
 from core.sync.sealed import (
     SealError,
@@ -93,6 +93,8 @@ class DeviceSync:
     def __init__(self, store: GraphStore, home: Path) -> None:
         self.store, self.home = store, Path(home)
         self.prune_age = PRUNE_AGE
+        self.wall = time.time  # this device's clock (a test sets it years ahead)
+        self._clock_refused: dict[str, int] = {}  # device → how far ahead its clock was
 
     # -- this device's secrets -----------------------------------------------------------
 
@@ -253,8 +255,10 @@ class DeviceSync:
         self_row, kept = self._member(), self._secrets()
         folder, store = Path(self_row["folder"]), self.store
         with store.transaction():
-            mended = {} if first else self._mend(folder, kept, self_row)
-            clock = HybridClock(self_row["device"], self_row["clock"])
+            mended = {} if first else {**self._mend_clock(folder, kept, self_row),
+                                       **self._mend(folder, kept, self_row)}
+            self_row = self._member()
+            clock = HybridClock(self_row["device"], self_row["clock"], wall=self.wall)
             changes = everything(store.conn, clock) if first else collect(store.conn, clock)
             if not changes:
                 return {"wrote": 0, "file": None, **mended}
@@ -266,7 +270,7 @@ class DeviceSync:
             path = layout.change_file(folder, self_row["device"], seq)
             self._seal_into(path, kept, self._header(kept, self_row, seq), changes)
             store.conn.execute("UPDATE sync_self SET seq = ?, clock = ?, last_sync = ?",
-                               (seq, clock.last, time.time()))
+                               (seq, clock.last, self.wall()))
             self._prune(folder, kept, {**self_row, "seq": seq})
         return {"wrote": len(changes), "file": path.name, "bytes": path.stat().st_size,
                 **mended}
@@ -320,7 +324,7 @@ class DeviceSync:
     def _header(self, kept: Secrets, self_row: dict[str, Any], seq: int) -> dict[str, Any]:
         return {"set": kept.key.set_id, "device": self_row["device"], "seq": seq,
                 "slot": self_row["slot"], "name": self_row["name"],
-                "schema": LATEST_VERSION, "at": round(time.time(), 3),
+                "schema": LATEST_VERSION, "at": round(self.wall(), 3),
                 "seen": {row["device"]: row["seq"] for row in
                          self.store.query("SELECT device, seq FROM sync_devices")}}
 
@@ -336,7 +340,8 @@ class DeviceSync:
 
     def _tell_seen(self, folder: Path, kept: Secrets, self_row: dict[str, Any]) -> None:
         """Rewrite this device's `seen` file: how far it applied the others' files."""
-        header = {**self._header(kept, self_row, self_row["seq"]), "ack": True}
+        header = {**self._header(kept, self_row, self_row["seq"]), "ack": True,
+                  "clock_ahead": dict(self._clock_refused)}
         try:
             self._seal_into(layout.seen_file(folder, self_row["device"]), kept, header, [])
         except SyncError as error:  # the next sync says it again
@@ -389,6 +394,7 @@ class DeviceSync:
         self_row, kept = self._member(), self._secrets()
         folder = Path(self_row["folder"])
         totals, files, refused = Applied(), 0, []
+        self._clock_refused = {}
         progress = True
         while progress:
             progress = False
@@ -423,19 +429,97 @@ class DeviceSync:
                     done += 1
                     progress = True
         self.store.conn.execute("UPDATE sync_self SET last_sync = ?", (time.time(),))
-        if files:
+        self._forget_refusals_of_files_gone(folder)
+        if files or self._clock_refused:
             self._tell_seen(folder, kept, self_row)
         return {"applied_files": files, "applied_rows": totals.rows,
                 "conflicts": totals.conflicts, "merged": totals.merged,
-                "refused": refused}
+                "refused": refused, **self._clock_told(folder, kept, self_row)}
+
+    def _forget_refusals_of_files_gone(self, folder: Path) -> None:
+        """A refused file its writer took back (written again after its clock was set
+        right) is no longer listed."""
+        for row in self.store.query("SELECT file FROM sync_refused"):
+            if not (folder / row["file"]).exists():
+                self.store.conn.execute("DELETE FROM sync_refused WHERE file = ?",
+                                        (row["file"],))
+
+    def _clock_told(self, folder: Path, kept: Secrets, self_row: dict[str, Any]
+                    ) -> dict[str, Any]:
+        """What the other devices said of this device's clock (their `seen` files): how
+        far ahead of theirs it was when they refused its files, by their names."""
+        told: dict[str, str] = {}
+        for device in layout.devices(folder):
+            if device == self_row["device"]:
+                continue
+            try:
+                header, _ = self._opened(kept, device, None, layout.seen_file(folder, device),
+                                         ack=True)
+            except (_Refused, OSError):
+                continue
+            ahead = (header.get("clock_ahead") or {}).get(self_row["device"])
+            if isinstance(ahead, int) and not isinstance(ahead, bool):
+                told[str(header.get("name") or device)[:100]] = _duration(ahead)
+        if not told:
+            return {}
+        return {"clock_ahead": told, "clock_words": tr(
+            "Other devices refused this device's files: its clock was ahead of theirs "
+            "({devices}). Set this computer's date and time right; what changed here is "
+            "kept and sent at the next sync after that.",
+            devices=", ".join(f"{name}: {ahead}" for name, ahead in sorted(told.items())))}
+
+    def _mend_clock(self, folder: Path, kept: Secrets, self_row: dict[str, Any]
+                    ) -> dict[str, Any]:
+        """This device's clock was set ahead and is right again: its hybrid clock is
+        set back to now, every stamp it made in the future is made again, the files it
+        wrote then (which the others refused) are taken back, and a snapshot stands in
+        for them, so every change made meanwhile still arrives."""
+        now = int(self.wall() * 1000)
+        bound = now + MOST_AHEAD_MS
+        if millis_of(self_row["clock"]) <= bound:
+            return {}
+        clock = HybridClock(self_row["device"], None, wall=self.wall)
+        conn = self.store.conn
+        for table, row_id, clocks, removed in conn.execute(
+                "SELECT tbl, row_id, clocks, removed FROM sync_rows").fetchall():
+            stamps = json.loads(clocks)
+            again = {k: clock.tick() if millis_of(v) > bound else v for k, v in stamps.items()}
+            gone = clock.tick() if removed and millis_of(removed) > bound else removed
+            if again != stamps or gone != removed:
+                keep_clocks(conn, table, row_id, again, gone)
+        for from_id, stamp in conn.execute(
+                "SELECT from_id, stamp FROM sync_alias WHERE tbl = 'nodes'").fetchall():
+            if stamp and millis_of(stamp) > bound:
+                conn.execute("UPDATE sync_alias SET stamp = ? WHERE tbl = 'nodes' AND"
+                             " from_id = ?", (clock.tick(), from_id))
+        taken_back = 0
+        for path in layout.numbered_files(folder, self_row["device"]).values():
+            try:
+                at = peek_header(layout.read_head(path)).get("at")
+            except (OSError, SealError, layout.FolderError):
+                continue
+            if isinstance(at, int | float) and at * 1000 > bound:
+                path.unlink(missing_ok=True)
+                taken_back += 1
+        conn.execute("UPDATE sync_self SET clock = ?", (clock.last,))
+        header = {**self._header(kept, self_row, self_row["seq"]), "snapshot": True}
+        self._seal_into(layout.snapshot_file(folder, self_row["device"]), kept, header,
+                        snapshot(conn))
+        log.warning("sync: this device's clock was set ahead; %d files written again",
+                    taken_back)
+        return {"clock_set_back": True, "files_written_again": taken_back}
 
     @staticmethod
     def _behind(folder: Path, device: str, numbered: dict[int, Path], done: int) -> bool:
-        """The device's next file for this one is gone (pruned) while later ones, or its
-        snapshot of later, are there."""
+        """The device's next file for this one is gone (pruned, taken back, the folder
+        lost) while later ones, or its snapshot of later, are there."""
         if any(n > done + 1 for n in numbered):
             return True
-        return not numbered and layout.snapshot_file(folder, device).exists()
+        try:
+            seq = peek_header(layout.read_head(layout.snapshot_file(folder, device))).get("seq")
+        except (OSError, SealError, layout.FolderError):
+            return False
+        return isinstance(seq, int) and seq > done
 
     def _apply_snapshot(self, kept: Secrets, self_row: dict[str, Any], device: str,
                         totals: Applied) -> bool:
@@ -517,12 +601,12 @@ class DeviceSync:
         device, header, changes, path, seq = (file.device, file.header, file.changes,
                                               file.path, file.seq)
         store = self.store
-        clock = HybridClock(self_row["device"], me(store)["clock"])
+        clock = HybridClock(self_row["device"], me(store)["clock"], wall=self.wall)
         mine = (header.get("seen") or {}).get(self_row["device"], 0)
         try:
             with store.transaction():
                 store.conn.execute("PRAGMA defer_foreign_keys = ON")
-                applied = apply_changes(store.conn, clock, device, changes, time.time())
+                applied = apply_changes(store.conn, clock, device, changes, self.wall())
                 store.conn.execute(
                     "INSERT INTO sync_devices(device, name, seq, last_seen, public_key,"
                     " acked) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (device) DO UPDATE SET"
@@ -535,6 +619,12 @@ class DeviceSync:
                 store.conn.execute("UPDATE sync_self SET clock = ?", (clock.last,))
                 store.conn.execute("DELETE FROM sync_refused WHERE file = ?",
                                    (str(path.relative_to(self_row["folder"])),))
+        except ClockAhead as ahead:
+            self._clock_refused[device] = ahead.ahead_ms
+            raise _Refused(tr("written by a device whose clock is {ahead} ahead of this "
+                              "one's: nothing of it is applied until its clock is set right "
+                              "(its changes are kept on it, and sent again then)",
+                              ahead=_duration(ahead.ahead_ms))) from None
         except SealError as error:  # found damaged while read
             raise _Refused(error.said()) from None
         except (ValueError, TypeError, KeyError, AttributeError, sqlite3.Error) as error:
@@ -547,6 +637,16 @@ class DeviceSync:
     def sync_now(self) -> dict[str, Any]:
         """Write this device's changes, then apply the others'."""
         return {**self.write(), **self.apply_all()}
+
+
+def _duration(millis: int) -> str:
+    """A clock's lead in words a person reads at a glance: "3 hours", "10 years"."""
+    seconds = millis / 1000
+    for size, unit in ((365 * 86400, N_("{n} years")), (86400, N_("{n} days")),
+                       (3600, N_("{n} hours")), (60, N_("{n} minutes"))):
+        if seconds >= size:
+            return tr(unit, n=round(seconds / size))
+    return tr("{n} seconds", n=round(seconds))
 
 
 def _modified(path: Path) -> float:
