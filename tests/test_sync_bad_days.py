@@ -210,3 +210,45 @@ def test_a_clock_set_years_ahead_pulls_no_one_is_told_and_its_writes_arrive_once
     desktop.commit(("User", "likes", "tea"))  # and edits after it travel as usual
     settle(desktop, laptop)
     assert active(desktop) == active(laptop)
+
+
+def test_one_value_moved_two_ways_apart_holds_one_value_and_both_devices_say_so(two):
+    laptop, desktop, _shared = two
+    laptop.commit(("User", "lives in", "Oslo"))
+    settle(laptop, desktop)
+    laptop.commit(("User", "moved to", "Bergen"))  # apart: each moves the person
+    desktop.commit(("User", "lives in", "Trondheim"))  # later
+    settle(laptop, desktop)
+    for device in (laptop, desktop):
+        homes = {t for s, r, t in active(device) if s == "User" and r in (
+            "lives in", "moved to")}
+        assert homes == {"Trondheim"}, (device.name, homes)
+        states = {t: status for s, r, t, status in device.facts() if s == "User"}
+        assert states["Bergen"] == "superseded" and states["Oslo"] == "superseded"
+        words = [c["words"] for c in device.sync.conflicts() if c["col"] == "slot"]
+        assert len(words) == 1, words
+        assert words[0].startswith("User · ") and "kept “Trondheim” (desktop" in words[0]
+        assert "not “Bergen” (laptop" in words[0]
+    assert laptop.state() == desktop.state()
+
+
+def test_an_edit_that_lost_is_told_on_its_own_device_as_one_line(two):
+    laptop, desktop, _shared = two
+    node = laptop.store.find_node("Ann")["id"]
+    with laptop.store.write("correct", actor="user"):
+        laptop.store.update("nodes", node, {"name": "Anna"})
+    with desktop.store.write("correct", actor="user"):
+        desktop.store.update("nodes", node, {"name": "Annie"})  # later: it wins
+    settle(laptop, desktop)
+    for device in (laptop, desktop):
+        lines = [c["words"] for c in device.sync.conflicts()]
+        assert len(lines) == 1, lines  # one edit, one line: not name, norm_name, updated_at
+        assert lines[0].startswith("Annie · name: kept “Annie” (desktop, ")
+        assert "not “Anna” (laptop, " in lines[0]
+
+
+def test_two_devices_with_the_same_host_name_are_told_apart(tmp_path):
+    from core.sync.service import default_name
+
+    one, other = default_name("3fa2aa00aa00aa00"), default_name("9c01aa00aa00aa00")
+    assert one != other and one.endswith("3fa2")

@@ -31,18 +31,8 @@ from PySide6.QtWidgets import (
 from app.backend_host import BackendHost
 from app.dialogs.sharing import quiet
 from app.status_parts import count_of
-from core import i18n
-from core.i18n import N_, tr
+from core.i18n import tr
 from core.protocol.packets import PacketType
-
-# The columns a conflict is most often about, in words (others are shown as they are).
-COLUMN_WORDS = {"description": N_("description"), "name": N_("name"),
-                "status": N_("status"), "relation": N_("relation"), "title": N_("title"),
-                "content": N_("text"), "type": N_("type"), "confidence": N_("confidence")}
-
-
-def column_word(column: str) -> str:
-    return i18n.tr(COLUMN_WORDS[column]) if column in COLUMN_WORDS else column
 
 
 def when(moment: float | None) -> str:
@@ -287,17 +277,8 @@ class SyncPage(QWidget):
         self.conflicts_label.setText(tr("Conflicts ({count}): the later write was kept",
                                         count=state["conflicts"]))
         self.conflicts.clear()
-        names = {d["device"]: d["name"] for d in state["devices"]}
-        names[state["device"]] = state["name"]
         for item in state.get("conflict_list") or []:
-            self.conflicts.addItem(tr(
-                "{when} · {column}: kept “{kept}” ({kept_device}), not “{lost}” "
-                "({lost_device})", when=when(item["at"]),
-                column=f"{item['about']} · {column_word(item['col'])}" if item.get("about")
-                else column_word(item["col"]),
-                kept=item["kept"] or "—", lost=item["lost"] or "—",
-                kept_device=names.get(item["kept_device"], item["kept_device"]),
-                lost_device=names.get(item["lost_device"], item["lost_device"])))
+            self.conflicts.addItem(item["words"])
         for refused in state.get("refused") or []:
             self.conflicts.addItem(tr("Refused {file}: {reason}", file=refused["file"],
                                       reason=refused["reason"]))

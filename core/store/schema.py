@@ -353,9 +353,14 @@ CREATE INDEX messages_branch_hidden ON messages(branch_hidden) WHERE branch_hidd
 # Version 17: sync. What changed is recorded for the other devices (see
 # `core.sync.capture`), and each change in the log says which device made it (NULL: this
 # one).
+# Version 18: a sync conflict says when each of its two edits was made.
+V18 = """
+ALTER TABLE sync_conflicts ADD COLUMN kept_at REAL;
+ALTER TABLE sync_conflicts ADD COLUMN lost_at REAL;
+"""
 Migration = str | Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9, V10, V11, V12, V13, V14,
-                              V15, V16, v17]
+                              V15, V16, v17, V18]
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -98,12 +98,22 @@ def _report(kind: PacketType, data: dict[str, Any], out: TextIO) -> None:
         out.write(tr("{conflicts} conflicts, {refused} files refused, {waiting} changes "
                      "not written yet", conflicts=data["conflicts"],
                      refused=len(data["refused"]), waiting=data["waiting"]) + "\n")
+        for conflict in data.get("conflict_list") or []:
+            out.write(f"  {conflict['words']}\n")
         return
     out.write(tr("wrote {wrote} changed rows{file}; applied {files} files ({rows} rows, "
                  "{conflicts} conflicts, {merged} merged)", wrote=data.get("wrote", 0),
                  file=f" ({data['file']})" if data.get("file") else "",
                  files=data.get("applied_files", 0), rows=data.get("applied_rows", 0),
                  conflicts=data.get("conflicts", 0), merged=data.get("merged", 0)) + "\n")
+    if data.get("files_written_again"):
+        out.write(tr("{n} of this device's files were gone from the folder: a snapshot "
+                     "of this memory stands in for them", n=data["files_written_again"])
+                  + "\n")
+    if data.get("set_file_written_again"):
+        out.write(tr("the folder had lost the set's file: it was written again") + "\n")
+    if data.get("clock_words"):
+        out.write(data["clock_words"] + "\n")
     if kind == PacketType.SYNC_START:
         out.write(tr("Type this code on your other devices (trulymem sync --folder DIR "
                      "--code CODE, or Settings › Sync):") + "\n")

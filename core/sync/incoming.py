@@ -15,7 +15,8 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.store.graph import decode_ops, index_change_rows
@@ -33,6 +34,7 @@ class Applied:
     rows: int = 0
     conflicts: int = 0
     merged: int = 0
+    edges: set[int] = field(default_factory=set)  # facts written: their slots are looked at
 
 
 def _recording(conn: sqlite3.Connection, on: bool) -> None:
@@ -58,9 +60,11 @@ def _current(conn: sqlite3.Connection, table: str, row_id: int) -> dict[str, Any
 
 
 def apply_changes(conn: sqlite3.Connection, clock: HybridClock, device: str,
-                  changes: list[Change], now: float) -> Applied:
+                  changes: Iterable[Change], now: float, *, seen: Seen | None = None
+                  ) -> Applied:
     """Apply one file's changes inside the caller's transaction."""
     applier = _Applier(conn, clock, device, now)
+    applier.seen = seen
     _recording(conn, False)
     try:
         for change in changes:
@@ -105,6 +109,7 @@ class _Applier:
         self.conn, self.clock, self.device, self.now = conn, clock, device, now
         self.known = {table: _columns(conn, table) for table in SYNCED}
         self.applied = Applied()
+        self.seen: Seen | None = None
         self._unmerged: list[int] = []
         self._rewrites = conn.execute("SELECT 1 FROM sync_rewritten LIMIT 1").fetchone() \
             is not None
@@ -246,6 +251,8 @@ class _Applier:
             if table == "nodes":  # back after a merge: its columns written since stay
                 self._unpark(row_id, values, stamps, clocks)
             _insert(self.conn, table, row_id, values, self.applied)
+            if table == "edges":
+                self.applied.edges.add(row_id)
             keep_clocks(self.conn, table, row_id,
                         {**{k: stamps[k] for k in values}, "*": stamp}, None)
             if table == "change_log" and values.get("ops") is not None:
@@ -255,7 +262,13 @@ class _Applier:
         for name in set(values) - set(newer):
             if row.get(name) != values[name] and clocks.get(name, "") > stamps[name]:
                 self._conflict(table, row_id, name, (row.get(name), clocks[name]),
-                               values[name])
+                               (values[name], stamps[name]))
+        for name in newer:  # this device's own edit, made before the other saw it, lost
+            if row.get(name) != values[name] and self._unseen_own(clocks.get(name)):
+                self._conflict(table, row_id, name, (values[name], stamps[name]),
+                               (row.get(name), clocks[name]))
+        if table == "edges":
+            self.applied.edges.add(row_id)
         if newer:
             _update(self.conn, table, row_id, newer, self.applied)
             clocks.update({name: stamps[name] for name in newer})
@@ -263,17 +276,49 @@ class _Applier:
             clocks["*"] = max(clocks.get("*", ""), stamp)
         keep_clocks(self.conn, table, row_id, clocks, None)
 
+    def _unseen_own(self, stamp: str | None) -> bool:
+        """`stamp` is of an edit made here that the writer of this file had not seen
+        (its file says which of this device's files it had applied: see `Seen`)."""
+        seen = self.seen
+        return bool(stamp) and seen is not None and seen.me is not None and \
+            seen.upto is not None and stamp.endswith("-" + seen.me) and stamp > seen.upto
+
     def _conflict(self, table: str, row_id: int, column: str, kept: tuple[Any, str],
-                  lost: Any) -> None:
-        """A column written on two devices, this one's later: `kept` (its value and
-        stamp) stays, the other is listed."""
-        kept, kept_stamp = kept
+                  lost: tuple[Any, str]) -> None:
+        """A column written on two devices, each before seeing the other's: `kept` (its
+        value and stamp, the later) stays, `lost` is listed, on both devices. Columns
+        derived from another (a normalised name, a time of update) are not listed: one
+        edit is one conflict."""
+        if column not in PERSON_COLUMNS.get(table, ()):
+            return
+        (kept, kept_stamp), (lost, lost_stamp) = kept, lost
         self.applied.conflicts += 1
         self.conn.execute(
             "INSERT INTO sync_conflicts(tbl, row_id, col, kept, lost, kept_device,"
-            " lost_device, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            " lost_device, at, kept_at, lost_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (table, row_id, column, _shown(kept), _shown(lost), parse_stamp(kept_stamp)[2],
-             self.device, self.now))
+             parse_stamp(lost_stamp)[2], self.now, parse_stamp(kept_stamp)[0] / 1000,
+             parse_stamp(lost_stamp)[0] / 1000))
+
+
+SLOT = "slot"  # two values of a one-value slot met (see core.sync.slots)
+# The columns a person reads and edits; the others follow from them
+PERSON_COLUMNS = {
+    "nodes": ("name", "type", "description", "state", "summary", "deleted_at"),
+    "edges": ("relation", "status", "source_id", "target_id", "archived_at", SLOT),
+    "conversations": ("title", "deleted_at"),
+    "messages": ("content", "deleted_at"),
+}
+
+
+@dataclass(frozen=True)
+class Seen:
+    """How far the writer of a file had seen this device's own edits: `me`, this
+    device; `upto`, the clock of the last of its files the writer had applied ("" for
+    none; None for not known: no conflict is claimed then)."""
+
+    me: str | None = None
+    upto: str | None = None
 
 
 def _shown(value: Any) -> str | None:

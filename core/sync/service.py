@@ -28,8 +28,10 @@ from core.store import backups
 from core.store.graph import GraphStore
 from core.store.schema import LATEST_VERSION
 from core.sync import folder as layout
+from core.sync import slots
+from core.sync.conflict_words import in_words
 from core.sync.hlc import MOST_AHEAD_MS, ClockAhead, HybridClock, millis_of
-from core.sync.incoming import Applied, apply_changes
+from core.sync.incoming import Applied, Seen, apply_changes
 from core.sync.outgoing import collect, everything, keep_clocks, snapshot
 from core.sync.renumber import move_into_range
 from core.sync.sealed import (
@@ -145,15 +147,29 @@ class DeviceSync:
 
     def conflicts(self, limit: int = 200) -> list[dict[str, Any]]:
         """The newest conflicts, each with what it was about in words (`about`: the
-        node's name, the fact, the conversation's title)."""
-        return self.store.query(
-            "SELECT c.*, CASE c.tbl"
-            " WHEN 'nodes' THEN (SELECT name FROM nodes WHERE id = c.row_id)"
-            " WHEN 'edges' THEN (SELECT s.name || ' ' || e.relation || ' ' || t.name FROM"
-            "  edges e JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id"
-            "  WHERE e.id = c.row_id)"
-            " WHEN 'conversations' THEN (SELECT title FROM conversations WHERE id = c.row_id)"
-            " END AS about FROM sync_conflicts c ORDER BY c.id DESC LIMIT ?", (limit,))
+        node's name, the fact, the conversation's title) and as one line (`words`)."""
+        rows = self.store.query(
+            "SELECT c.id, c.tbl, c.row_id, c.col, c.kept_device, c.lost_device, c.at,"
+            " c.kept_at, c.lost_at, CASE"
+            " WHEN c.tbl = 'nodes' THEN (SELECT name FROM nodes WHERE id = c.row_id)"
+            " WHEN c.tbl = 'edges' AND c.col = 'slot' THEN (SELECT s.name || ' · ' ||"
+            "  e.relation FROM edges e JOIN nodes s ON s.id = e.source_id WHERE e.id ="
+            "  c.row_id)"
+            " WHEN c.tbl = 'edges' THEN (SELECT s.name || ' ' || e.relation || ' ' || t.name"
+            "  FROM edges e JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id ="
+            "  e.target_id WHERE e.id = c.row_id)"
+            " WHEN c.tbl = 'conversations' THEN (SELECT title FROM conversations WHERE id ="
+            "  c.row_id)"
+            " END AS about,"
+            " CASE WHEN c.col IN ('source_id', 'target_id') THEN (SELECT name FROM nodes"
+            "  WHERE id = CAST(c.kept AS INTEGER)) ELSE c.kept END AS kept,"
+            " CASE WHEN c.col IN ('source_id', 'target_id') THEN (SELECT name FROM nodes"
+            "  WHERE id = CAST(c.lost AS INTEGER)) ELSE c.lost END AS lost"
+            " FROM sync_conflicts c ORDER BY c.id DESC LIMIT ?", (limit,))
+        names = {r["device"]: r["name"] for r in self.store.query(
+            "SELECT device, name FROM sync_devices UNION ALL SELECT device, name FROM"
+            " sync_self")}
+        return [{**row, "words": in_words(row, names)} for row in rows]
 
     def start(self, folder: Path, name: str | None = None) -> dict[str, Any]:
         """Make this device the first of a new set in `folder`; answers the pairing code
@@ -235,7 +251,7 @@ class DeviceSync:
             store.conn.execute(
                 "INSERT INTO sync_self(id, device, name, slot, set_id, folder, joined_at)"
                 " VALUES (1, ?, ?, ?, ?, ?, ?)",
-                (device, name or socket.gethostname() or "device", slot, kept.key.set_id,
+                (device, name or default_name(device), slot, kept.key.set_id,
                  str(folder), time.time()))
             store.conn.execute("UPDATE change_log SET device = ? WHERE device IS NULL",
                                (device,))
@@ -268,7 +284,8 @@ class DeviceSync:
             # written, a backup restored): that number is never written again.
             seq = max([self_row["seq"], *present]) + 1
             path = layout.change_file(folder, self_row["device"], seq)
-            self._seal_into(path, kept, self._header(kept, self_row, seq), changes)
+            header = {**self._header(kept, self_row, seq), "clock": clock.last}
+            self._seal_into(path, kept, header, changes)
             store.conn.execute("UPDATE sync_self SET seq = ?, clock = ?, last_sync = ?",
                                (seq, clock.last, self.wall()))
             self._prune(folder, kept, {**self_row, "seq": seq})
@@ -320,6 +337,19 @@ class DeviceSync:
         own = header.get("pub") == public_key(kept.signing) and header.get("snapshot")
         seq = header.get("seq")
         return seq if own and isinstance(seq, int) and not isinstance(seq, bool) else 0
+
+    @staticmethod
+    def _own_clock_at(folder: Path, device: str, seq: int) -> str | None:
+        """The clock of this device's file `seq` (its last stamp): what a device that
+        applied it had seen of this one's edits; "" for none, None when not known."""
+        if seq == 0:
+            return ""
+        try:
+            clock = peek_header(layout.read_head(layout.change_file(folder, device, seq))
+                                ).get("clock")
+        except (OSError, SealError, layout.FolderError):
+            return None
+        return clock if isinstance(clock, str) else None
 
     def _header(self, kept: Secrets, self_row: dict[str, Any], seq: int) -> dict[str, Any]:
         return {"set": kept.key.set_id, "device": self_row["device"], "seq": seq,
@@ -606,7 +636,11 @@ class DeviceSync:
         try:
             with store.transaction():
                 store.conn.execute("PRAGMA defer_foreign_keys = ON")
-                applied = apply_changes(store.conn, clock, device, changes, self.wall())
+                seen = Seen(self_row["device"], self._own_clock_at(
+                    Path(self_row["folder"]), self_row["device"], _whole(mine)))
+                applied = apply_changes(store.conn, clock, device, changes, self.wall(),
+                                        seen=seen)
+                applied.conflicts += slots.settle(store, applied.edges, self.wall())
                 store.conn.execute(
                     "INSERT INTO sync_devices(device, name, seq, last_seen, public_key,"
                     " acked) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (device) DO UPDATE SET"
@@ -637,6 +671,12 @@ class DeviceSync:
     def sync_now(self) -> dict[str, Any]:
         """Write this device's changes, then apply the others'."""
         return {**self.write(), **self.apply_all()}
+
+
+def default_name(device: str) -> str:
+    """A device's name when the person gives none: the computer's, and four letters of
+    its id, so two laptops both called "vm" are told apart ("vm · 3fa2")."""
+    return f"{socket.gethostname() or 'device'} · {device[:4]}"
 
 
 def _duration(millis: int) -> str:
