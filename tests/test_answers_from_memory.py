@@ -79,3 +79,24 @@ def test_the_question_goes_out_with_them_and_later_requests_repeat_it_as_sent(he
         "(Reply to this in English.)")
     assert second[:len(first)] == first  # the prefix a server caches
     assert "- Omar lives in Kunming\n</memory_snapshot>" in second[-1]["content"]
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    ("我的仓鼠叫什么？", "the user hamster Biscuit"),
+    ("What is my 仓鼠 called?", "the user hamster Biscuit"),
+    ("我的宠物叫什么名字？", "the user hamster Biscuit"),
+])
+def test_a_question_naming_a_relation_in_the_other_language_gets_that_fact(
+        executor, store, question, first):
+    assert executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": r, "object": o} for r, o in (
+            ("name", "Sofia"), ("hamster", "Biscuit"), ("lives in", "Osaka"))]})["success"]
+    shown = answering.render(answering.facts_for(store, question)).splitlines()
+    assert shown[1] == f"- {first}"
+
+
+def test_a_town_after_a_preposition_is_where_someone_lives():
+    from core.tools.one_value import family
+
+    assert family("is", "in Cairo") == family("is", "Cairo") == "home"
+    assert family("is", "in love") is None

@@ -24,6 +24,7 @@ from core.errors import CodedError, ErrorCode
 from core.events import Event
 from core.i18n import N_, tr
 from core.meaning import engine as meaning_engine
+from core.meaning import glossary
 from core.past.keeping import PAST_SCHEMA
 from core.paths import secure_home
 from core.protocol import handlers
@@ -363,6 +364,7 @@ class Dispatcher:
         client = make_client(self.config.api_key, self.config.base_url,
                              self.config.first_token_timeout)
         self.session = ChatSession(client, self.config.model, self.config.base_url)
+        glossary.warm_up()  # the writer and the answers compare languages from turn one
 
     # -- recall by meaning -------------------------------------------------------------
 

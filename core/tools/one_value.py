@@ -64,13 +64,17 @@ _SAYS_A_DIET = {normalize_name(r) for r in ("is", "is a", "am", "是", "eats", "
 _SAYS_WHERE = {normalize_name(r) for r in ("is", "is in", "in", "at", "is at", "是", "在")}
 
 
+# "Wang Fang -is-> in Cairo": the town after its preposition
+_AFTER_WHERE = re.compile(r"^\s*(?:in|at|住在|在)\s*", re.IGNORECASE)
+
+
 def family(relation: str, target: str = "") -> str | None:
     """The slot a relation fills (None: it may hold many values)."""
     found = _FAMILY_OF.get(normalize_name(relation))
     if found is None and normalize_name(relation) in _SAYS_A_DIET and _DIET_WORDS.search(target):
         return "diet"
     if found is None and target and normalize_name(relation) in _SAYS_WHERE and \
-            is_place(target):
+            is_place(_AFTER_WHERE.sub("", target)):
         return "home"
     return found
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.meaning.names import mentions
 from core.store import GraphStore
 from core.store.search import EDGE_SELECT, search_edges
 from core.tools.base import PERSON_NODE
@@ -59,6 +60,17 @@ def _asked_kind(message: str, relation: str) -> bool:
     return any(asks.search(message) and says.search(relation) for asks, says in KINDS_ASKED)
 
 
+def _names_relation(message: str, relation: str) -> bool:
+    """The question names a many-valued relation in the other language ("我的仓鼠叫什么？"
+    and "User -hamster-> Biscuit"); a slot's words are the slot's ("名字" is a name)."""
+    return family(relation) is None and not _FUNCTION_WORD.fullmatch(relation.strip()) \
+        and mentions(message, relation)
+
+
+# Relations that are only a verb or a preposition name nothing a question could ask by
+_FUNCTION_WORD = re.compile(r"(?i)is|are|has|have|in|at|of|to|是|在|有|的")
+
+
 def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
     """The facts that answer `message` when it is a question, best first (see above)."""
     if not is_question(message):
@@ -85,16 +97,25 @@ def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
     found = {f["id"]: i for i, f in enumerate(search_edges(store, message,
                                                            categories=["general"], limit=30))}
 
-    def rank(fact: dict[str, Any]) -> tuple[int, int, int, int]:
+    # a kind asked for that no relation says in words ("my pet" and "User -hamster->
+    # Biscuit"): the facts closest in meaning stand for it
+    kind_by_meaning = set()
+    if any(asks.search(message) for asks, _says in KINDS_ASKED) and not any(
+            _asked_kind(message, str(f["relation"])) for f in theirs):
+        kind_by_meaning = {f["id"] for f in _by_meaning(message, theirs[:MEANING_AT_MOST])[:1]}
+
+    def rank(fact: dict[str, Any]) -> tuple[int, int, int, int, int]:
         """What the question asks for first (a pet's name is the pet's, not the
         person's name), then the slot, shared words and the search's order."""
         slot = family(str(fact["relation"]), str(fact["target_name"]))
-        by_kind = int(_asked_kind(message, str(fact["relation"])))
+        by_kind = int(_asked_kind(message, str(fact["relation"]))
+                      or fact["id"] in kind_by_meaning)
+        by_name = int(_names_relation(message, str(fact["relation"])))
         by_slot = int(slot is not None and slot in wanted)
         by_words = grounding.shared_words(f"{fact['relation']} {fact['target_name']}", said)
-        return (-by_kind, -by_slot, -min(by_words, 1), found.get(fact["id"], 99))
+        return (-by_kind, -by_name, -by_slot, -min(by_words, 1), found.get(fact["id"], 99))
 
-    ranked = [f for f in sorted(theirs, key=rank) if rank(f) != (0, 0, 0, 99)][:MOST]
+    ranked = [f for f in sorted(theirs, key=rank) if rank(f) != (0, 0, 0, 0, 99)][:MOST]
     if ranked:
         return ranked
     # nothing shares a slot or a word: the closest in meaning ("我会什么乐器？" and

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from core.meaning.names import mentions
 from core.writer import grounding
 
 Similar = Callable[[str, list[int]], list[tuple[int, float]]]
@@ -60,7 +61,8 @@ def _by_words(words: str, known: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if not target:
             continue
         if target.casefold() == words.casefold() or grounding.grounded(target, said) or \
-                grounding.grounded(words, grounding.said_text([target])):
+                grounding.grounded(words, grounding.said_text([target])) or \
+                mentions(words, target):  # asked in the other language: "peanuts", 花生
             found.append(fact)
     return found
 
