@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import socket
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-from app.summon import LOCK_NAME, WISHES, WindowLock, socket_path
+from app.summon import LOCK_NAME, WISHES, WindowLock, peer_is_me, socket_path
+from core.i18n import tr
 
 MOST_BYTES = 256 * 1024  # a wish is small; a bigger one is not from TrulyMEM
 
@@ -37,6 +40,10 @@ class SingleInstance(QObject):
         another one holds it."""
         if not self.lock.take():
             return False
+        if not self.path:
+            self.error = tr("no folder of this user's own to listen in: the window "
+                            "cannot be summoned by trulymem --toggle or --ask")
+            return True
         QLocalServer.removeServer(self.path)  # a socket file left by a crash
         if not self.server.listen(self.path):
             # still the only window: it just cannot be summoned (say why, go on)
@@ -54,7 +61,26 @@ class SingleInstance(QObject):
             connection.readyRead.connect(lambda c=connection: self._read(c))
             connection.disconnected.connect(connection.deleteLater)
 
+    @staticmethod
+    def _from_this_user(connection: QLocalSocket) -> bool:
+        """Only this user's own processes may summon the window or ask it anything."""
+        if not hasattr(socket, "AF_UNIX"):  # Windows: a named pipe is the user's own
+            return True
+        descriptor = int(connection.socketDescriptor())
+        if descriptor < 0:
+            return False
+        peer = socket.socket(fileno=os.dup(descriptor))
+        try:
+            return peer_is_me(peer)
+        except OSError:
+            return False
+        finally:
+            peer.close()
+
     def _read(self, connection: QLocalSocket) -> None:
+        if not self._from_this_user(connection):
+            connection.abort()
+            return
         if connection.bytesAvailable() > MOST_BYTES:
             connection.abort()
             return
