@@ -100,3 +100,24 @@ def test_a_short_key_is_masked_only_where_it_stands_alone():
     assert scrub_known("key Qx7p, not aQx7pb") == "key …, not aQx7pb"
     assert scrub_known("ollama runs here") == "ollama runs here"  # a placeholder, no secret
 
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_a_key_in_a_conversations_title_or_the_models_reasoning_is_masked(headless, llm,
+                                                                          tmp_path, key):
+    events = []
+    server, client = headless(api_key=key,
+                              progress=lambda kind, data: events.append((kind, data)))
+    # thought aloud, split over stream pieces (the server sends a few characters each)
+    llm.play({"reasoning": f"The person's key is {key} so I should not say it.",
+              "text": "I won't repeat it."})
+    assert client.process_message("hello")["success"]
+    from core.events import Event
+
+    thought = "".join(d["delta"] for kind, d in events if kind == Event.REASONING)
+    assert key not in thought and thought == "The person's key is … so I should not say it."
+    listed = client.request(PacketType.LIST_CONVERSATIONS)["data"]["conversations"]
+    renamed = client.request(PacketType.RENAME_CONVERSATION, {
+        "conversation_id": listed[0]["id"], "title": f"keys {key} here"})
+    assert renamed["success"] and key not in str(renamed["data"])
+    _nowhere_in(key, server.dispatcher.store.conn)

@@ -76,7 +76,9 @@ def listing(store: GraphStore, deleted: bool = False) -> list[Row]:
 
 
 def rename(store: GraphStore, conversation_id: int, title: Any) -> Row:
-    shown = display_name(title)[:200] if isinstance(title, str) else ""
+    # a key pasted into a title is masked like one in a message: it would go to the
+    # database, every backup and the other devices
+    shown = display_name(scrub_known(title))[:200] if isinstance(title, str) else ""
     if not shown:
         raise StoreError(N_("a conversation needs a title with a visible character"),
                          ErrorCode.INVALID)

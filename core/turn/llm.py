@@ -72,6 +72,20 @@ class _Attempt:
     offered: set[str] = field(default_factory=set)  # the tools of this request
     last: float = field(default_factory=time.monotonic)  # when the last chunk came
     text: list[str] = field(default_factory=list)
+    thought: str = ""  # the reasoning so far…
+    thought_shown: int = 0  # …and how much of it went to the window
+
+
+def _show_reasoning(attempt: _Attempt, final: bool = False) -> None:
+    """Send the reasoning that arrived, masked like the reply: a key the model thinks
+    aloud is never shown, not even split over two pieces (its start waits for the rest,
+    until the stream ends)."""
+    whole = attempt.thought
+    upto = len(whole) if final else _before_a_key(whole, len(whole))
+    if upto > attempt.thought_shown:
+        attempt.progress(Event.REASONING,
+                         {"delta": scrub_known(whole[attempt.thought_shown:upto])})
+        attempt.thought_shown = upto
 
 
 RETRIES = 2  # for rate limits and server errors; never for a timeout
@@ -130,11 +144,13 @@ def _before_a_key(text: str, cut: int) -> int:
     arrived yet to be masked)."""
     if not secrets.known() or not cut:
         return cut
+    if cut == len(text):  # what may start a key waits; that wait may not split a key
+        cut -= secrets.held_back(text)
     for key in secrets.known():
         start = text.find(key, max(0, cut - len(key) + 1), cut + len(key) - 1)
         if start != -1 and start < cut < start + len(key):
             cut = start
-    return cut - secrets.held_back(text[:cut]) if cut == len(text) else cut
+    return cut
 
 
 def _at_sentence_start(attempt: _Attempt) -> bool:
@@ -518,7 +534,7 @@ class ChatSession:
             if chunk.usage:
                 self._add_usage(chunk.usage, attempt.result, attempt.progress)
             for choice in chunk.choices:
-                if self._take_delta(choice.delta, text, reasoning, calls, attempt.progress):
+                if self._take_delta(choice.delta, text, reasoning, calls, attempt):
                     attempt.length += len(text[-1])
                     self._stream_text(attempt, text[-1])
                 finished = finished or bool(choice.finish_reason)
@@ -530,6 +546,7 @@ class ChatSession:
         if self._stalled:
             raise BadReply(tr_kept("{reason}; what had arrived is kept", reason=self._stalled),
                            "".join(text))
+        _show_reasoning(attempt, final=True)
         if attempt.chunks == 0:
             raise EmptyStream
         if not finished:
@@ -609,7 +626,7 @@ class ChatSession:
 
     @staticmethod
     def _take_delta(delta: Any, text: list[str], reasoning: list[str],
-                    calls: dict[int, dict[str, str]], progress: Progress) -> bool:
+                    calls: dict[int, dict[str, str]], attempt: _Attempt) -> bool:
         """Take one delta; answers whether it brought reply text (shown by the caller,
         which holds back what may be a call written as text)."""
         if delta is None:
@@ -621,7 +638,8 @@ class ChatSession:
             (delta.model_extra or {}).get("reasoning_content"))
         if thought:
             reasoning.append(thought)
-            progress(Event.REASONING, {"delta": thought})
+            attempt.thought += thought
+            _show_reasoning(attempt)
         for part in delta.tool_calls or []:
             slot = calls.setdefault(part.index or 0, {"id": "", "name": "", "arguments": ""})
             if part.id:
