@@ -27,7 +27,7 @@ from typing import Any, BinaryIO
 
 from core.errors import CodedError, ErrorCode
 from core.i18n import N_
-from core.store.json_members import NotAnArray, NotJSON, elements
+from core.store.json_members import NotAnArray, NotJSON, TooLarge, elements
 
 FORMATS = ("chatgpt", "claude", "markdown", "locomo")
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -168,6 +168,10 @@ def _checked(items: Iterator[Any], path: Path) -> Iterator[Any]:
         yield from items
     except NotAnArray:
         raise not_an_export(path) from None
+    except TooLarge as error:
+        raise PastFormatError(N_("{name} holds one conversation larger than {most} MB: too "
+                                 "large to import"), name=path.name,
+                              most=error.most >> 20) from None
     except NotJSON as error:
         raise PastFormatError(N_("{name} is not valid JSON ({error})"), name=path.name,
                               error=str(error)) from None

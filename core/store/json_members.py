@@ -32,6 +32,19 @@ class NotAnArray(NotJSON):
     """The text starts with something other than an array."""
 
 
+class TooLarge(NotJSON):
+    """One value is larger than a reader holds at once (`most` characters)."""
+
+    def __init__(self, most: int) -> None:
+        super().__init__(f"one value is larger than {most >> 20} MB")
+        self.most = most
+
+
+def _ran_out(error: json.JSONDecodeError, text: str) -> bool:
+    """The decoder stopped because the text ended, not at a wrong character."""
+    return error.msg.startswith("Unterminated string") or error.pos >= len(text) - 1
+
+
 class _Buffer:
     """Text read so far and not yet consumed, refilled in chunks."""
 
@@ -74,7 +87,11 @@ class _Buffer:
             try:
                 value, end = _DECODER.raw_decode(self.text, self.pos)
             except json.JSONDecodeError as error:
-                if len(self.text) - self.pos > self.max_value_chars or not self.more():
+                if len(self.text) - self.pos > self.max_value_chars:
+                    if _ran_out(error, self.text):  # cut only by the bound: it is too big
+                        raise TooLarge(self.max_value_chars) from None
+                    self.fail(error.msg)
+                if not self.more():
                     self.fail(error.msg)
                 continue
             except RecursionError:
