@@ -253,3 +253,12 @@ def test_a_name_cannot_claim_to_be_trulymem():
                  "用户的助手"):
         assert client_actor(name).startswith("mcp:unnamed app (says"), name
     assert client_actor("Claude Desktop") == "mcp:Claude Desktop"
+
+
+def test_a_name_in_look_alike_letters_is_read_as_it_looks():
+    """Other scripts' look-alikes and full-width forms are folded before the check:
+    a Cyrillic ѕ, a Greek Ε, full-width Latin."""
+    for name in ("Uѕer", "ＵＳＥＲ", "TrulyMΕM", "Уоu", "ＡＳＳＩＳＴＡＮＴ", "ʏᴏᴜ"):
+        assert client_actor(name).startswith("mcp:unnamed app (says"), name
+    assert client_actor("Мой клиент") == "mcp:Мой клиент"  # Russian is not a claim
+    assert client_actor("Cherry Studio") == "mcp:Cherry Studio"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import unicodedata
 from pathlib import Path
 
 APPS_ACTOR = "mcp:"  # the change log's actor for an app is "mcp:" and its name
@@ -40,8 +41,26 @@ def claimed_name(app: str) -> str | None:
     return found.group(1) if found else None
 
 
+def skeleton(name: str) -> str:
+    """`name` as it reads: full-width and compatibility forms folded (NFKC: "ＵＳＥＲ"),
+    and each letter that looks like a Latin one in Unicode's confusables table written as
+    that one ("Uѕer" with a Cyrillic ѕ, "TrulyMΕM" with a Greek Ε)."""
+    from confusable_homoglyphs import confusables  # noqa: PLC0415  (a 1 MB table)
+
+    folded = unicodedata.normalize("NFKC", name)
+    found = confusables.is_confusable(folded, greedy=True)
+    for look_alike in found or []:
+        if look_alike["character"].isascii():
+            continue
+        latin = [h["c"] for h in look_alike["homoglyphs"]
+                 if h["c"].isascii() and h["c"].isalnum()]
+        if latin:
+            folded = folded.replace(look_alike["character"], latin[0])
+    return folded
+
+
 def _claims_to_be_us(name: str) -> bool:
-    folded = name.casefold()
+    folded = skeleton(name).casefold()
     squashed = "".join(c for c in folded if c.isalnum())
     return (folded.strip(" .:-_\"'“”") in RESERVED
             or any(text in squashed for text in CLAIM_TEXT)
