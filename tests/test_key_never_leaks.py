@@ -121,3 +121,13 @@ def test_a_key_in_a_conversations_title_or_the_models_reasoning_is_masked(headle
         "conversation_id": listed[0]["id"], "title": f"keys {key} here"})
     assert renamed["success"] and key not in str(renamed["data"])
     _nowhere_in(key, server.dispatcher.store.conn)
+
+
+@pytest.mark.parametrize("key", ["sk-ключ-1234567890", "sk-abc def123456", "sk-é12345678"])
+def test_a_key_a_header_cannot_carry_is_refused_with_the_reason(headless, key):
+    client = headless(api_key=key)[1]
+    answer = client.process_message("hello")
+    assert not answer["success"]
+    assert "API Key not configured: " in answer["error"]
+    assert "character an HTTP header cannot carry" in answer["error"]
+    assert key not in answer["error"]

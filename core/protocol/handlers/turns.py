@@ -35,6 +35,10 @@ def process_message(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]
         backend.writing_memory = turn.follow_up is not None  # reads need not wait for it
         return answer
     except TurnRefused as refusal:
+        if refusal.code == ErrorCode.NO_KEY and backend.config_warning:
+            # a key was given and refused (a character a header cannot carry…): say why
+            raise Refusal(N_("API Key not configured: {why}"), refusal.code, refusal.data,
+                          why=backend.config_warning) from None
         raise Refusal(refusal.template, refusal.code, refusal.data,
                       **refusal.params) from None
 
