@@ -100,3 +100,12 @@ def test_a_town_after_a_preposition_is_where_someone_lives():
 
     assert family("is", "in Cairo") == family("is", "Cairo") == "home"
     assert family("is", "in love") is None
+
+
+def test_a_question_naming_a_relation_asks_for_it_before_the_slot_its_words_name(
+        executor, store):
+    assert executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": r, "object": o} for r, o in (
+            ("name", "Lucas"), ("rabbit", "Nemo"))]})["success"]
+    shown = answering.render(answering.facts_for(store, "What's my rabbit's name?"))
+    assert shown.splitlines()[1] == "- the user rabbit Nemo"

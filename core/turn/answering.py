@@ -61,10 +61,12 @@ def _asked_kind(message: str, relation: str) -> bool:
 
 
 def _names_relation(message: str, relation: str) -> bool:
-    """The question names a many-valued relation in the other language ("我的仓鼠叫什么？"
-    and "User -hamster-> Biscuit"); a slot's words are the slot's ("名字" is a name)."""
+    """The question names a many-valued relation, in its language or the other ("what's
+    my rabbit's name?", "我的仓鼠叫什么？" and "User -hamster-> Biscuit"): it asks for that,
+    before any slot its words also name ("名字" is a name)."""
     return family(relation) is None and not _FUNCTION_WORD.fullmatch(relation.strip()) \
-        and mentions(message, relation)
+        and (grounding.grounded(relation, grounding.said_text([message]))
+             or mentions(message, relation))
 
 
 # Relations that are only a verb or a preposition name nothing a question could ask by
