@@ -155,3 +155,34 @@ def test_killed_while_applying_a_file_nothing_is_half_applied(tmp_path):
         assert store.integrity_problems() == []
     finally:
         store.close()
+
+
+def test_processes_lose_no_fact_when_the_folder_is_lost_and_a_pipe_hangs_nothing(tmp_path):
+    """Three homes through `trulymem sync`; the shared folder deleted and made again
+    between syncs; a pipe put under a device's next file name: every fact written before
+    reaches every home, and no sync hangs."""
+    import shutil
+
+    laptop, desktop, shared = _pair(tmp_path)
+    phone = tmp_path / "phone"
+    remember(phone, ("User", "has", "a phone"))
+    code = json.loads((laptop / "sync.key").read_text())["code"]
+    trulymem("sync", "--home", str(phone), "--folder", str(shared), "--code", code)
+    written = [(f"Friend {n}", "knows", "User") for n in range(12)]
+    for n, fact in enumerate(written):
+        remember(laptop if n % 2 else desktop, fact)
+        trulymem("sync", "--home", str(laptop if n % 2 else desktop))
+    shutil.rmtree(shared)  # the share re-created, empty
+    shared.mkdir()
+    said = trulymem("sync", "--home", str(laptop)).stdout
+    assert "were gone from the folder" in said and "written again" in said
+    for home in (desktop, phone, laptop, desktop, phone, laptop):
+        trulymem("sync", "--home", str(home))
+    everything = set(written) | {("User", "lives in", "Hangzhou"), ("User", "has", "a phone")}
+    for home in (laptop, desktop, phone):
+        assert everything <= set(facts(home)), home.name
+    folder = next(p for p in shared.iterdir() if p.is_dir())
+    numbers = sorted(int(p.stem) for p in folder.glob("0*.tmsync"))
+    os.mkfifo(folder / f"{(numbers[-1] if numbers else 0) + 1:010d}.tmsync")
+    for home in (laptop, desktop, phone):  # each returns (the run's timeout is 120 s)
+        trulymem("sync", "--home", str(home))
