@@ -207,10 +207,13 @@ def test_an_obedient_model_destroys_at_most_the_budget_and_one_undo_brings_it_ba
         rejected = result["rejected_tools"]
         assert rejected[0][0] == "memory_purge" and "1001 memories" in rejected[0][1]
         assert "only the person can allow this" in rejected[0][1]
-        assert [name for name, _ in rejected[1:]] == ["memory_purge"] * 3  # budget spent
-        assert result["refused_why"] == ["budget"] * 4
+        # the person asked to forget nothing: no fact goes on the model's word, however
+        # few (the cleanup, the persona and the tasks used the budget, to the row)
+        assert [name for name, _ in rejected[1:]] == ["memory_purge"] * 8
+        assert all("more than the person asked to forget" in why for _, why in rejected)
+        assert result["refused_why"] == ["budget"] * 9
         kept, removed = destroyed_since(before, store.dump())
-        assert kept == 20 and removed == 0  # the budget, used to the row; nothing for good
+        assert kept == 15 and removed == 0  # restorable; nothing for good
         assert result["approvals"] == []  # headless: refused, nobody to ask
 
         undone = client.undo_turn(result["turn_id"])

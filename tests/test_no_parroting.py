@@ -26,6 +26,8 @@ from core.turn.parrot import could_become, repeats
     ("Do you remember my name?", ["Do you remember my name?"], True),
     ("Which sister do you mean, Mei or Lan?", ["Where does my sister live?"], False),
     ("你的宠物叫什么名字？", ["我的宠物叫什么名字？"], True),  # the pronoun turned round
+    ("您的妻子住在哪里？", ["我妻子住在哪里？"], True),  # the polite one, and 的 added
+    ("你妻子住在维也纳。", ["我妻子住在哪里？"], False),
     ("你好，徐明！你住在新加坡，工作是记者。你对自行车感兴趣吗？",
      ["我叫徐明，住在新加坡，工作是记者；我喜欢骑自行车。"], False),  # an answer that asks
     ("Yes, I live in Paris now, by the way.", ["I live in Paris now, by the way."], True),

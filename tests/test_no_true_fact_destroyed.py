@@ -282,3 +282,35 @@ def test_a_correction_written_as_the_persons_kin_fact_moves_the_relative(small_l
     left = " ".join(active(small_local))
     assert "Omar -lives in-> Kunming" in left and "Prague" not in left
     assert "User -sister-> Omar" in left and "User -sister-> Kunming" not in left
+
+
+@pytest.mark.parametrize("message", ["Actually, I moved to Suzhou last month.",
+                                     "对了，我家现在在苏州。"])
+def test_a_models_forget_nobody_asked_for_takes_nothing(small_local, llm, headless,
+                                                        message):
+    remember(small_local)
+    # what the 1.5B model did on a move: it "forgot" the person's dog and saxophone
+    llm.play({"text": "Noted."}, update(forget=[{"object": "hiking"}, {"object": "peanuts"}],
+                                        user_facts=[{"relation": "lives in",
+                                                     "object": message[-3:-1]}]))
+    small_local.process_message(message)
+    left = " ".join(active(small_local))
+    assert "hiking" in left and "peanuts" in left
+    client = headless("tools", model="local")[1]  # and a tool-calling model's own purge
+    remember(client)
+    llm.play({"tool_calls": [{"name": "memory_purge", "arguments": {
+        "criteria": {"subject": "User", "object": "hiking"}, "mode": "soft"}}]},
+        {"text": "Done."})
+    answer = client.process_message(message)
+    assert "hiking" in " ".join(active(client))
+    assert "more than the person asked to forget" in str(answer["rejected_tools"]) or \
+        answer.get("approvals")
+
+
+def test_home_said_as_where_my_home_is_grounds_the_home():
+    from core.writer import slots
+
+    assert slots.grounds({"subject": "User", "relation": "home", "object": "苏州"},
+                         "对了，我家现在在苏州。")
+    assert slots.grounds({"subject": "User", "relation": "lives in", "object": "Suzhou"},
+                         "My home is in Suzhou now.")

@@ -27,8 +27,9 @@ SURE = 0.9
 FAMILIES: dict[str, tuple[str, ...]] = {
     "home": ("lives in", "lives at", "live in", "living in", "lives", "resides in",
              "moved to", "moved", "moved into", "relocated to", "home", "home city",
-             "city", "current city", "location",
+             "city", "current city", "location", "residence", "place of residence",
              "based in", "住在", "住", "居住在", "居住", "居住地", "所在地", "常住地", "住址",
+             "住处", "住所", "居所", "现居地",
              "家在", "现居", "现住", "搬到",
              "搬去", "所在城市", "城市"),
     "job": ("job", "works as", "work as", "occupation", "profession", "job title",

@@ -25,8 +25,8 @@ def _plain(text: str, turned: bool = False) -> str:
     `turned`, the second person read as the first (a question asked back: "你的宠物叫什么
     名字？"). A statement's "you like tea" after "I like tea" is a confirmation."""
     folded = unicodedata.normalize("NFKC", text).casefold()
-    if turned:
-        folded = folded.replace("你", "我")
+    if turned:  # "你的妻子", "您的妻子" asked back for "我妻子": the person's own words
+        folded = re.sub("我的", "我", folded.replace("您", "我").replace("你", "我"))
         for theirs, mine in _TURNED:
             folded = re.sub(rf"\b{theirs}\b", mine, folded)
     return _NOT_WORD.sub("", folded)

@@ -458,6 +458,9 @@ class Turn:
                  for f in forgetting.matching(phrase, found, self._similar())}
         scope = forget_scope.split_many(asked, found, profile + [f for f in found
                                                                  if f not in profile], meant)
+        if found and not forgetting.asks_to_forget(self.message):
+            # nobody asked to forget anything: the model's own guess takes no fact
+            scope = forget_scope.Scope(kept=[], held=found)
         if not scope.held:
             return arguments, None
         if not scope.kept:  # the call itself waits for the person, as it is

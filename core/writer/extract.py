@@ -134,7 +134,8 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
     # what the step names, and what the message asks in so many words (the 1.5B model
     # often leaves "forget" empty, or copies the fact back as a new one); what the step
     # named and nothing matched is told, and the person's own words when nothing at all did
-    named = [f["object"] for f in items("forget", "object")]
+    named = [f["object"] for f in items("forget", "object")] \
+        if forgetting.asks_to_forget(message) else []
     in_words = forgetting.asked_to_forget(message)
     asked = named + [w for w in in_words if w.casefold() not in {n.casefold() for n in named}]
     theirs = [f for words in in_words for f in forget_scope.meant_by(words, known)]

@@ -38,6 +38,22 @@ _ASKED = [re.compile(p, re.IGNORECASE) for p in (
 )]
 
 
+# Any way of asking to forget, however what is to go is named ("scrap the part about
+# eggs", "把鸡蛋那条去掉"); "don't forget", "别忘了" are reminders, not requests.
+_ASKS_ANY = re.compile(
+    r"(?<!don't )(?<!do not )(?<!never )\b(?:forget|erase|delete|remove|drop|scrap|wipe|"
+    r"clear|strike|unlearn|stop remembering|no longer remember|don't remember|"
+    r"do not remember)\b|(?<![别不])(?:忘|删|抹掉|去掉|清除|别记|不要记|别再记|不用记)",
+    re.IGNORECASE)
+
+
+def asks_to_forget(message: str) -> bool:
+    """The person asks, in any words, that something be forgotten: without that, a
+    model's guess of what to forget takes nothing (a move to Suzhou made a 1.5B model
+    forget the person's dog and saxophone)."""
+    return bool(_ASKS_ANY.search(message))
+
+
 def asked_to_forget(message: str) -> list[str]:
     """What the person asks in so many words to forget ("Please forget that I'm allergic
     to peanuts", "忘掉我喜欢绿茶"); not "don't forget to …" (a reminder)."""
