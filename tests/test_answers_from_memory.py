@@ -109,3 +109,20 @@ def test_a_question_naming_a_relation_asks_for_it_before_the_slot_its_words_name
             ("name", "Lucas"), ("rabbit", "Nemo"))]})["success"]
     shown = answering.render(answering.facts_for(store, "What's my rabbit's name?"))
     assert shown.splitlines()[1] == "- the user rabbit Nemo"
+
+
+@pytest.mark.parametrize(("question", "shown"), [
+    ("What's my hobby?", ["- the user likes climbing"]),  # not the erhu beside it
+    ("我的仓鼠叫什么？", None),  # a thing's name: not the person's
+])
+def test_only_what_the_question_asks_for_stands_before_it(executor, store, question,
+                                                          shown):
+    assert executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": r, "object": o} for r, o in (
+            ("name", "Sofia"), ("likes", "climbing"), ("plays", "erhu"),
+            ("job", "baker"), ("has", "Biscuit"))]})["success"]
+    lines = answering.render(answering.facts_for(store, question)).splitlines()[1:]
+    if shown is not None:
+        assert lines == shown
+    else:
+        assert "- the user name Sofia" not in lines[:1]

@@ -49,10 +49,22 @@ KINDS_ASKED = (
 )
 
 
+# "what's my hamster called?", "我的仓鼠叫什么？": the name asked for is the thing's
+_THINGS_NAME = re.compile(
+    r"\bmy ([a-z][a-z-]+)(?:'s name|\s+(?:is\s+)?(?:called|named))|"
+    r"我的((?:(?![名叫的什])[\u3400-\u9fff]){1,3})(?:叫什么|的名字|名字|叫啥)", re.IGNORECASE)
+_NOT_A_THING = {"name", "名", "名字"}
+
+
 def _asked_slots(message: str) -> set[str]:
-    """The one-value slots a question speaks of, in the slots' own vocabulary."""
-    return {slot for slot, (anywhere, _around) in slots.CUES.items()
-            if anywhere and re.search(anywhere, message, re.IGNORECASE)}
+    """The one-value slots a question speaks of, in the slots' own vocabulary; not the
+    person's name when it asks what a thing of theirs is called."""
+    wanted = {slot for slot, (anywhere, _around) in slots.CUES.items()
+              if anywhere and re.search(anywhere, message, re.IGNORECASE)}
+    thing = _THINGS_NAME.search(message)
+    if thing and next(g for g in thing.groups() if g).casefold() not in _NOT_A_THING:
+        wanted.discard("name")
+    return wanted
 
 
 def _asked_kind(message: str, relation: str) -> bool:
@@ -118,6 +130,12 @@ def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
         return (-by_kind, -by_name, -by_slot, -min(by_words, 1), found.get(fact["id"], 99))
 
     ranked = [f for f in sorted(theirs, key=rank) if rank(f) != (0, 0, 0, 0, 99)][:MOST]
+    if ranked and any(rank(ranked[0])[:3]):
+        # what the question asks for was found: only facts of that standing go before it
+        # (with "likes climbing" first and "plays erhu" second, the 1.5B model answered a
+        # hobby question with the erhu)
+        best = next(i for i, v in enumerate(rank(ranked[0])[:3]) if v)
+        ranked = [f for f in ranked if rank(f)[best]]
     if ranked:
         return ranked
     # nothing shares a slot or a word: the closest in meaning ("我会什么乐器？" and
