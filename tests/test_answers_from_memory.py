@@ -126,3 +126,13 @@ def test_only_what_the_question_asks_for_stands_before_it(executor, store, quest
         assert lines == shown
     else:
         assert "- the user name Sofia" not in lines[:1]
+
+
+def test_what_remains_of_a_plan_is_answered_by_its_tasks_even_by_the_app(executor, store):
+    assert executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "home", "object": "莫斯科"}]})["success"]
+    for step in ("reserve a hotel", "make an itinerary"):
+        assert executor.execute("task_create", {"task_id": step, "description": step})[
+            "success"]
+    said = answering.reply_from_memory(store, "去莫斯科旅行还有什么没做？")
+    assert said == "还没做的：reserve a hotel、make an itinerary。"

@@ -170,6 +170,11 @@ _ASKS_WHAT_REMAINS = re.compile(
 TASKS_MOST = 6
 
 
+def asks_what_remains(message: str) -> bool:
+    """A question about what is left of a plan: its open tasks answer it, not facts."""
+    return is_question(message) and bool(_ASKS_WHAT_REMAINS.search(message))
+
+
 def tasks_for(store: GraphStore, message: str) -> list[str]:
     """The open tasks' names, in the order they were made, when a question asks what
     remains to do or names a task in its words: quoted to the model right before it, the
@@ -201,7 +206,8 @@ def reply_from_memory(store: GraphStore, message: str) -> str:
     """The app's own reply when the model only says the person's words back, twice: the
     facts that answer a question, or a plain acknowledgement, in the person's language."""
     chinese = language_of(message) == "Chinese"
-    facts, tasks = facts_for(store, message), tasks_for(store, message)
+    tasks = tasks_for(store, message)
+    facts = [] if tasks and asks_what_remains(message) else facts_for(store, message)
     if tasks and not facts:
         listed = ("、" if chinese else ", ").join(tasks)
         return f"还没做的：{listed}。" if chinese else f"Still to do: {listed}."

@@ -112,8 +112,9 @@ def build(history: History, store: GraphStore, text: str, plain: bool,
         sent = {"base": base, "first": window[0]["id"], "gone": gone}
         items = [i for i in items if senses.get(i.key) != i.sense]
         said = [r["content"] for r in window if r["role"] == "user"]
-    answers = answering.render(answering.facts_for(store, text),
-                              answering.tasks_for(store, text))
+    tasks = answering.tasks_for(store, text)
+    answers = answering.render([] if tasks and answering.asks_what_remains(text)
+                               else answering.facts_for(store, text), tasks)
     if answers:  # right before the question, where a small model looks
         snapshot = f"{snapshot}\n{quoted(answers)}"
     sent.update(snapshot=snapshot, today=today, plain=plain,
