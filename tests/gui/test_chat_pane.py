@@ -486,7 +486,7 @@ def test_a_small_models_memory_is_written_after_its_reply_and_its_line_follows(
               "other_facts": [], "changed_user_facts": [], "forget": [{"object": "a boat"}],
               "new_tasks": [], "finished_tasks": []}
     llm.play({"text": "Oslo is lovely."}, {"hold": gate, "text": json.dumps(update)})
-    window.turns.send("I live in Oslo now.")
+    window.turns.send("I live in Oslo now, and please forget the boat.")
     try:
         qtbot.waitUntil(lambda: not window.turns.running, timeout=20000)
         reply = window.chat.messages[-1]
