@@ -3,6 +3,10 @@
     python bench/locomo.py [--data FILE] [--sample conv-26|all] [--questions N]
                            [--adversarial] --base-url URL --model NAME   (key: $TRULYMEM_API_KEY)
     python bench/locomo.py --quick       (a small invented conversation, a loopback model)
+    --judge-base-url URL --judge-model NAME   also label each answer CORRECT or WRONG
+                         with an LLM judge, two ways (key: $TRULYMEM_JUDGE_KEY, else
+                         $TRULYMEM_API_KEY): the lenient prompt published memory systems
+                         use, and a strict one
     --keep FOLDER keeps each conversation's built memory there and asks again without
     building it anew (the build's seconds are kept with it).
 
@@ -15,9 +19,11 @@ memory writer a live turn uses. Then every question of categories 1-4 (and 5 wit
   retrieval     the 10 turns SQLite's full-text index ranks best for the question
 Each answer is scored with LoCoMo's token F1 (core/eval/locomo.py); evidence recall is
 the share of a question's evidence turns among the sources the method put in front of
-the model. The data is LoCoMo's (CC BY-NC 4.0): it is read from where it lies, never
-copied. Default --data: ../shared/data/locomo/locomo-dev.json beside the repository, or
-$TRULYMEM_LOCOMO. The last line is one summary a script can read.
+the model. Every method gets the same answer instruction (`core.eval.locomo.ANSWER_RULES`):
+the baselines in their prompt, the memory as the assistant's persona. The data is
+LoCoMo's (CC BY-NC 4.0): it is read from where it lies, never copied. Default --data:
+../shared/data/locomo/locomo-dev.json beside the repository, or $TRULYMEM_LOCOMO. The
+last line is one summary a script can read.
 """
 
 from __future__ import annotations
@@ -102,6 +108,24 @@ class Run:
         built.write_text(json.dumps(self.seconds), "utf-8")
         self._count_facts()
 
+    def instruct(self) -> None:
+        """The baselines' answer instruction, word for word, as the assistant's persona:
+        the memory's prompt then carries it as the person would give it."""
+        told = self.backend.handle(Packet.make(PacketType.EXECUTE_TOOL, {
+            "tool_name": "persona_update", "arguments": {"attributes": [
+                {"attribute": "answers", "value": locomo.ANSWER_RULES}]}}))
+        if not told.success:
+            raise SystemExit(f"the answer instruction was not kept: {told.error}")
+
+    def wait_for_meaning(self) -> None:
+        """Every fact and turn has its vector before the first question (a person asking
+        a minute after an import would find them by words meanwhile)."""
+        meaning = self.backend.meaning
+        if meaning is not None:
+            started = time.monotonic()
+            meaning.wait_idle(3600)
+            self.seconds["vectors"] = time.monotonic() - started
+
     def _count_facts(self) -> None:
         self.facts = self.backend.store.query_one(
             "SELECT count(*) AS n FROM edges WHERE status = 'active'")["n"]
@@ -127,10 +151,11 @@ class Run:
     def ask_memory(self, question: str) -> tuple[str, int, set[str]]:
         backend = self.backend
         backend.handle(Packet.make(PacketType.NEW_CONVERSATION))
-        # asked as a person would, with the baselines' request for a short answer; a
-        # short question adds nothing to the memory (no memory-writing step runs)
+        # asked as a person would; the answer instruction the baselines' prompt carries is
+        # the assistant's persona (see `instruct`), as a person would set it. A question
+        # adds nothing to the memory (no memory-writing step runs)
         answer = backend.handle(Packet.make(PacketType.PROCESS_MESSAGE, {
-            "user_input": f"Answer in a few words: {question}"}))
+            "user_input": question}))
         data = answer.data if isinstance(answer.data, dict) else {}
         usage = data.get("usage") or {}
         prompt = usage.get("prompt_tokens", 0) if isinstance(usage, dict) else 0
@@ -215,6 +240,28 @@ def choose(questions: list[dict[str, Any]], most: int | None, adversarial: bool
     return chosen
 
 
+def judge(args: argparse.Namespace, question: dict[str, Any], answer: str
+          ) -> dict[str, float | None]:
+    """The judges' labels of one answer (none without --judge-base-url). An adversarial
+    question (category 5) is scored by its own rule, as with F1."""
+    if not args.judge_base_url:
+        return {}
+    if question["category"] == 5:
+        right = locomo.score(answer, question)
+        return {"lenient": right, "strict": right}
+    client = openai.OpenAI(api_key=args.judge_key, base_url=args.judge_base_url,
+                           timeout=args.timeout, max_retries=2)
+    labels: dict[str, float | None] = {}
+    for kind in locomo.JUDGES:
+        said = client.chat.completions.create(
+            model=args.judge_model, temperature=0, max_tokens=8,
+            messages=locomo.judge_request(kind, question["question"],
+                                          str(question.get("answer", "")), answer))
+        text = said.choices[0].message.content or "" if said.choices else ""
+        labels[kind] = locomo.judged(text)
+    return labels
+
+
 def run_sample(sample: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="locomo-") as folder:
         home = args.keep / sample["sample_id"] if args.keep else Path(folder)
@@ -222,6 +269,8 @@ def run_sample(sample: dict[str, Any], args: argparse.Namespace) -> dict[str, An
         run = Run(sample, args, home)
         try:
             run.build()
+            run.instruct()
+            run.wait_for_meaning()
             print(f"{sample['sample_id']}: {len(run.turns)} turns, {run.facts} facts in "
                   f"{run.seconds['build']:.0f} s", file=sys.stderr, flush=True)
             chosen = choose(sample["qa"], args.questions, args.adversarial)
@@ -247,7 +296,8 @@ def run_sample(sample: dict[str, Any], args: argparse.Namespace) -> dict[str, An
                     row[method] = {"answer": answer, "f1": locomo.score(answer, question),
                                    "prompt": prompt, "seconds": time.monotonic() - started,
                                    "evidence": len(evidence & sources) / len(evidence)
-                                   if evidence else None}
+                                   if evidence else None,
+                                   **judge(args, question, answer)}
                     if kept_file and method != "memory":
                         kept[f"{method}|{question['question']}"] = row[method]
                         kept_file.write_text(json.dumps(kept), "utf-8")
@@ -269,34 +319,57 @@ def _cell(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def _judged(rows: list[dict[str, Any]], method: str, kind: str) -> float | None:
+    return _mean([r[method].get(kind) for r in rows])
+
+
 def report(results: list[dict[str, Any]]) -> str:
     rows = [r for result in results for r in result["rows"]]
     build = sum(r["seconds"]["build"] for r in results)
     categories = sorted({r["category"] for r in rows})
-    head = ["method", *(locomo.CATEGORIES[c] for c in categories), "overall", "evidence",
+    judged = any("lenient" in r[m] for r in rows for m in METHODS)
+    head = ["method", *(locomo.CATEGORIES[c] for c in categories), "overall F1",
+            *(["judge lenient", "judge strict"] if judged else []), "evidence",
             "prompt tok/q", "build s", "answer s (median)"]
     lines = [" | ".join(head), " | ".join("---" for _ in head)]
-    summary: dict[str, dict[str, float]] = {}
+    summary: dict[str, dict[str, float | None]] = {}
     for method in METHODS:
         overall = _mean([r[method]["f1"] for r in rows]) or 0.0
         prompt = _mean([r[method]["prompt"] for r in rows]) or 0.0
-        summary[method] = {"f1": overall, "prompt": prompt}
+        summary[method] = {"f1": overall, "prompt": prompt,
+                           "lenient": _judged(rows, method, "lenient"),
+                           "strict": _judged(rows, method, "strict")}
         seconds = [r[method]["seconds"] for r in rows]
         lines.append(" | ".join([
             method, *(_cell(_mean([r[method]["f1"] for r in rows if r["category"] == c]))
                       for c in categories), _cell(overall),
+            *([_cell(summary[method]["lenient"]), _cell(summary[method]["strict"])]
+              if judged else []),
             _cell(_mean([r[method]["evidence"] for r in rows])), f"{prompt:.0f}",
             f"{build:.0f}" if method == "memory" else "0",
             _cell(statistics.median(seconds) if seconds else None, 1)]))
+    if judged:  # the judges by category, as the F1 above
+        lines += ["", " | ".join(["judge (lenient / strict)",
+                                  *(locomo.CATEGORIES[c] for c in categories)]),
+                  " | ".join("---" for _ in range(len(categories) + 1))]
+        for method in METHODS:
+            lines.append(" | ".join([method, *(
+                f"{_cell(_judged([r for r in rows if r['category'] == c], method, 'lenient'))}"
+                f" / {_cell(_judged([r for r in rows if r['category'] == c], method, 'strict'))}"
+                for c in categories)]))
     counts = ", ".join(f"{r['sample']}: {len(r['rows'])} questions, {r['facts']} facts"
                        for r in results)
-    lines.append(f"({counts})")
+    lines.append(f"({counts}; categories {', '.join(str(c) for c in categories)})")
+    judges = "" if not judged else "; judge lenient " + " ".join(
+        f"{m} {_cell(summary[m]['lenient'])}" for m in METHODS) + "; judge strict " + " ".join(
+        f"{m} {_cell(summary[m]['strict'])}" for m in METHODS)
     lines.append(
         f"LoCoMo F1 memory {summary['memory']['f1']:.2f} full-context "
-        f"{summary['full-context']['f1']:.2f} retrieval {summary['retrieval']['f1']:.2f}; "
-        f"prompt tokens per question memory {summary['memory']['prompt']:.0f} full-context "
-        f"{summary['full-context']['prompt']:.0f} retrieval "
-        f"{summary['retrieval']['prompt']:.0f}; questions {len(rows)}")
+        f"{summary['full-context']['f1']:.2f} retrieval {summary['retrieval']['f1']:.2f}"
+        f"{judges}; prompt tokens per question memory {summary['memory']['prompt']:.0f} "
+        f"full-context {summary['full-context']['prompt']:.0f} retrieval "
+        f"{summary['retrieval']['prompt']:.0f}; questions {len(rows)}; categories "
+        f"{''.join(str(c) for c in categories)}")
     return "\n".join(lines)
 
 
@@ -315,16 +388,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--keep", type=Path, metavar="FOLDER",
                         help="keep each conversation's memory in FOLDER and reuse it next time")
+    parser.add_argument("--judge-base-url", help="an OpenAI-compatible endpoint for the judge")
+    parser.add_argument("--judge-model", default="local")
     parser.add_argument("--quick", action="store_true",
                         help="an invented conversation and a loopback model (for CI)")
     args = parser.parse_args(argv)
     args.key = os.environ.get("TRULYMEM_API_KEY", "sk-local")
+    args.judge_key = os.environ.get("TRULYMEM_JUDGE_KEY", args.key)
     server = None
     if args.quick:
         from core.testing.past_exports import locomo_export
 
         server = RememberingModel()
         args.base_url, args.model = server.base_url, "local"
+        args.judge_base_url = args.judge_base_url and server.base_url
         folder = Path(tempfile.mkdtemp(prefix="locomo-quick-"))
         args.data = folder / "invented.json"
         locomo_export(args.data)

@@ -446,5 +446,5 @@ def test_the_words_of_imported_conversations_reach_a_question_about_them(
     ask(dispatcher, PacketType.PROCESS_MESSAGE, user_input="What does Ben do for a living "
         "as a baker?")
     shown = model.requests[-1]["messages"][-1]["content"]
-    assert "From imported conversations" in shown
+    assert "From earlier conversations" in shown
     assert "8 May 2023, Ben: Nice. I work as a baker." in shown

@@ -135,7 +135,8 @@ def test_recall_answers_by_words_while_the_indexer_is_busy(store, executor, mean
         assert indexer.status()["state"] == "indexing"
     assert indexer.wait_idle(WAIT)
     assert indexer.status() == {"state": "ready", "indexed": len(OTHERS) + 1, "waiting": 0,
-                                "problem": None, "keeper": True}
+                                "problem": None, "keeper": True, "turns_indexed": 0,
+                                "turns_waiting": 0}
     assert fact_ids(store, "musical instrument", indexer)[0] == "User plays the cello"
 
 
@@ -255,7 +256,7 @@ def test_switching_it_off_recalls_by_words_only(tmp_path):
                          for s, r, o in [*OTHERS, ("User", "is afraid of", "heights")]]}})
         until(lambda: client.request(PacketType.GET_STATUS)["data"]["meaning"]
               == {"state": "ready", "indexed": len(OTHERS) + 1, "waiting": 0, "problem": None,
-                 "keeper": True})
+                 "keeper": True, "turns_indexed": 0, "turns_waiting": 0})
         assert "User -is afraid of-> heights" in recall("what scares me")
 
         assert client.request(PacketType.SET_CONFIG, {"recall_by_meaning": False})["success"]

@@ -166,11 +166,12 @@ class GraphBrowser(QWidget):
         self.list.setWordWrap(False)
         FitColumns(self.list, (3, 2, 1))  # Last seen gives way first, then Mentions, Type
         self.list.selectionModel().currentRowChanged.connect(self._row_chosen)
-        self.empty_hint = QLabel(tr(
+        self.nothing_yet = tr(
             "Nothing remembered yet.\n\nTell the assistant about yourself in the Chat tab "
             "(\"I live in Berlin\", \"我喜欢绿茶\"): what it keeps shows up here, and in Review "
             "for you to check. You can also add a fact yourself or import a memory export "
-            "(File menu)."))
+            "(File menu).")
+        self.empty_hint = QLabel(self.nothing_yet)
         self.empty_hint.setObjectName("emptyMemoryHint")
         self.empty_hint.setWordWrap(True)
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -336,8 +337,11 @@ class GraphBrowser(QWidget):
                            else tr("{n} nodes", n=f"{len(ids):,}"))
         unfiltered = not self.search.text().strip() and self.kind.currentIndex() == 0 \
             and self.status.currentIndex() == 0
-        self.empty_hint.setVisible(not ids and unfiltered)
-        self.list.setVisible(bool(ids) or not unfiltered)
+        searched = self.search.text().strip()
+        self.empty_hint.setText(self.nothing_yet if unfiltered else self._why_nothing(
+            searched, answer.get("why") or {}))
+        self.empty_hint.setVisible(not ids)
+        self.list.setVisible(bool(ids))
         row = self.model.row_of(keep) if keep is not None else None
         if self._pick_first and ids:
             self._pick_first = False
@@ -351,6 +355,30 @@ class GraphBrowser(QWidget):
             self.view.clear_picture()
             self.details.clear()
         self._update_actions()
+
+    def _why_nothing(self, searched: str, why: dict[str, Any]) -> str:
+        """What a person is told when a search or filter finds no node, and why."""
+        if not searched:
+            return tr("No node has this kind and status. Choose \"All kinds\" and \"Any "
+                      "status\" to see every node.")
+        meaning = why.get("meaning", "searched")
+        if meaning == "short":
+            text = tr("No name or fact holds \"{query}\". Type a few more letters to search "
+                      "by meaning too.", query=searched)
+        elif meaning == "busy":
+            text = tr("No name or fact holds \"{query}\". The memory is still being read for "
+                      "meaning ({n} facts to go): search again in a moment.", query=searched,
+                      n=f"{int(why.get('waiting') or 0):,}")
+        elif meaning == "off":
+            problem = str(why.get("problem") or "")
+            text = tr("No name or fact holds \"{query}\". Search by meaning is off here: "
+                      "{problem}", query=searched, problem=i18n.tr(problem))
+        else:
+            text = tr("Nothing in the memory matches \"{query}\", by its words or by "
+                      "meaning.", query=searched)
+        filtered = self.kind.currentIndex() != 0 or self.status.currentIndex() != 0
+        return text + ("\n\n" + tr("The kind and status filters apply too.") if filtered
+                       else "")
 
     def _select_row_quietly(self, row: int) -> None:
         """Select a list row without making it the picture's centre (it is already shown,

@@ -121,7 +121,54 @@ def full_context(all_turns: list[Turn], budget_tokens: int, count: Any) -> list[
 
 
 def request(context: str, question: str, what: str) -> list[dict[str, str]]:
-    """A baseline's request: the turns it has, then the question."""
+    """A baseline's request: the answer instruction (which the memory gets as its
+    persona), the turns it has, then the question."""
     return [{"role": "system", "content": f"You answer questions about a long conversation "
                                           f"between two people. {ANSWER_RULES}"},
             {"role": "user", "content": f"{what}:\n{context}\n\nQuestion: {question}"}]
+
+
+# The judges. LENIENT is the prompt published memory systems score with (Mem0's, after
+# LoCoMo's own): generous about form, an answer on the right topic and time counts.
+# STRICT counts an answer only when it states what the gold answer states.
+JUDGES = {
+    "lenient": (
+        "Your task is to label an answer to a question as 'CORRECT' or 'WRONG'. You will be "
+        "given the following data: (1) a question (posed by one user to another user), "
+        "(2) a 'gold' (ground truth) answer, (3) a generated answer which you will score as "
+        "CORRECT/WRONG. The point of the question is to ask about something one user should "
+        "know about the other user based on their prior conversations. The gold answer will "
+        "usually be a concise and short answer that includes the referenced topic. The "
+        "generated answer might be much longer, but you should be generous with your "
+        "grading - as long as it touches on the same topic as the gold answer, it should "
+        "be counted as CORRECT. For time related questions, the gold answer will be a "
+        "specific date, month, year, etc. The generated answer might be much longer or use "
+        "relative time references (like 'last Tuesday' or 'next month'), but you should be "
+        "generous with your grading - as long as it refers to the same date or time period "
+        "as the gold answer, it should be counted as CORRECT. Even if the format differs "
+        "(e.g., 'May 7th' vs '7 May'), consider it CORRECT if it's the same date."),
+    "strict": (
+        "Label an answer to a question about a conversation as 'CORRECT' or 'WRONG' against "
+        "a gold answer. It is CORRECT only if it states every fact the gold answer states "
+        "(every item of a list, the same date, period or amount; a different format of the "
+        "same date is fine) and says nothing that contradicts it. A vaguer answer, part of "
+        "a list, a relative time that is not resolved to the gold date, or 'not mentioned' "
+        "when the gold answer gives something is WRONG."),
+}
+
+
+def judge_request(kind: str, question: str, gold: str, answer: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": JUDGES[kind]},
+            {"role": "user", "content": f"Question: {question}\nGold answer: {gold}\n"
+                                        f"Generated answer: {answer}\n\nAnswer with one word,"
+                                        " CORRECT or WRONG."}]
+
+
+_LABEL = re.compile(r"\b(CORRECT|INCORRECT|WRONG)\b")
+
+
+def judged(text: str) -> float | None:
+    """1.0 for CORRECT, 0.0 for WRONG, None when the judge said neither: its first label
+    counts."""
+    found = _LABEL.search(text.upper())
+    return None if found is None else float(found.group(1) == "CORRECT")

@@ -36,6 +36,8 @@ import numpy as np
 from core.events import Event
 from core.meaning import engine as engines
 from core.meaning.index import INDEX_SHAPE, VectorIndex
+from core.meaning.turn_index import TurnIndex
+from core.meaning.turns import newest_message
 from core.meaning.vectors import (
     INDEXED_STATUSES,
     chunks,
@@ -108,6 +110,7 @@ class Meaning:
         self._lock_file: int | None = None
         self._seq = 0  # the newest stored vector this index holds (for following)
         self._outside: OutsideChanges | None = None
+        self.turns = TurnIndex(self.model)  # the messages' vectors, after the facts'
 
     # -- the backend thread's side -----------------------------------------------------
 
@@ -136,12 +139,26 @@ class Meaning:
     def wait_idle(self, timeout: float) -> bool:
         """Wait until every fact told so far is indexed (or the indexer stopped); False on
         timeout. For a command-line run, a benchmark or a test: recall never needs it."""
+        newest = self._newest_message()
+
         def idle() -> bool:
             return bool(self.failure or self._stop.is_set() or (
-                self._scanned and not self._waiting and self._done >= self._posted))
+                self._scanned and not self._waiting and self._done >= self._posted
+                and (self.turns.index is None or not self.keeper or (
+                    not self.turns.waiting and self.turns.mark >= newest))))
 
         with self._settled:
             return self._settled.wait_for(idle, timeout)
+
+    def _newest_message(self) -> int:
+        try:
+            conn = sqlite3.connect(str(self.db_path), timeout=BUSY_TIMEOUT)
+            try:
+                return newest_message(conn)
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            return 0
 
     def _notify(self, changes_done: int = 0) -> None:
         with self._settled:
@@ -166,6 +183,21 @@ class Meaning:
         is still loading or the engine is missing, so recall falls back to words."""
         return self._ask(text, lambda index, vector: index.nearest(vector, count))
 
+    def similar_turns(self, text: str, count: int) -> list[tuple[int, float]]:
+        """Messages nearest to `text` in meaning, as (message id, similarity): the turns
+        that say what a question asks when no fact was kept of it."""
+        return self._ask(text, lambda _index, vector: self.turns.nearest(vector, count))
+
+    def similar_turns_soon(self, text: str, count: int) -> Future[list[tuple[int, float]]]:
+        """`similar_turns`, computed on another thread (see `similar_soon`)."""
+        if self._stop.is_set():
+            done: Future[list[tuple[int, float]]] = Future()
+            done.set_result([])
+            return done
+        future = self._asker.submit(self.similar_turns, text, count)
+        time.sleep(0)
+        return future
+
     def similar_among(self, text: str, ids: list[int]) -> list[tuple[int, float]]:
         """`similar`, among `ids` only (the person's own facts)."""
         if not ids:
@@ -174,7 +206,7 @@ class Meaning:
 
     def _ask(self, text: str, search: Any) -> list[tuple[int, float]]:
         index = self._index
-        if index is None or not len(index) or not text.strip():
+        if index is None or not text.strip():
             return []
         try:
             query_engine = engines.engine("query")
@@ -194,7 +226,7 @@ class Meaning:
         if self.failure:
             state = "failed"
         return {"state": state, "indexed": indexed, "waiting": len(self._waiting),
-                "problem": self.failure, "keeper": self.keeper}
+                "problem": self.failure, "keeper": self.keeper, **self.turns.status()}
 
     # -- the indexer thread ------------------------------------------------------------
 
@@ -216,18 +248,22 @@ class Meaning:
                 return
             if self.keeper:
                 self._waiting = set(facts_needing_vectors(conn, self.model))
+            self.turns.load(conn, self.keeper)
             self._scanned = True
             self._notify()
             self.report(Event.MEANING, self.status())
             while not self._stop.is_set():
                 if not self._waiting:
                     self._save()  # caught up: a good moment to keep the index
-                self._take_changes(conn, block=not self._waiting)
+                self._take_changes(conn, block=not (self._waiting or self.turns.waiting))
                 self._take_outside_changes()
                 if not self.keeper:
                     self._follow(conn)
+                self.turns.look(conn, self.keeper)
                 if self._waiting and not self._stop.is_set():
                     self._index_batch(conn)
+                elif self.turns.waiting and self.keeper and not self._stop.is_set():
+                    self._index_turns(conn)
         except Exception as error:  # the memory, not the index, is what must go on
             self.failure = f"recall by meaning stopped: {error}"
             log.exception("the indexer stopped")
@@ -267,6 +303,7 @@ class Meaning:
         if self._claim():
             self.keeper = True
             self._waiting = set(facts_needing_vectors(conn, self.model))
+            self.turns.take_over(conn)
             self.report(Event.MEANING, self.status())
             return
         rows = conn.execute(
@@ -438,5 +475,20 @@ class Meaning:
         self._notify()
         now = time.monotonic()
         if not self._waiting or now - self._reported >= REPORT_EVERY:
+            self._reported = now
+            self.report(Event.MEANING, self.status())
+
+    def _index_turns(self, conn: sqlite3.Connection) -> None:
+        """Embed a batch of messages, once every fact has its vector."""
+        index_engine = engines.engine("index")
+        if index_engine is None:
+            self.turns.waiting.clear()
+            return
+        if not self.turns.embed_batch(conn, index_engine, self.writable):
+            self._stop.wait(RETRY_AFTER)
+            return
+        self._notify()
+        now = time.monotonic()
+        if not self.turns.waiting or now - self._reported >= REPORT_EVERY:
             self._reported = now
             self.report(Event.MEANING, self.status())

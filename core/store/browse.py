@@ -23,8 +23,14 @@ STATUSES = ("any", "active", "archived", "deleted")
 SORTS = {"name": "norm_name", "type": "coalesce(type, '')", "mentions": "mention_count",
          "updated": "updated_at"}
 SEARCH_LIMIT = 5000  # ids a search answers, best first
-MEANING_CHARS = 5  # a query this long (or 2 Chinese characters) is also asked by meaning
+MEANING_CHARS = 3  # a query this long ("pets", or 2 Chinese characters) is also asked by meaning
 MEANING_FACTS = 20  # facts asked of recall by meaning for a search
+# The embedding model's similarities crowd into 0.7-0.9: a search shows facts by meaning
+# only when the closest is this near ("pets" to "has a dog named Luna": 0.83, "宠物" to
+# "养了一只狗": 0.89; "xylophone" to anything in a small memory: at most 0.79), and then
+# those within MEANING_MARGIN of it, so a word the memory knows nothing of finds nothing.
+MEANING_FLOOR = 0.82
+MEANING_MARGIN = 0.03
 MAX_PAGE = 1000  # rows one NODE_ROWS request may ask for
 SUBGRAPH_LIMIT = 200
 NODE_FIELDS = ("id, name, kind, type, mention_count, created_at, updated_at, description,"
@@ -144,10 +150,13 @@ def _nodes_by_meaning(store: GraphStore, query: str, exclude: set[int]) -> list[
     if meaning is None or len(text) < (2 if has_cjk(text) else MEANING_CHARS):
         return []
     try:
-        hits = [edge for edge, _ in meaning.similar(text, MEANING_FACTS)]
+        found = meaning.similar(text, MEANING_FACTS)
     except Exception:  # recall by meaning is a help here, never a failure
         return []
-    return _nodes_of(store, hits, exclude)
+    if not found or found[0][1] < MEANING_FLOOR:
+        return []
+    closest = found[0][1]
+    return _nodes_of(store, [e for e, s in found if s >= closest - MEANING_MARGIN], exclude)
 
 
 def _nodes_by_edge_text(store: GraphStore, query: str, exclude: set[int]) -> list[int]:
@@ -168,6 +177,25 @@ def _nodes_of(store: GraphStore, hits: list[int], exclude: set[int]) -> list[int
                 exclude.add(node)
                 found.append(node)
     return found
+
+
+def why_nothing(store: GraphStore, query: str) -> dict[str, Any]:
+    """Why a search found no node, for the Memory tab to say: `meaning` is "searched"
+    (nothing is close in meaning either), "short" (too short to ask by meaning), "busy"
+    (the facts are still being read for meaning: `waiting` of them) or "off" (`problem`
+    says why)."""
+    meaning = getattr(store, "meaning", None)
+    text = query.strip()
+    if meaning is None:  # the caller knows why (core.meaning.engine.problem)
+        return {"meaning": "off", "problem": ""}
+    status = meaning.status() if hasattr(meaning, "status") else {"state": "ready"}
+    if status.get("state") == "failed":
+        return {"meaning": "off", "problem": status.get("problem") or ""}
+    if len(text) < (2 if has_cjk(text) else MEANING_CHARS):
+        return {"meaning": "short"}
+    if status.get("state") != "ready":
+        return {"meaning": "busy", "waiting": int(status.get("waiting") or 0)}
+    return {"meaning": "searched"}
 
 
 def node_rows(store: GraphStore, ids: Sequence[int]) -> list[Row]:

@@ -358,9 +358,22 @@ V18 = """
 ALTER TABLE sync_conflicts ADD COLUMN kept_at REAL;
 ALTER TABLE sync_conflicts ADD COLUMN lost_at REAL;
 """
+# Version 19: recall by meaning over the conversations themselves, one vector per
+# message, made like the facts' (see V10 and `core.meaning.turns`): derived data, not in
+# the change log and not synced.
+V19 = """
+CREATE TABLE message_vectors (
+    message_id INTEGER PRIMARY KEY,
+    model TEXT NOT NULL,
+    text_crc INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE INDEX message_vectors_seq ON message_vectors(seq);
+"""
 Migration = str | Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9, V10, V11, V12, V13, V14,
-                              V15, V16, v17, V18]
+                              V15, V16, v17, V18, V19]
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -154,14 +154,22 @@ def edge_candidates(store: GraphStore, text: str, pool: int) -> dict[int, float]
 def names_someone(store: GraphStore, text: str) -> bool:
     """Whether `text` names someone or something the memory holds facts about, other
     than the person ("Kira's job", "小明的生日"): a whole name of a fact's subject."""
+    return bool(named_subjects(store, text, limit=1))
+
+
+def named_subjects(store: GraphStore, text: str, limit: int = 3) -> list[Row]:
+    """The nodes other than the person that `text` names by a whole name and that facts
+    are about, longest name first ("Melanie's pets", "小明的生日")."""
     folded = normalize_name(text)
+    found = []
     for node in search_nodes(store, text, limit=10):
         name = node["norm_name"]
         if name != "user" and len(name) > 1 and _contains(folded, name) and store.query_one(
                 "SELECT 1 AS yes FROM edges WHERE source_id = ? AND status = 'active'"
                 " LIMIT 1", (node["id"],)):
-            return True
-    return False
+            found.append(node)
+    found.sort(key=lambda n: -len(n["norm_name"]))
+    return found[:limit]
 
 
 def _contains(text: str, name: str) -> bool:

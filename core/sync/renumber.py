@@ -20,6 +20,7 @@ REFERENCES: dict[str, dict[str, str]] = {
     "approvals": {"change_id": "change_log"},
     "branches": {"conversation_id": "conversations", "undo_change": "change_log"},
     "edge_vectors": {"edge_id": "edges"},
+    "message_vectors": {"message_id": "messages"},
 }
 _ROW_IMAGE_LINKS = {"source_id": "nodes", "target_id": "nodes", "superseded_by": "edges",
                     "conversation_id": "conversations"}
@@ -41,6 +42,8 @@ def move_into_range(conn: sqlite3.Connection, slot: int) -> int:
                          (base, ID_SPAN))
     conn.execute("UPDATE edge_vectors SET seq = seq + (SELECT coalesce(max(seq), 0) FROM"
                  " edge_vectors)")  # a saved search index sees it is out of date
+    conn.execute("UPDATE message_vectors SET seq = seq + (SELECT coalesce(max(seq), 0) FROM"
+                 " message_vectors)")  # a program following them loads them again
     conn.execute("UPDATE change_rows SET row_id = row_id + ?, change_id = change_id + ?"
                  " WHERE row_id < ? AND change_id < ?", (base, base, ID_SPAN, ID_SPAN))
     conn.execute("UPDATE id_floor SET tbl = tbl || '@' || ?, top = top + ? WHERE"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from core.recall import recall
+from core.recall.lines import turn_text
 from core.store import GraphStore, Row
 from core.store.counts import counts_line, memory_counts
 from core.store.search import EDGE_SELECT, edges_around, nodes_named, search_edges, search_nodes
@@ -26,6 +28,7 @@ from core.tools.tasks import task_line
 
 PURGE_CONFIRM_ABOVE = 20
 RECALL_HIT_ROWS = 24  # room left for linked rows within MAX_ROWS
+RECALL_TURN_TOKENS = 500  # the turns a recall quotes, in estimated tokens
 EXPANSION_PER_NODE = (10, 5, 3)  # edges followed per node at hop 1, 2, 3
 SCOPE_CATEGORIES: dict[str, list[str] | None] = {
     "all": None, "persona": ["persona"], "tasks": ["task"],
@@ -80,6 +83,13 @@ def memory_recall(store: GraphStore, args: dict[str, Any]) -> Outcome:
                         limit=RECALL_HIT_ROWS + 1)
     more_hits = len(hits) > RECALL_HIT_ROWS
     hits = hits[:RECALL_HIT_ROWS]
+    said: list[Row] = []
+    if categories is None:  # the facts gathered about who it names, and the turns behind
+        found = recall(store, query, budget=RECALL_TURN_TOKENS, categories=None, since=since,
+                       follow=False)
+        known = {e["id"] for e in hits}
+        hits += [e for e in found.facts if e["id"] not in known][:RECALL_HIT_ROWS - len(hits)]
+        said = found.turns
     rows: dict[int, Row] = {e["id"]: e for e in hits}
     start = nodes_named(store, [the_person(n) for n in args.get("seed_entities", [])])
     if categories == ["persona"]:
@@ -112,16 +122,24 @@ def memory_recall(store: GraphStore, args: dict[str, Any]) -> Outcome:
         frontier = next_frontier
 
     tasks = _tasks_for(store, query) if categories == ["task"] else []
-    if not rows and not tasks:
+    if not rows and not tasks and not said:
         return Outcome(f"No memories match {query!r}.", {"edge_ids": []})
     ordered = list(rows.values())
     task_lines = [f"task {task_line(store, t)}" for t in tasks]
+    # the matched facts, then the turns they came from or that say it, then the linked
+    turn_lines = [f"said {turn_text(m).removeprefix('- ')}" for m in said]
+    lines = (task_lines + [edge_line(e) for e in ordered[:len(hits)]] + turn_lines
+             + [edge_line(e) for e in ordered[len(hits):]])
     text, kept = bounded(f"Recall {query!r}: {len(hits)}{'+' if more_hits else ''} matched, "
                          f"{len(ordered) - len(hits)} linked"
-                         + (f", {len(tasks)} tasks." if tasks else "."),
-                         task_lines + [edge_line(e) for e in ordered], more=more_hits)
-    kept_edges = ordered[:max(0, kept - len(task_lines))]
-    return Outcome(text, {"edge_ids": [e["id"] for e in kept_edges]})
+                         + (f", {len(tasks)} tasks" if tasks else "")
+                         + (f", {len(said)} turns said." if said else "."),
+                         lines, more=more_hits)
+    shown = lines[:kept]
+    kept_edges = [e for e in ordered if edge_line(e) in shown]
+    return Outcome(text, {"edge_ids": [e["id"] for e in kept_edges],
+                          "message_ids": [m["id"] for m in said
+                                          if f"said {turn_text(m).removeprefix('- ')}" in shown]})
 
 
 def _tasks_for(store: GraphStore, query: str, recent: int = 5) -> list[Row]:

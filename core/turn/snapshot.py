@@ -2,17 +2,20 @@
 
 It always carries who the user is (a bounded profile: the most-mentioned facts about the
 "User" node and about the names the user goes by), the assistant's persona and the active
-tasks, then the memories that share words with the message. Small models rarely recall on
-their own, so what a person asks about themselves most must already be here.
+tasks, then what recall finds for the message (`core.recall`): the facts that match it and
+the turns of earlier conversations they came from or that say what it asks, with their
+dates. Small models rarely recall on their own, so what a person asks about must already
+be here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
-from core.past import when
+from core.recall import recall
+from core.recall.lines import fact_text, turn_text
 from core.store import GraphStore
-from core.store.conversations import imported_excerpts
 from core.store.search import EDGE_SELECT, search_edges
 from core.store.text import normalize_name
 from core.tools.base import PERSON_NODE, fact_line
@@ -20,9 +23,6 @@ from core.tools.persona import persona_text
 from core.tools.tasks import task_line
 
 SNAPSHOT_MEMORIES = 12
-# Messages of imported conversations: remembering a long history keeps a few facts of
-# each piece (LoCoMo with the 1.5B model: 129 facts for 419 turns), the words stay.
-EXCERPTS = 5
 SNAPSHOT_TASKS = 5
 PROFILE_FACTS = 15
 PROFILE_CHARS = 1_500
@@ -98,15 +98,8 @@ def their_people(store: GraphStore, profile: list[dict]) -> list[dict]:
 
 
 def plain_line(edge: dict) -> str:
-    """A fact as a short sentence a small model answers from: "lives in Shanghai" under
-    the person's heading, "Mei lives in Beijing" for anyone else; no arrows, counts or
-    dates (a 1.5B model said "I don't have enough information" with
-    `User -pets-> guitar (x2, 2026-11-30)` in front of it)."""
-    about = "" if edge["source_name"] == PERSON_NODE else f"{edge['source_name']} "
-    target = "you" if edge["target_name"] == PERSON_NODE else edge["target_name"]
-    # when it happened is part of what it says ("went to the support group (7 May 2023)")
-    when = f" ({edge['temporal_tag']})" if edge.get("temporal_tag") else ""
-    return f"- {about}{edge['relation']} {target}{when}"
+    """A fact as a short sentence (see `core.recall.lines.fact_text`)."""
+    return fact_text(edge)
 
 
 @dataclass(frozen=True)
@@ -126,10 +119,12 @@ def _fact(section: str, edge: dict, plain: bool) -> Item:
                 f"{edge['source_name']}|{edge['relation']}|{edge['target_name']}")
 
 
-def snapshot_items(store: GraphStore, message: str, plain: bool = False) -> list[Item]:
-    """Profile, people, persona, active tasks and the memories most relevant to
-    `message`, as lines. `plain`: facts as short sentences, for a model that answers from
-    the snapshot and calls no tools."""
+def snapshot_items(store: GraphStore, message: str, plain: bool = False,
+                   in_prompt: Collection[int] = ()) -> list[Item]:
+    """Profile, people, persona, active tasks and what recall finds for `message`, as
+    lines. `plain`: facts as short sentences, for a model that answers from the snapshot
+    and calls no tools. `in_prompt`: the messages the model is shown already (the
+    conversation's recent ones), not quoted again."""
     profile = person_profile(store)
     if plain:
         profile = sorted(profile, key=lambda e: e["source_name"] != PERSON_NODE)
@@ -147,26 +142,27 @@ def snapshot_items(store: GraphStore, message: str, plain: bool = False) -> list
         items.append(Item("persona", "persona", persona, persona))
     tasks = "\n".join(f"  {task_line(store, t)}" for t in active_tasks(store))
     items.append(Item("tasks", "tasks", tasks, tasks))
-    items += [_fact("related", e, plain)
-              for e in related_facts(store, message, profile + people)]
-    items += [_excerpt(m) for m in imported_excerpts(store, message, EXCERPTS)]
+    found = recall(store, message, exclude_messages=in_prompt,
+                   skip_facts={int(i.key[1:]) for i in items if i.key.startswith("e")},
+                   fact_line=plain_line if plain else lambda e: f"  {fact_line(e)}")
+    if found.span is not None and found.span.shown():
+        line = f"The time asked about: {found.span.shown()}."
+        items.append(Item("span", "span", line, line))
+    items += [_fact("related", e, plain) for e in found.facts]
+    items += [_turn(m) for m in found.turns]
     return items
 
 
-def _excerpt(message: dict) -> Item:
-    """An imported message as a line: its day, who said it, its words, and the date a
-    relative time in them names ("last weekend" said on 17 July 2023): a small model
-    answered "Last weekend." to "when did…?"."""
-    who = message.get("speaker") or ("the user" if message["role"] == "user" else "you")
-    named = when.within(message["content"], message["created_at"])
-    line = (f"- {when.said_day(message['created_at'])}, {who}: {message['content']}"
-            + (f" [{named}]" if named else ""))
+def _turn(message: dict) -> Item:
+    """A turn of an earlier conversation as a line (see `core.recall.lines.turn_text`)."""
+    line = turn_text(message)
     return Item("history", f"m{message['id']}", line, line)
 
 
 HEADINGS = {"people": "People in their life:", "tasks": "Active tasks:",
             "related": "Related memories:",
-            "history": "From imported conversations (the words as said then):"}
+            "history": "From earlier conversations (the words as said then; the memories"
+                       " above say what is true now):"}
 
 
 def _profile_heading(plain: bool) -> str:
@@ -178,7 +174,7 @@ def render_full(items: list[Item], plain: bool = False) -> str:
     message), except the profile, which says "nothing yet"."""
     profile = [i.line for i in items if i.section == "profile"]
     lines = [_profile_heading(plain) + (" nothing yet" if not profile else ""), *profile]
-    for section in ("people", "persona", "tasks", "related", "history"):
+    for section in ("people", "persona", "tasks", "related", "history", "span"):
         shown = [i.line for i in items if i.section == section and i.line]
         if shown and section in HEADINGS:
             lines.append(HEADINGS[section])
@@ -218,6 +214,7 @@ def render_changes(items: list[Item], shown: dict[str, str], lines_shown: dict[s
         shown_now = [i.line for i in new if i.section == section]
         if shown_now:
             lines += [HEADINGS[section], *shown_now]
+    lines += [i.line for i in new if i.section == "span"]
     return quoted("\n".join(["Changes since the snapshot above:", *lines] if lines else
                             ["No changes since the snapshot above."]))
 

@@ -94,8 +94,9 @@ def build(history: History, store: GraphStore, text: str, plain: bool,
     today = today or time.strftime("%Y-%m-%d (%A)")
     rows = [r for r in history.messages(WINDOW_KEEP + WINDOW_STEP + 2,
                                         cap=RECENT_MESSAGE_CHARS, sent=True) if _words(r)]
-    items = snapshot_items(store, text, plain)
     continued = _continued(rows, plain)
+    in_prompt = {r["id"] for r in (continued[0] if continued else rows[-WINDOW_KEEP:])}
+    items = snapshot_items(store, text, plain, in_prompt)
     if continued is None:  # a new window: the last few messages as words, the whole snapshot
         earlier = [{"role": r["role"], "content": _words(r)} for r in rows[-WINDOW_KEEP:]]
         while sum(len(m["content"]) for m in earlier) > RECENT_CHARS:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.i18n import N_
+from core.meaning import engine
 from core.protocol.handlers.table import LIMIT, TEXT, Refusal, handles
 from core.protocol.packets import PacketType
 from core.store import browse
@@ -16,12 +17,18 @@ if TYPE_CHECKING:
 @handles(PacketType.LIST_NODES, {"query": TEXT, "kinds": {"type": ["array", "null"]},
                                  "status": {}, "sort": {}, "descending": {}}, reads=True)
 def list_nodes(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
-    ids = browse.list_node_ids(backend.need_store(), query=body.get("query", ""),
-                               kinds=body.get("kinds") or [],
+    store = backend.need_store()
+    query = body.get("query", "")
+    ids = browse.list_node_ids(store, query=query, kinds=body.get("kinds") or [],
                                status=body.get("status", "any"),
                                sort=body.get("sort", "name"),
                                descending=bool(body.get("descending")))
-    return {"ids": ids, "total": len(ids)}
+    found: dict[str, Any] = {"ids": ids, "total": len(ids)}
+    if query.strip() and not ids:
+        found["why"] = why = browse.why_nothing(store, query)
+        if why["meaning"] == "off" and not why["problem"]:
+            why["problem"] = engine.problem() or N_("recall by meaning is switched off")
+    return found
 
 
 @handles(PacketType.NODE_ROWS, {"ids": {"type": "array"}}, reads=True)

@@ -1,0 +1,31 @@
+"""How recalled facts and turns are written for a model: short sentences with absolute
+dates and who said what, never relative words the model would have to count from."""
+
+from __future__ import annotations
+
+from core.past import when
+from core.store.graph import Row
+
+PERSON_NODE = "User"  # the person talking (core.tools.base); kept here to stay importable
+
+
+def fact_text(edge: Row) -> str:
+    """A fact as a short sentence a small model answers from: "lives in Shanghai" under
+    the person's heading, "Mei lives in Beijing" for anyone else; no arrows, counts or
+    dates (a 1.5B model said "I don't have enough information" with
+    `User -pets-> guitar (x2, 2026-11-30)` in front of it)."""
+    about = "" if edge["source_name"] == PERSON_NODE else f"{edge['source_name']} "
+    target = "you" if edge["target_name"] == PERSON_NODE else edge["target_name"]
+    # when it happened is part of what it says ("went to the support group (7 May 2023)")
+    happened = f" ({edge['temporal_tag']})" if edge.get("temporal_tag") else ""
+    return f"- {about}{edge['relation']} {target}{happened}"
+
+
+def turn_text(message: Row) -> str:
+    """A turn as a line: its day, who said it, its words, and the date a relative time in
+    them names ("last weekend" said on 17 July 2023): a small model answered "Last
+    weekend." to "when did…?"."""
+    who = message.get("speaker") or ("the user" if message["role"] == "user" else "you")
+    named = when.within(message["content"], message["created_at"])
+    return (f"- {when.said_day(message['created_at'])}, {who}: {message['content']}"
+            + (f" [{named}]" if named else ""))

@@ -1,0 +1,247 @@
+"""One recall over facts and the turns they came from, for every reader of the memory.
+
+The facts are the index, the conversation is the evidence. For a question, recall ranks:
+  - the facts that match it by words and by meaning (`core.store.search.search_edges`),
+  - every active fact about someone it names ("what pets does Melanie have" gathers each
+    of Melanie's facts, ranked by meaning, so a list is whole),
+  - the facts one step from the best few (a multi-hop question names one thing and asks
+    about another), once,
+  - the turns the matching facts came from,
+  - the turns that share its words, and those nearest to it in meaning,
+  - the turns said in the time it names, when it names one (`core.recall.timespan`),
+and fuses the rankings by reciprocal rank (each list adds weight / (K + rank)), preferring
+what falls in the time asked about. What is shown is cut to a token budget: the facts in
+rank order, the turns in the order they were said, each with its absolute date and who
+said it. The live turn's snapshot, `memory_recall` (and so the MCP server) and the Memory
+tab's search all ask here.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import defaultdict
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from core.recall import evidence
+from core.recall.lines import fact_text, turn_text
+from core.recall.timespan import Span, span_of
+from core.store.graph import GraphStore, Row
+from core.store.search import (
+    edges_around,
+    marks,
+    named_subjects,
+    search_edges,
+)
+
+RRF_K = 10
+FACTS_WEIGHT = 1.0
+GATHERED_WEIGHT = 1.0
+FOLLOWED_WEIGHT = 0.4
+SOURCE_WEIGHT = 0.3
+TURN_WORDS_WEIGHT = 2.0
+TURN_MEANING_WEIGHT = 1.0
+IN_SPAN_WEIGHT = 0.5
+IN_SPAN_BOOST = 1.5  # what falls in the time asked about counts this much more
+SPEAKER_BOOST = 2.0  # and what the speaker the question names said
+FACT_POOL = 30
+GATHERED_MOST = 8  # a named subject's facts fused in, the nearest in meaning first
+GATHER_MARGIN = 0.05
+FOLLOWED_FROM = 3  # the best facts whose other end is followed
+FOLLOWED_EACH = 3
+# The evidence a live turn is shown, in estimated tokens (the estimate errs high). A
+# local 1.5B model on 2 cores reads about 60 tokens a second: 700 tokens are 12 s before
+# the first word, so the budget is what a question may cost, not what would help most.
+TURN_BUDGET = 600
+_PIECES = re.compile(r"[\u3400-\u9fff\u3040-\u30ff]|\w+|[^\w\s]")
+
+
+def estimate_tokens(text: str) -> int:
+    """A token per word, punctuation mark or CJK character: above what the models'
+    tokenizers count, so a budget kept on the estimate is kept for real."""
+    return len(_PIECES.findall(text))
+
+
+@dataclass
+class Recalled:
+    """What recall found for a question: facts best first, turns as they were said."""
+
+    facts: list[Row] = field(default_factory=list)
+    turns: list[Row] = field(default_factory=list)
+    span: Span | None = None
+    tokens: int = 0
+    considered: int = 0  # facts and turns ranked before the budget cut
+
+
+@dataclass
+class _Ranking:
+    """The fused scores ("e12" a fact, "m34" a message) and the rows they rank."""
+
+    score: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    facts: dict[int, Row] = field(default_factory=dict)
+    turns: dict[int, Row] = field(default_factory=dict)
+
+    def add(self, ranked: list[int], weight: float, kind: str) -> None:
+        """One ranking's share: weight / (K + rank)."""
+        for rank, item in enumerate(ranked):
+            self.score[f"{kind}{item}"] += weight / (RRF_K + rank + 1)
+
+    def add_facts(self, rows: list[Row], weight: float, skipped: set[int]) -> None:
+        rows = [f for f in rows if f["id"] not in skipped]
+        for fact in rows:
+            self.facts.setdefault(fact["id"], fact)
+        self.add([f["id"] for f in rows], weight, "e")
+
+    def best_facts(self) -> list[int]:
+        return sorted(self.facts, key=lambda i: -self.score[f"e{i}"])
+
+    def boost(self, key: str, factor: float) -> None:
+        self.score[key] *= factor
+
+
+def recall(store: GraphStore, question: str, *, budget: int = TURN_BUDGET,
+           categories: tuple[str, ...] | None = ("general",),
+           exclude_messages: Collection[int] = (), skip_facts: set[int] | None = None,
+           since: float | None = None, fact_line: Callable[[Row], str] | None = None,
+           follow: bool = True) -> Recalled:
+    """Facts and turns for `question`, ranked and cut to `budget` estimated tokens.
+    `exclude_messages`: turns in front of the model already. `skip_facts`: facts in
+    front of it already (the profile). `fact_line`: how a fact is written where it is
+    shown (its cost). `follow`: add the facts one step from the best (a caller that walks
+    the graph itself says no)."""
+    span = _dated(store, span_of(question, datetime.fromtimestamp(store.clock()).date()))
+    with_turns = evidence.usable(store)
+    turns_by_meaning = evidence.by_meaning_soon(store, question) if with_turns else None
+    ranking = _Ranking()
+    skipped = skip_facts or set()
+    ranking.add_facts(search_edges(store, question, categories=categories, since=since,
+                                   limit=FACT_POOL), FACTS_WEIGHT, skipped)
+    ranking.add_facts(_gathered(store, question, categories, since), GATHERED_WEIGHT,
+                      skipped)
+    if follow:
+        best = [ranking.facts[i] for i in ranking.best_facts()[:FOLLOWED_FROM]]
+        ranking.add_facts(_followed(store, best, categories, since), FOLLOWED_WEIGHT,
+                          skipped)
+    if with_turns:
+        _rank_turns(store, question, ranking, span,
+                    evidence.meaning_result(turns_by_meaning), exclude_messages)
+    if span is not None and (span.start or span.end):
+        said_at = evidence.said_at(store, list(ranking.facts.values()))
+        for fact_id, fact in ranking.facts.items():
+            if span.holds(said_at.get(fact_id) or _fact_time(fact)):
+                ranking.boost(f"e{fact_id}", IN_SPAN_BOOST)
+        for message_id, turn in ranking.turns.items():
+            if span.holds(turn["created_at"]):
+                ranking.boost(f"m{message_id}", IN_SPAN_BOOST)
+    return _within(ranking, span, budget=budget, fact_line=fact_line or fact_text)
+
+
+def _rank_turns(store: GraphStore, question: str, ranking: _Ranking,  # noqa: PLR0917
+                span: Span | None, by_meaning: list[int], exclude: Collection[int]) -> None:
+    """The turns' rankings: the facts' sources, by words, by meaning, in the time asked
+    about; then what the speaker the question names said counts more."""
+    ranked_facts = ranking.best_facts()
+    sources = evidence.of_facts(store, [ranking.facts[i] for i in ranked_facts])
+    for rank, fact in enumerate(ranked_facts):
+        for message in sources.get(fact, []):
+            ranking.score[f"m{message}"] += SOURCE_WEIGHT / (RRF_K + rank + 1)
+    speakers = evidence.speakers_named(store, question)
+    ranking.add(evidence.by_words(store, question, speakers), TURN_WORDS_WEIGHT, "m")
+    ranking.add(by_meaning, TURN_MEANING_WEIGHT, "m")
+    if span is not None and (span.start or span.end):
+        ranking.add(evidence.in_span(store, _seconds(span.start), _seconds(span.end), 20),
+                    IN_SPAN_WEIGHT, "m")
+    wanted = [int(k[1:]) for k in ranking.score if k.startswith("m")]
+    ranking.turns = evidence.rows(store, wanted, exclude)
+    for message_id, turn in ranking.turns.items():
+        if str(turn.get("speaker", "")).casefold() in speakers:
+            ranking.boost(f"m{message_id}", SPEAKER_BOOST)
+
+
+def _within(ranking: _Ranking, span: Span | None, *, budget: int,
+            fact_line: Callable[[Row], str]) -> Recalled:
+    """The best items that fit the budget: facts in rank order, turns as said."""
+    found = Recalled(span=span)
+    chosen_turns: list[Row] = []
+    for key in sorted(ranking.score, key=lambda k: -ranking.score[k]):
+        kind, item = key[0], int(key[1:])
+        row = ranking.facts.get(item) if kind == "e" else ranking.turns.get(item)
+        if row is None:
+            continue
+        found.considered += 1
+        cost = estimate_tokens(fact_line(row) if kind == "e" else turn_text(row))
+        if found.tokens + cost > budget:
+            continue  # a shorter item further down may still fit
+        found.tokens += cost
+        (found.facts if kind == "e" else chosen_turns).append(row)
+    found.turns = sorted(chosen_turns, key=lambda r: (r["created_at"], r["id"]))
+    return found
+
+
+def _gathered(store: GraphStore, question: str, categories: tuple[str, ...] | None,
+              since: float | None) -> list[Row]:
+    """Every active fact about the subjects the question names, nearest in meaning first
+    (words when meaning is off), at most GATHERED_MOST of each."""
+    found: list[Row] = []
+    meaning = getattr(store, "meaning", None)
+    among = getattr(meaning, "similar_among", None)
+    for node in named_subjects(store, question):
+        around = edges_around(store, node["id"], categories=list(categories or ()) or None,
+                              since=since, limit=200)
+        if not around:
+            continue
+        by_id = {e["id"]: e for e in around}
+        near = among(question, list(by_id)) if among is not None else []
+        if near:
+            closest = near[0][1]
+            found += [by_id[i] for i, s in near[:GATHERED_MOST] if s >= closest - GATHER_MARGIN]
+        else:
+            found += around[:GATHERED_MOST]
+    return found
+
+
+def _followed(store: GraphStore, best: list[Row], categories: tuple[str, ...] | None,
+              since: float | None) -> list[Row]:
+    """The facts around the things the best facts name (not the person): one hop."""
+    found: list[Row] = []
+    seen = {e["id"] for e in best}
+    for fact in best:
+        for node, name in ((fact["target_id"], fact["target_name"]),
+                           (fact["source_id"], fact["source_name"])):
+            if name == "User":  # the person's every fact is not one hop from anything
+                continue
+            for edge in edges_around(store, node, categories=list(categories or ()) or None,
+                                     since=since, limit=FOLLOWED_EACH + 2):
+                if edge["id"] not in seen and edge["source_name"] != "User":
+                    seen.add(edge["id"])
+                    found.append(edge)
+    return found[:FOLLOWED_FROM * FOLLOWED_EACH]
+
+
+def _dated(store: GraphStore, span: Span | None) -> Span | None:
+    """A span relative to an event ("before she moved") given the event's date: the
+    first turn or fact that speaks of it."""
+    if span is None or not span.anchor:
+        return span
+    facts = search_edges(store, span.anchor, limit=1)
+    moment = _fact_time(facts[0]) if facts else None
+    if moment is None and evidence.usable(store):
+        ids = evidence.by_words(store, span.anchor)[:1]
+        row = store.query_one(f"SELECT created_at FROM messages WHERE id IN ({marks(ids)})",
+                              ids) if ids else None
+        moment = row["created_at"] if row else None
+    if moment is None:
+        return None
+    day = datetime.fromtimestamp(moment).date()
+    return Span(None, day, span.words) if span.before else Span(day, None, span.words)
+
+
+def _fact_time(fact: Row) -> float:
+    """When a fact holds from: its valid_from, else when it was written."""
+    return fact.get("valid_from") or fact["created_at"]
+
+
+def _seconds(day: date | None) -> float | None:
+    return None if day is None else time.mktime(day.timetuple())

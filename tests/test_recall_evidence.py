@@ -1,0 +1,276 @@
+"""One recall over facts and the turns they came from: real SQLite files, the real
+embedding model where a test is about meaning (marked `meaning`), the real backend and a
+scripted model where it is about what the chat is shown."""
+
+from __future__ import annotations
+
+import time
+from datetime import date
+
+import pytest
+
+from core.meaning import engine as engines
+from core.meaning.indexer import Meaning
+from core.protocol.packets import PacketType
+from core.recall import estimate_tokens, recall
+from core.recall.lines import fact_text, turn_text
+from core.recall.timespan import span_of
+from core.store import GraphStore, conversations
+from core.turn.history import History
+from tests.conftest import commit
+
+NO_ENGINE = engines.problem() is not None
+WAIT = 120.0  # seconds: a ceiling for a cold, loaded machine
+
+
+def say(store: GraphStore, conversation: int, *lines: tuple[str, str],
+        at: float | None = None) -> list[tuple[int, str]]:
+    """Messages of a conversation, each exchange its own turn: (message id, turn id)."""
+    history = History(store, conversation)
+    made, turn = [], ""
+    for role, text in lines:
+        if role == "user":
+            turn = f"t{time.monotonic_ns()}"
+        fields = {"turn_id": turn} | ({"created_at": at} if at is not None else {})
+        made.append((history.append(role, text, **fields), turn))
+    return made
+
+
+@pytest.fixture
+def meaning(store):
+    running: list[Meaning] = []
+
+    def start() -> Meaning:
+        made = Meaning(store.path)
+        store.on_commit[:] = [lambda change: made.changed(change.touched())]
+        made.start()
+        store.meaning = made
+        running.append(made)
+        return made
+
+    yield start
+    for made in running:
+        made.stop()
+    store.meaning = None
+
+
+def test_a_fact_brings_the_turn_it_came_from_with_its_day_and_speaker(store, executor):
+    earlier = conversations.create(store)
+    said = say(store, earlier, ("user", "My sister Mei finally moved to Lisbon in March."),
+               ("assistant", "That is a big step for her!"))
+    executor.execute("memory_commit", {"triplets": [
+        {"subject": "Mei", "relation": "moved to", "object": "Lisbon"}]},
+        turn_id=said[0][1])
+    found = recall(store, "where did Mei move")
+    assert [f["target_name"] for f in found.facts] == ["Lisbon"]
+    assert [t["id"] for t in found.turns] == [said[0][0]]  # the person's words, not the reply
+    line = turn_text(found.turns[0])
+    assert "the user: My sister Mei finally moved to Lisbon in March." in line
+    assert line.startswith(f"- {date.fromtimestamp(store.clock()).day} ")
+    # what is in the prompt already is not quoted back
+    assert recall(store, "where did Mei move", exclude_messages={said[0][0]}).turns == []
+
+
+def test_turns_found_by_words_when_the_writer_kept_no_fact(store):
+    chat = conversations.create(store)
+    said = say(store, chat, ("user", "I started learning the cello at the community school."))
+    found = recall(store, "When did I start the cello?")
+    assert [t["id"] for t in found.turns] == [said[0][0]] and not found.facts
+
+
+def test_a_forgotten_fact_and_a_replaced_one_take_their_words_with_them(store, executor,
+                                                                       run):
+    chat = conversations.create(store)
+    allergy, move, forget = (say(store, chat, ("user", text))[0] for text in (
+        "I'm allergic to peanuts, by the way.", "I live in Hangzhou and I love peanuts.",
+        "Please forget that I'm allergic to peanuts."))
+    executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "is allergic to", "object": "peanuts"}]},
+        turn_id=allergy[1])
+    executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "lives in", "object": "Hangzhou"}]},
+        turn_id=move[1])
+    assert {t["id"] for t in recall(store, "peanuts").turns} == {allergy[0], move[0],
+                                                                 forget[0]}
+    executor.execute("memory_purge", {"criteria": {"subject": "User", "object": "peanuts"},
+                                      "mode": "soft"}, turn_id=forget[1])
+    executor.execute("memory_purge", {
+        "criteria": {"subject": "User", "relation": "lives in", "object": "Hangzhou"},
+        "mode": "supersede", "new_relation": {"relation": "lives in", "target": "Shanghai"}},
+        turn_id=move[1] + "-later")
+    found = recall(store, "peanuts")
+    assert found.turns == []  # neither the words forgotten, nor the request, nor stale words
+    assert run("memory_recall", query_intent="peanuts allergy")["result"].startswith(
+        "No memories match")
+
+
+def test_a_time_the_question_names_is_read_as_dates_in_both_languages():
+    today = date(2026, 7, 15)
+    cases = {
+        "what did I do last spring?": (date(2026, 3, 1), date(2026, 6, 1)),
+        "where was I in May 2023": (date(2023, 5, 1), date(2023, 6, 1)),
+        "what happened two weeks ago": (date(2026, 6, 29), date(2026, 7, 6)),
+        "what did she do before 2022": (None, date(2022, 1, 1)),
+        "since March what changed": (date(2026, 3, 1), None),
+        "我去年去了哪里": (date(2025, 1, 1), date(2026, 1, 1)),
+        "去年夏天我们聊了什么": (date(2025, 6, 1), date(2025, 9, 1)),
+        "三个月前我在做什么": (date(2026, 4, 1), date(2026, 5, 1)),
+        "2023年5月7日发生了什么": (date(2023, 5, 7), date(2023, 5, 8)),
+        "上周": (date(2026, 7, 6), date(2026, 7, 13)),
+    }
+    for question, (start, end) in cases.items():
+        span = span_of(question, today)
+        assert span is not None and (span.start, span.end) == (start, end), question
+    for question in ("did she fall off the bike", "I have 2000 songs", "when did I start"):
+        assert span_of(question, today) is None, question
+    event = span_of("what did Caroline do before she moved", today)
+    assert event is not None and event.anchor == "moved" and event.before
+    assert span_of("what did I do last spring?", today).shown() == \
+        "1 March 2026 to 31 May 2026"
+
+
+def test_turns_said_in_the_time_asked_about_come_first_and_the_range_is_shown(
+        tmp_path, store, llm, clock):
+    chat = conversations.create(store)
+    spring = time.mktime(date(2026, 4, 10).timetuple())
+    autumn = time.mktime(date(2025, 10, 10).timetuple())
+    clock.now = time.mktime(date(2026, 7, 15).timetuple())
+    old = say(store, chat, ("user", "We went hiking in the Alps, such a long hike."),
+              at=autumn)
+    new = say(store, chat, ("user", "We went hiking in the Dolomites this time."), at=spring)
+    found = recall(store, "where did we go hiking last spring?", budget=30)
+    assert [t["id"] for t in found.turns] == [new[0][0]]
+    assert found.span is not None and found.span.shown() == "1 March 2026 to 31 May 2026"
+    both = recall(store, "where did we go hiking?")
+    assert [t["id"] for t in both.turns] == [old[0][0], new[0][0]]  # as they were said
+
+
+def test_what_is_shown_stays_within_the_budget(store, executor):
+    chat = conversations.create(store)
+    for n in range(60):
+        say(store, chat, ("user", f"Note {n}: the garden needs water and the roses need "
+                                  f"pruning before the frost, item {n}."))
+    commit_all = [{"subject": "garden", "relation": "needs", "object": f"roses pruned, bed {n}"}
+                  for n in range(40)]
+    executor.execute("memory_commit", {"triplets": commit_all})
+    for budget in (80, 300, 600):
+        found = recall(store, "what does the garden need, and the roses?", budget=budget)
+        shown = [fact_text(f) for f in found.facts] + [turn_text(t) for t in found.turns]
+        assert found.facts and found.turns
+        assert sum(estimate_tokens(line) for line in shown) == found.tokens <= budget
+        assert found.considered > len(shown)
+
+
+def test_the_chat_is_shown_earlier_conversations_words_with_dates(llm, headless):
+    _server, backend_client = headless()
+    llm.play({"text": "Lovely!"})
+    backend_client.process_message("I adopted a greyhound called Pepper from the shelter.")
+    backend_client.request(PacketType.NEW_CONVERSATION)
+    llm.play({"text": "Pepper."})
+    backend_client.process_message("What is my greyhound called?")
+    shown = llm.requests[-1]["messages"][-1]["content"]
+    assert "From earlier conversations" in shown
+    assert "the user: I adopted a greyhound called Pepper from the shelter." in shown
+    llm.play({"text": "Pepper, still."})
+    backend_client.process_message("Remind me what my greyhound is called?")
+    again = llm.requests[-1]["messages"][-1]["content"]
+    assert "I adopted a greyhound" not in again  # shown once in a conversation
+
+
+@pytest.mark.meaning
+@pytest.mark.skipif(NO_ENGINE, reason="no embedding engine on this platform")
+def test_a_turn_is_found_by_meaning_with_no_word_in_common(store, meaning):
+    chat = conversations.create(store)
+    others = ["The weather was rainy all week in Leeds.", "I finished the quarterly report.",
+              "My brother fixed the kitchen sink.", "We watched a film about space.",
+              "我上周去了一趟成都出差。", "The bakery on the corner closed down."]
+    for text in others:
+        say(store, chat, ("user", text))
+    puppy = say(store, chat, ("user", "We adopted a golden retriever puppy named Biscuit!"))
+    question = "Does she have any pets?"
+    assert puppy[0][0] not in [t["id"] for t in recall(store, question).turns]  # words only
+    indexer = meaning()
+    assert indexer.wait_idle(WAIT)
+    assert indexer.status()["turns_indexed"] == len(others) + 1
+    assert puppy[0][0] in [t["id"] for t in recall(store, question, budget=40).turns]
+    assert puppy[0][0] in [t["id"] for t in recall(store, "宠物", budget=40).turns]
+
+
+@pytest.mark.meaning
+@pytest.mark.skipif(NO_ENGINE, reason="no embedding engine on this platform")
+def test_a_question_naming_someone_gathers_every_value_of_what_it_asks(store, run, meaning):
+    facts = [("Melanie", "has a dog named", "Luna"), ("Melanie", "has a cat named", "Oliver"),
+             ("Melanie", "keeps", "a tortoise"), ("Caroline", "has a dog named", "Rex")]
+    facts += [("Melanie", verb, thing) for verb, thing in (
+        ("likes", "painting"), ("went to", "a concert"), ("works at", "the library"),
+        ("lives in", "Denver"), ("plays", "the violin"), ("reads", "mystery novels"),
+        ("ran", "a charity race"), ("visited", "the museum"), ("bakes", "sourdough"),
+        ("is married to", "Tom"), ("studied", "history"), ("enjoys", "camping"))]
+    commit(run, *facts)
+    meaning()
+    assert store.meaning.wait_idle(WAIT)
+    found = recall(store, "What pets does Melanie have?")
+    shown = {f["target_name"] for f in found.facts if f["source_name"] == "Melanie"}
+    assert {"Luna", "Oliver", "a tortoise"} <= shown
+    assert "Rex" not in {f["target_name"] for f in found.facts[:3]}
+
+
+@pytest.mark.meaning
+@pytest.mark.skipif(NO_ENGINE, reason="no embedding engine on this platform")
+def test_the_memory_tab_finds_by_meaning_in_both_languages_and_says_why_not(
+        store, run, meaning):
+    from core.store import browse
+
+    commit(run, ("User", "has a dog named", "Luna"), ("User", "养了", "一只小狗"),
+           ("Peter", "likes", "trumpets"), ("Anna", "bought", "a carpet"),
+           ("User", "drives", "a petrol car"), ("User", "lives in", "Berlin"))
+    meaning()
+    assert store.meaning.wait_idle(WAIT)
+    names = {n: r["name"] for r in browse.node_rows(store, browse.list_node_ids(
+        store, query="pets")) for n in [r["id"]]}
+    assert "Luna" in names.values()  # no word in common: by meaning
+    assert "a carpet" not in names.values()  # looks alike, means something else
+    # ("trumpets" holds "pets": found by its letters, as a search as you type should)
+    found = [r["name"] for r in browse.node_rows(store, browse.list_node_ids(
+        store, query="宠物"))]
+    assert "一只小狗" in found
+    assert browse.list_node_ids(store, query="xylophone") == []
+    assert browse.why_nothing(store, "xylophone") == {"meaning": "searched"}
+    assert browse.why_nothing(store, "xy") == {"meaning": "short"}
+    store.meaning = None
+    assert browse.why_nothing(store, "xylophone")["meaning"] == "off"
+
+
+def test_memory_recall_and_the_apps_quote_the_turns_said(store, executor, run):
+    chat = conversations.create(store)
+    said = say(store, chat, ("user", "I ran my first marathon in Valencia last December."))
+    executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "ran", "object": "first marathon"}]},
+        turn_id=said[0][1])
+    answer = run("memory_recall", query_intent="marathon")
+    assert "User -ran-> first marathon" in answer["result"]
+    assert "said " in answer["result"] and "Valencia last December" in answer["result"]
+    assert answer["message_ids"] == [said[0][0]]
+
+
+def test_a_deleted_conversation_and_a_hidden_branch_are_not_evidence(store):
+    chat = conversations.create(store)
+    said = say(store, chat, ("user", "The wifi password is on the fridge."),
+               ("user", "The spare key is under the wifi router."))
+    assert len(recall(store, "wifi").turns) == 2
+    History(store, chat).hide_turn(said[1][1], True)  # a version taken back
+    assert [t["id"] for t in recall(store, "wifi").turns] == [said[0][0]]
+    conversations.set_deleted(store, chat, True)
+    assert recall(store, "wifi").turns == []
+
+
+def test_the_packet_answer_for_an_empty_search_says_why(headless):
+    _server, client = headless()
+    client.execute_tool("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "lives in", "object": "Berlin"}]})
+    answer = client.request(PacketType.LIST_NODES, {"query": "zebra"})
+    assert answer["data"]["ids"] == [] and answer["data"]["why"]["meaning"] == "off"
+    assert answer["data"]["why"]["problem"]
+    found = client.request(PacketType.LIST_NODES, {"query": "Berlin"})
+    assert found["data"]["ids"] and "why" not in found["data"]
+
