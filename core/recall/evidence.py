@@ -112,6 +112,18 @@ def of_facts(store: GraphStore, facts: list[Row]) -> dict[int, list[int]]:
     return {fact: by_turn.get(turn, []) for fact, turn in turns.items()}
 
 
+def replies(store: GraphStore, ids: list[int]) -> dict[int, int]:
+    """message id -> the next message of its conversation: what answered it. A turn that
+    matches a question is often itself a question ("How long have you been married?"),
+    and the answer is the turn after it ("5 years already!")."""
+    if not ids:
+        return {}
+    return {r["id"]: r["next"] for r in store.query(
+        "SELECT m.id, (SELECT n.id FROM messages n WHERE n.conversation_id = m.conversation_id"
+        " AND n.id > m.id AND n.deleted_at IS NULL ORDER BY n.id LIMIT 1) AS next FROM"
+        f" messages m WHERE m.id IN ({marks(ids)})", ids) if r["next"] is not None}
+
+
 def said_at(store: GraphStore, facts: list[Row]) -> dict[int, float]:
     """fact id -> when the turn it came from was said (an imported fact was written at
     the import, but said on the conversation's day)."""

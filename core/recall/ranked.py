@@ -46,6 +46,8 @@ TURN_MEANING_WEIGHT = 1.0
 IN_SPAN_WEIGHT = 0.5
 IN_SPAN_BOOST = 1.5  # what falls in the time asked about counts this much more
 SPEAKER_BOOST = 2.0  # and what the speaker the question names said
+REPLY_SHARE = 0.6  # the turn after a matching turn (its answer) gets this share of its score
+REPLIES_OF = 20  # the best turns whose replies are looked at
 FACT_POOL = 30
 GATHERED_MOST = 8  # a named subject's facts fused in, the nearest in meaning first
 GATHER_MARGIN = 0.05
@@ -153,6 +155,10 @@ def _rank_turns(store: GraphStore, question: str, ranking: _Ranking,  # noqa: PL
     if span is not None and (span.start or span.end):
         ranking.add(evidence.in_span(store, _seconds(span.start), _seconds(span.end), 20),
                     IN_SPAN_WEIGHT, "m")
+    matched = sorted((k for k in ranking.score if k.startswith("m")),
+                     key=lambda k: -ranking.score[k])[:REPLIES_OF]
+    for message, reply in evidence.replies(store, [int(k[1:]) for k in matched]).items():
+        ranking.score[f"m{reply}"] += REPLY_SHARE * ranking.score[f"m{message}"]
     wanted = [int(k[1:]) for k in ranking.score if k.startswith("m")]
     ranking.turns = evidence.rows(store, wanted, exclude)
     for message_id, turn in ranking.turns.items():
