@@ -13,13 +13,11 @@ from importlib.metadata import PackageNotFoundError, version
 
 from app import summon
 from app.display import no_display
-from core import cli
-from core.config import language_setting
 from core.i18n import set_language, tr
 from core.paths import data_home, database_path, secure_home
-from core.store.graph import TRASH_DAYS
-from core.store.opening import open_checked
-from core.tools import TOOL_NAMES, ToolExecutor
+
+# The memory, the tools and the model's client (openai) load only in the modes that use
+# them: `--toggle` and `--ask` hand over to the running window in milliseconds.
 
 
 def _version() -> str:
@@ -79,7 +77,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--eval-requests", metavar="FILE",
                         help=tr("with --eval: write each request sent and the server's usage "
                                 "to FILE, one JSON object a line"))
-    parser.add_argument("--tool", metavar="NAME", choices=TOOL_NAMES,
+    parser.add_argument("--tool", metavar="NAME",
                         help=tr("run one memory tool on the store, print its result and exit"))
     parser.add_argument("--smoke-test", action="store_true",
                         help=tr("check that this build works (offscreen, one scripted turn)"))
@@ -97,10 +95,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--say-when-ready", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("arguments", nargs="?", default="{}",
                         help=tr("with --tool: the tool's arguments as a JSON object (default {})"))
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.tool is not None:
+        from core.tools import TOOL_NAMES  # noqa: PLC0415  (the tools load only for --tool)
+
+        if args.tool not in TOOL_NAMES:
+            parser.error(tr("argument --tool: invalid choice: {name} (choose from {names})",
+                            name=repr(args.tool), names=", ".join(TOOL_NAMES)))
+    return args
 
 
 def run_tool(home, tool: str, arguments: str) -> int:
+    from core.store.graph import TRASH_DAYS  # noqa: PLC0415  (see the imports above)
+    from core.store.opening import open_checked  # noqa: PLC0415
+    from core.tools import ToolExecutor  # noqa: PLC0415
+
     secure_home(home)
     # opened as the window opens it: a missing memory with backups is not made anew
     opened = open_checked(database_path(home), TRASH_DAYS)
@@ -135,20 +144,64 @@ def desktop_entry(home, install: bool) -> int:
     return 0
 
 
+COMMANDS = ("mcp", "import-history", "sync")
+# The options that take a value: a command's name right after one is that value.
+VALUED = ("--home", "--color-scheme", "--base-url", "--model", "--memory-writer",
+          "--conversations", "--seed", "--fresh", "--eval-requests", "--tool", "--ask")
+
+
+def split_command(argv: list[str]) -> tuple[str | None, list[str]]:
+    """The command (`mcp`, `import-history`, `sync`) wherever it stands, and every other
+    argument in order: `trulymem --home X sync` is `trulymem sync --home X`."""
+    skip = False
+    for n, word in enumerate(argv):
+        if skip:
+            skip = False
+        elif word == "--":
+            break
+        elif word in VALUED:
+            skip = True
+        elif word in COMMANDS:
+            return word, argv[:n] + argv[n + 1:]
+        elif not word.startswith("-"):
+            break  # a positional of the window's own command line
+    return None, argv
+
+
+def handed_over(argv: list[str]) -> bool:
+    """`--toggle` or `--ask TEXT` given to the window already running for this memory,
+    before anything heavy loads (the settings, the memory, the model's client): a key
+    bound to `trulymem --toggle` answers in milliseconds. False when no window took it."""
+    quick = argparse.ArgumentParser(add_help=False)
+    quick.add_argument("--home")
+    quick.add_argument("--toggle", action="store_true")
+    quick.add_argument("--ask")
+    known, rest = quick.parse_known_args(argv)
+    if rest or not (known.toggle or known.ask is not None):
+        return False
+    wish = summon.wish("ask", known.ask) if known.ask is not None else summon.wish("toggle")
+    return summon.send(data_home(known.home), wish)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["mcp"]:
+    command, rest = split_command(argv)
+    if command == "mcp":
         from core.share.run import main as serve  # noqa: PLC0415  (the SDK loads only here)
 
-        return serve(argv[1:])
-    if argv[:1] == ["import-history"]:
+        return serve(rest)
+    if command == "import-history":
         from core.past.command import run as import_history  # noqa: PLC0415
 
-        return import_history(argv[1:])
-    if argv[:1] == ["sync"]:
+        return import_history(rest)
+    if command == "sync":
         from core.sync.command import run as sync  # noqa: PLC0415
 
-        return sync(argv[1:])
+        return sync(rest)
+    if handed_over(argv):
+        return 0
+    from core.config import language_setting  # noqa: PLC0415  (see the imports above)
+
     set_language(language_setting(argv))  # before --help is written
     args = parse_args(argv)
     if args.smoke_test:
@@ -175,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.install_desktop_entry or args.remove_desktop_entry:
         return desktop_entry(home, args.install_desktop_entry)
     if args.cli:
+        from core import cli  # noqa: PLC0415  (loads the model's client)
+
         return cli.run(home, args.base_url, args.model)
     if args.tool:
         return run_tool(home, args.tool, args.arguments)

@@ -18,6 +18,7 @@ QUICK = {
     "gui_bench.py": ["--starts", "1", "--nodes", "300"],
     "import_bench.py": ["--nodes", "500", "--edges", "500"],
     "import_reads_bench.py": ["--nodes", "1000", "--every", "0.02"],
+    "handover_bench.py": ["--runs", "1"],
     "history_import_bench.py": ["--conversations", "200", "--messages", "6"],
     "locomo.py": ["--quick", "--judge-base-url", "loopback"],
     "mcp_bench.py": ["--facts", "50", "--calls", "5", "--changes", "3"],

@@ -140,3 +140,18 @@ def test_a_signal_quits_like_the_windows_quit(tmp_path, number):
     settings = home / "window.ini"
     assert settings.exists() and "geometry" in settings.read_text()  # state saved
     assert list((home / "backups").glob("graph_memory-*.db"))  # the last backup ran
+
+
+def test_a_command_takes_the_options_given_before_it():
+    from app.main import split_command
+
+    assert split_command(["--home", "/x", "import-history", "f.zip"]) == (
+        "import-history", ["--home", "/x", "f.zip"])
+    assert split_command(["sync", "--home", "/x", "--status"]) == (
+        "sync", ["--home", "/x", "--status"])
+    assert split_command(["--home", "sync", "--status"]) == (None, ["--home", "sync",
+                                                                     "--status"])
+    assert split_command(["--ask", "sync", "--home", "/x"]) == (None, ["--ask", "sync",
+                                                                       "--home", "/x"])
+    assert split_command(["--tool", "memory_recall", "{}"]) == (
+        None, ["--tool", "memory_recall", "{}"])
