@@ -191,11 +191,11 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve(rest)
     if command == "import-history":
-        from core.past.command import run as import_history  # noqa: PLC0415
+        from core.commands.import_history import run as import_history  # noqa: PLC0415
 
         return import_history(rest)
     if command == "sync":
-        from core.sync.command import run as sync  # noqa: PLC0415
+        from core.commands.sync import run as sync  # noqa: PLC0415
 
         return sync(rest)
     if handed_over(argv):

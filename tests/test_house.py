@@ -156,6 +156,47 @@ def test_no_module_imports_itself_back_through_others():
         if name not in state:
             visit(name, [name])
     assert circles == []
+    assert _circles(_package_graph(graph)) == []  # nor a package through other packages
+
+
+def _package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The module graph as a graph of packages (`core.sync`, `app.graph`): a module in a
+    package imports another package when one of its modules does (TYPE_CHECKING aside)."""
+    def package(module: str) -> str | None:
+        path = ROOT / Path(*module.split(".")[:2])
+        return ".".join(module.split(".")[:2]) if path.is_dir() else None
+
+    packages: dict[str, set[str]] = {}
+    for name, imported in graph.items():
+        own = package(name)
+        if own is not None:
+            packages.setdefault(own, set()).update(
+                p for m in imported if (p := package(m)) is not None and p != own)
+    return packages
+
+
+def _circles(graph: dict[str, set[str]]) -> list[str]:
+    state: dict[str, int] = {}
+    circles: list[str] = []
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = 1
+        for other in sorted(graph.get(name, ())):
+            if state.get(other) == 1:
+                circles.append(" -> ".join([*trail[trail.index(other):], other]))
+            elif other not in state:
+                visit(other, [*trail, other])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    return circles
+
+
+def test_the_package_check_finds_a_circle():
+    assert _circles({"core.a": {"core.b"}, "core.b": {"core.a"}}) == [
+        "core.a -> core.b -> core.a"]
 
 
 def test_pyside_makes_its_types_at_import_in_the_app_and_in_the_tests():

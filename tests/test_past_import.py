@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from core import BackendClient, BackendServer
+from core.commands import import_history as command
 from core.events import Event
-from core.past import command, keeping
+from core.past import keeping
 from core.paths import config_path, database_path
 from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketType

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from core.past.when import resolved
+from core.when import resolved
 
 MAY_8 = time.mktime((2023, 5, 8, 13, 56, 0, 0, 0, -1))  # a Monday
 

@@ -29,11 +29,11 @@ from typing import Any
 
 import openai
 
+from core import when
 from core.config import Config
 from core.errors import ErrorCode
 from core.events import Event
 from core.i18n import N_
-from core.past import when
 from core.secrets import scrub, sent_key
 from core.store import GraphStore, StoreError
 from core.store.graph import Row
@@ -334,7 +334,7 @@ class Builder:
 
     def _grouped(self, piece: Piece, facts: list[Any]) -> dict[tuple[str, str], list[dict]]:
         """The facts by the exchange whose words hold them (where each came from) and by
-        when they happened (worked out by the app, see `core.past.when`). A speaker's
+        when they happened (worked out by the app, see `core.when`). A speaker's
         fact told in another speaker's own first-person words is theirs (the 1.5B model
         gave "I have a husband", said by Melanie, to both speakers); the person's name
         becomes the person; the same fact twice is one."""

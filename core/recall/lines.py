@@ -3,7 +3,7 @@ dates and who said what, never relative words the model would have to count from
 
 from __future__ import annotations
 
-from core.past import when
+from core import when
 from core.store.graph import Row
 
 PERSON_NODE = "User"  # the person talking (core.tools.base); kept here to stay importable

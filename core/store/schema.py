@@ -16,8 +16,8 @@ import sqlite3
 import zlib
 from collections.abc import Callable
 
+from core.store.change_capture import v17
 from core.store.statements import statements as _statements
-from core.sync.capture import v17
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -351,8 +351,8 @@ CREATE INDEX messages_branch_hidden ON messages(branch_hidden) WHERE branch_hidd
 """
 
 # Version 17: sync. What changed is recorded for the other devices (see
-# `core.sync.capture`), and each change in the log says which device made it (NULL: this
-# one).
+# `core.store.change_capture`), and each change in the log says which device made it (NULL:
+# this one).
 # Version 18: a sync conflict says when each of its two edits was made.
 V18 = """
 ALTER TABLE sync_conflicts ADD COLUMN kept_at REAL;

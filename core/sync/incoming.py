@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.store.change_capture import SYNCED, note_merge
 from core.store.graph import decode_ops, index_change_rows
-from core.sync.capture import SYNCED, note_merge
 from core.sync.hlc import HybridClock, check_not_ahead, parse_stamp
 from core.sync.outgoing import Change, clocks_of, decode_value, keep_clocks
 

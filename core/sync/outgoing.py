@@ -8,7 +8,7 @@ import json
 import sqlite3
 from typing import Any
 
-from core.sync.capture import SYNCED
+from core.store.change_capture import SYNCED
 from core.sync.hlc import HybridClock
 
 Change = dict[str, Any]

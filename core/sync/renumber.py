@@ -8,8 +8,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from core.store.change_capture import SYNCED
 from core.store.graph import ID_SPAN, decode_ops, encode_ops
-from core.sync.capture import SYNCED
 
 # table: its columns naming a row of another synced table (or itself)
 REFERENCES: dict[str, dict[str, str]] = {

@@ -15,9 +15,9 @@ from typing import Any
 from core.errors import CodedError, ErrorCode
 from core.i18n import N_, Words, tr_kept
 from core.store import GraphStore, StoreError
+from core.store.change_capture import note_merge
 from core.store.graph import Row
 from core.store.text import display_name, normalize_name
-from core.sync.capture import note_merge
 
 MAX_NAME = 10_000
 
