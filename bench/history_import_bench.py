@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.past.keeping import keep
+from core.history_import.saving import keep
 from core.store import GraphStore
 from core.testing.past_exports import big_chatgpt_export
 

@@ -23,7 +23,7 @@ from core.paths import config_path, data_home
 from core.protocol.client import BackendClient
 from core.protocol.packets import PacketType
 from core.protocol.server import BackendServer
-from core.secrets import scrub_known
+from core.redaction import scrub_known
 
 HELP = N_("""Commands:
   /help                 this list

@@ -38,7 +38,7 @@ class Event(StrEnum):
     #   the build goes on from there next time)
     SYNC = "sync"  # {"joined", "name", "folder", "last_sync", "devices", "conflicts",
     #   "refused", "waiting", "error", "arrived", "renumbered"?}: the state of this
-    #   device's sync set after each sync (see `core.sync.keeper`); "renumbered" once it
+    #   device's sync set after each sync (see `core.sync.schedule`); "renumbered" once it
     #   joined a set and its rows moved into its own range of ids (read everything again)
     MEMORY_WRITTEN = "memory_written"  # {"turn_id", "tool_calls", "rejected_tools",
     #   "refused_why", "note", "touched"}: what the memory-writing step did after a reply

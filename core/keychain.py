@@ -31,7 +31,7 @@ from typing import Any
 
 from core.config import Config, ConfigError, load_config, save_config, updated
 from core.i18n import tr
-from core.secrets import remember, scrub
+from core.redaction import remember, scrub
 
 log = logging.getLogger(__name__)
 

@@ -119,7 +119,7 @@ def test_a_key_the_endpoint_echoes_is_never_shown_or_stored(headless, llm, answe
 
 
 def test_key_shaped_words_are_scrubbed_and_ordinary_words_kept():
-    from core.secrets import scrub
+    from core.redaction import scrub
 
     assert scrub("key sk-proj-abcdef123456 was wrong") == "key sk-… was wrong"
     assert scrub("Authorization: Bearer tok.en-123") == "Authorization: Bearer …"

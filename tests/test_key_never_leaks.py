@@ -11,7 +11,7 @@ import pytest
 
 from core.cli import TerminalChat
 from core.protocol.packets import PacketType
-from core.secrets import held_back, remember, scrub_known
+from core.redaction import held_back, remember, scrub_known
 from core.store.backups import backup_folder, make_backup
 
 # Keys as providers, local servers and proxies give them: short, dotted, with symbols.

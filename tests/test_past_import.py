@@ -15,7 +15,7 @@ import pytest
 from core import BackendClient, BackendServer
 from core.commands import import_history as command
 from core.events import Event
-from core.past import keeping
+from core.history_import import saving
 from core.paths import config_path, database_path
 from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketType
@@ -372,8 +372,8 @@ def test_undated_conversations_carry_the_import_and_a_stop_keeps_nothing(tmp_pat
                                      " LIKE 'chatgpt:%'")
     assert row["created_at"] == pytest.approx(time.time(), abs=600)
     other = past_exports.claude_export(tmp_path / "claude.json", 3)
-    with pytest.raises(keeping.ImportStopped):
-        keeping.keep(dispatcher.store, other, cancelled=lambda: True)
+    with pytest.raises(saving.ImportStopped):
+        saving.keep(dispatcher.store, other, cancelled=lambda: True)
     assert dispatcher.store.query_one("SELECT count(*) AS n FROM conversations WHERE source"
                                       " LIKE 'claude:%'")["n"] == 0
 

@@ -13,10 +13,10 @@ import zipfile
 import pytest
 
 from core.errors import ErrorCode
-from core.past import readers
-from core.past.locomo import questions, samples, session_time
-from core.past.markdown import parse
-from core.past.readers import PastFormatError, detect, read
+from core.history_import import readers
+from core.history_import.locomo import questions, samples, session_time
+from core.history_import.markdown import parse
+from core.history_import.readers import PastFormatError, detect, read
 from core.store import conversations
 from core.store.json_members import NotAnArray, NotJSON, elements
 from core.testing.past_exports import (

@@ -9,7 +9,7 @@ from itertools import pairwise
 import pytest
 
 from core import PacketType
-from core.turn.window import WINDOW_KEEP, WINDOW_STEP
+from core.turn.prompt_window import WINDOW_KEEP, WINDOW_STEP
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from core.store import GraphStore, browse
 from core.store.conversations import create as new_conversation
 from core.store.text import match_query
 from core.sync.hlc import HybridClock
-from core.sync.keeper import APPLY_EVERY, SyncKeeper
+from core.sync.schedule import APPLY_EVERY, SyncSchedule
 from core.sync.service import DeviceSync, SyncError
 from core.tools.executor import ToolExecutor
 
@@ -446,7 +446,7 @@ def test_the_window_writes_after_each_change_and_looks_every_two_minutes(devices
     pair(shared, laptop, desktop)
     now = [1000.0]
     told = []
-    keeper = SyncKeeper(laptop.home, clock=lambda: now[0])
+    keeper = SyncSchedule(laptop.home, clock=lambda: now[0])
     assert keeper.maybe_apply(laptop.store, lambda *event: told.append(event)) is not None
     assert keeper.maybe_apply(laptop.store, lambda *event: None) is None  # not due yet
     laptop.commit(("Ann", "likes", "tea"))
@@ -460,7 +460,7 @@ def test_the_window_writes_after_each_change_and_looks_every_two_minutes(devices
     assert keeper.maybe_apply(laptop.store, lambda *event: None)["applied_rows"] > 0
     assert ("Bob", "likes", "coffee", "active") in laptop.facts()
     assert told[-1][0] == "sync" and told[-1][1]["joined"]
-    quiet = SyncKeeper(laptop.home, automatic=False)  # a command: only when asked
+    quiet = SyncSchedule(laptop.home, automatic=False)  # a command: only when asked
     laptop.commit(("Cy", "likes", "water"))
     assert not quiet.after_packet(laptop.store, lambda *event: None)
     assert quiet.maybe_apply(laptop.store, lambda *event: None) is None

@@ -22,20 +22,20 @@ from core import keychain
 from core.config import Config, ConfigError, load_config, save_config, updated
 from core.errors import CodedError, ErrorCode
 from core.events import Event
+from core.history_import.saving import PAST_SCHEMA
 from core.i18n import N_, tr
 from core.meaning import engine as meaning_engine
 from core.meaning import glossary
-from core.past.keeping import PAST_SCHEMA
 from core.paths import secure_home
 from core.protocol import handlers
 from core.protocol.announcer import Announcer
-from core.protocol.backup_keeper import BackupKeeper
+from core.protocol.backup_schedule import BackupSchedule
 from core.protocol.handlers.table import Refusal
 from core.protocol.packets import Packet, PacketResponse, PacketType
-from core.secrets import remember, scrub, scrub_logs
+from core.redaction import remember, scrub, scrub_logs
 from core.store import GraphStore, describe_sqlite_error
 from core.store.opening import open_checked
-from core.sync.keeper import SyncKeeper
+from core.sync.schedule import SyncSchedule
 from core.tools.budget import taken_this_hour
 from core.tools.limits import ToolLimiter
 from core.turn.history import History
@@ -79,9 +79,9 @@ class Dispatcher:
         self.limiter = ToolLimiter()
         self.session: ChatSession | None = None
         self.running = False
-        self.backups = BackupKeeper(self.db_path)
+        self.backups = BackupSchedule(self.db_path)
         # the window syncs by itself; headless hosts and commands when asked (SYNC_NOW)
-        self.sync = SyncKeeper(home or self.db_path.parent, automatic=can_ask_person)
+        self.sync = SyncSchedule(home or self.db_path.parent, automatic=can_ask_person)
         self.announcer: Announcer | None = None
         self.stopped = threading.Event()  # a stop for work other than a turn (an import)
         self.conversation_id: int | None = None  # the one shown; None: the one used last
@@ -97,7 +97,7 @@ class Dispatcher:
         self.write_memory_after_answer = can_ask_person
         self.follow_up: Callable[[Progress], None] | None = None
         self.writing_memory = False  # a follow-up runs between packets (reads overtake)
-        # Building the memory from imported conversations (`core.past.building.Builder`):
+        # Building the memory from imported conversations (`core.history_import.building.Builder`):
         # one piece at a time between packets, so chat and reads go on meanwhile.
         self.builder: Any = None
         scrub_logs()
@@ -170,7 +170,7 @@ class Dispatcher:
     # -- background work: the memory built from imported conversations ---------------------
 
     def start_building(self, import_id: int | None = None) -> None:
-        from core.past.building import Builder  # noqa: PLC0415  (only when asked for)
+        from core.history_import.building import Builder  # noqa: PLC0415  (only when asked for)
 
         self.builder = Builder(self.need_store(), self.session, self.config,
                                import_id=import_id, progress=self._background_event)

@@ -12,7 +12,7 @@ from typing import Any
 
 from core.errors import ErrorCode
 from core.i18n import N_
-from core.secrets import scrub_known
+from core.redaction import scrub_known
 from core.store.graph import GraphStore, Row, StoreError
 from core.store.search import fts_candidates
 from core.store.text import display_name, plain_text

@@ -1,5 +1,5 @@
 """What an endpoint's failures mean, in words a person can act on, with the server's own
-words where it gave some, and never the key (see `core.secrets`)."""
+words where it gave some, and never the key (see `core.redaction`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 import openai
 
 from core.i18n import tr, tr_kept
-from core.secrets import scrub, sent_key
+from core.redaction import scrub, sent_key
 
 
 def _server_words(error: Exception) -> str:

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from core.i18n import from_store, to_store
-from core.secrets import scrub_value
+from core.redaction import scrub_value
 from core.store import GraphStore, StoreError, conversations
 
 JSON_FIELDS = ("tool_calls", "rejected_tools", "usage")
@@ -56,7 +56,7 @@ class History:
     def append(self, role: str, content: str, **fields: Any) -> int:
         """Add one message; `fields` may carry tool_calls, rejected_tools, usage, partial,
         error, turn_id, reasoning, round_trips, versions, refused_why and `sent` (what the
-        model was shown with a person's message, see `core.turn.window`)."""
+        model was shown with a person's message, see `core.turn.prompt_window`)."""
         if self.store.read_only:
             raise StoreError(self.store.read_only)
         first = role == "user" and self.store.query_one(

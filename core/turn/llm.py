@@ -18,11 +18,11 @@ from typing import Any
 
 import openai
 
-from core import secrets
+from core import redaction
 from core.errors import ErrorCode
 from core.events import Event
 from core.i18n import tr_kept
-from core.secrets import scrub_known
+from core.redaction import scrub_known
 from core.turn import parrot
 from core.turn.api_errors import (
     describe_api_error,
@@ -97,7 +97,7 @@ def make_client(api_key: str, base_url: str, timeout: float) -> openai.OpenAI:
     """An OpenAI-compatible client that retries nothing itself (the turn loop retries what
     is worth retrying, so a stalled endpoint is reported after one timeout, not three) and
     follows no redirect: the conversation goes only to the address the person set."""
-    secrets.remember(api_key)  # whatever a server says back is scrubbed of it
+    redaction.remember(api_key)  # whatever a server says back is scrubbed of it
     http = openai.DefaultHttpxClient(follow_redirects=False)
     return openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0,
                          http_client=http)
@@ -142,11 +142,11 @@ def _before_a_key(text: str, cut: int) -> int:
     """`cut` moved back so that no known key is shown in part: not across the cut, and
     not where the text so far ends with what may be a key's beginning (its rest has not
     arrived yet to be masked)."""
-    if not secrets.known() or not cut:
+    if not redaction.known() or not cut:
         return cut
     if cut == len(text):  # what may start a key waits; that wait may not split a key
-        cut -= secrets.held_back(text)
-    for key in secrets.known():
+        cut -= redaction.held_back(text)
+    for key in redaction.known():
         start = text.find(key, max(0, cut - len(key) + 1), cut + len(key) - 1)
         if start != -1 and start < cut < start + len(key):
             cut = start

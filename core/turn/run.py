@@ -24,14 +24,14 @@ from core.config import Config
 from core.errors import CodedError, ErrorCode
 from core.events import Event
 from core.i18n import N_, tr, tr_kept
-from core.secrets import scrub, scrub_known, sent_key
+from core.redaction import scrub, scrub_known, sent_key
 from core.store import GraphStore, StoreError, browse
 from core.tools import REGISTRY, ToolExecutor, approvals, openai_tools
 from core.tools.base import ToolError
 from core.tools.limits import ToolLimiter
 from core.tools.memory import purge_matches, purge_names
 from core.tools.schemas import TOOL_NAMES
-from core.turn import answering, branches, offer, window
+from core.turn import answering, branches, offer, prompt_window
 from core.turn.guards import LoopGuard
 from core.turn.history import History
 from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, TurnResult
@@ -123,7 +123,7 @@ class Turn:
             earlier = self._take_back(replaces_turn, text)
         extracting = offer.memory_writer(self.config.memory_writer, self.config.base_url,
                                          self.config.model) == "extract"
-        context = window.build(self.history, self.store, text, plain=extracting)
+        context = prompt_window.build(self.history, self.store, text, plain=extracting)
         self.message = text
         self.said = grounding.said_text([*context.said, text])
         self.history.append("user", text, turn_id=self.turn_id, sent=context.sent)
@@ -137,7 +137,7 @@ class Turn:
             options.tools = []  # the extraction step writes the memory after the answer
         # The instructions and the tools come first and never change, then the earlier
         # messages as they were sent, then the new one: a server's prompt cache reuses
-        # everything before it (see core.turn.window).
+        # everything before it (see core.turn.prompt_window).
         messages = [{"role": "system", "content": system_prompt(compact, not extracting)},
                     *context.earlier, {"role": "user", "content": context.content}]
         options.person_said = [*context.said, text]

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.events import Event
-from core.secrets import scrub_known
+from core.redaction import scrub_known
 from core.turn.guards import LoopGuard
 from core.turn.turn_result import TurnResult
 

@@ -16,7 +16,7 @@ from core.store import GraphStore, backups
 log = logging.getLogger(__name__)
 
 
-class BackupKeeper:
+class BackupSchedule:
     def __init__(self, db_path: Path) -> None:
         self.db_path = db_path
         self.folder = backups.backup_folder(db_path)

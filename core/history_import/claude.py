@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from core.past.readers import (
+from core.history_import.readers import (
     PastConversation,
     PastMessage,
     broken,

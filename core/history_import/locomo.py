@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.past.readers import (
+from core.history_import.readers import (
     PastConversation,
     PastMessage,
     broken,

@@ -1,13 +1,13 @@
 """Keep the conversations of an export as the app's own: one pass, in batches.
 
-The file is read once, a conversation at a time (`core.past.readers`), and written as it
+The file is read once, a conversation at a time (`core.history_import.readers`), and written as it
 comes, committed every half second so the chat, sync and other apps can write meanwhile:
 a file that breaks half-way (a damaged zip, JSON cut short) or an import stopped by the
 person leaves nothing behind (what the batches kept is taken back), and memory stays at
 one conversation. A conversation
 already kept (the same source) adds only the messages it gained since; the same file
 imported again adds nothing. Nothing is sent anywhere: building the memory from what was
-kept is a separate, optional step (`core.past.building`).
+kept is a separate, optional step (`core.history_import.building`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ErrorCode
+from core.history_import.readers import PastConversation, PastFormatError, read
 from core.i18n import N_
-from core.past.readers import PastConversation, PastFormatError, read
-from core.secrets import scrub_known
+from core.redaction import scrub_known
 from core.store.conversations import title_from
 from core.store.graph import GraphStore, StoreError
 from core.turn.history import clean_text

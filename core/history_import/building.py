@@ -34,7 +34,7 @@ from core.config import Config
 from core.errors import ErrorCode
 from core.events import Event
 from core.i18n import N_
-from core.secrets import scrub, sent_key
+from core.redaction import scrub, sent_key
 from core.store import GraphStore, StoreError
 from core.store.graph import Row
 from core.tools import openai_tools

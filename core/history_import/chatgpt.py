@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from core.past.readers import (
+from core.history_import.readers import (
     PastConversation,
     PastMessage,
     broken,

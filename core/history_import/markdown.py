@@ -12,14 +12,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from core.i18n import N_
-from core.past.readers import (
+from core.history_import.readers import (
     PastConversation,
     PastFormatError,
     PastMessage,
     not_an_export,
     open_file,
 )
+from core.i18n import N_
 
 MAX_BYTES = 64 << 20  # far past any one conversation; the file is read whole
 HEADER = re.compile(r"\*\*(You|Assistant)\*\* · (\d{4}-\d{2}-\d{2} \d{2}:\d{2})")

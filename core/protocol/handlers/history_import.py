@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import ErrorCode
 from core.events import Event
+from core.history_import import building, saving
 from core.i18n import N_
-from core.past import building, keeping
 from core.protocol.handlers.table import NAME, WHOLE, Refusal, handles
 from core.protocol.packets import PacketType
 from core.turn.run import no_key
@@ -34,7 +34,7 @@ def import_history(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
             progress(Event.HISTORY_IMPORT, {"phase": "reading", "conversations":
                                             conversations, "messages": messages})
 
-    kept = keeping.keep(store, Path(body["path"]), report=report,
+    kept = saving.keep(store, Path(body["path"]), report=report,
                         cancelled=backend.stopped.is_set)
     # what is left to remember: of this import, or (nothing new) of any import
     return {**kept, "estimate": building.estimate(store, backend.config, kept["import_id"])}
@@ -78,7 +78,7 @@ def stop_building(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
 def list_imports(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
     """The imports, newest first, and what building the rest of the memory would send."""
     store = backend.need_store()
-    if store.schema_version() < keeping.PAST_SCHEMA:
+    if store.schema_version() < saving.PAST_SCHEMA:
         return {"imports": [], "estimate": None}
     rows = store.query("SELECT * FROM past_imports ORDER BY id DESC")
     return {"imports": rows, "estimate": building.estimate(store, backend.config)}

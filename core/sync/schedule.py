@@ -25,7 +25,7 @@ APPLY_EVERY = 120.0  # seconds between looks for other devices' files
 Tell = Callable[[str, dict[str, Any]], None]
 
 
-class SyncKeeper:
+class SyncSchedule:
     def __init__(self, home: Path, clock: Callable[[], float] = time.monotonic,
                  automatic: bool = True) -> None:
         """`automatic`: sync by itself (the window); a command (`trulymem sync --status`,

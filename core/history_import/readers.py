@@ -235,7 +235,7 @@ def read(path: str | Path) -> Iterator[PastConversation]:
 
 def _reader(name: str) -> Any:
     """A format's module, imported when needed: each imports this one for its types."""
-    return importlib.import_module(f"core.past.{name}")
+    return importlib.import_module(f"core.history_import.{name}")
 
 
 def numbered(items: Iterable[Any]) -> Iterator[tuple[int, dict[str, Any]]]:
