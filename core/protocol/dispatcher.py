@@ -82,6 +82,7 @@ class Dispatcher:
         self.backups = BackupSchedule(self.db_path)
         # the window syncs by itself; headless hosts and commands when asked (SYNC_NOW)
         self.sync = SyncSchedule(home or self.db_path.parent, automatic=can_ask_person)
+        self.sync.arrived = self._sync_arrived
         self.announcer: Announcer | None = None
         self.stopped = threading.Event()  # a stop for work other than a turn (an import)
         self.conversation_id: int | None = None  # the one shown; None: the one used last
@@ -331,10 +332,13 @@ class Dispatcher:
         (the window calls this a few times a second between packets); answers how many."""
         if self.announcer is None:
             return 0
-        synced = self.sync.maybe_apply(self.store, self.events)
-        if synced and synced.get("applied_rows"):
-            self.announcer.look_again()  # what arrived is told as changes made elsewhere
+        self.sync.maybe_apply(self.store, self.events)
         return self.announcer.notice_outside_changes()
+
+    def _sync_arrived(self) -> None:
+        """Other devices' changes were applied: told as changes made elsewhere."""
+        if self.announcer is not None:
+            self.announcer.look_again()
 
     def close(self) -> None:
         self.cancel()

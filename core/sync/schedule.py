@@ -34,6 +34,9 @@ class SyncSchedule:
         self.error: str | None = None
         self.last: dict[str, Any] = {}
         self._due = 0.0  # when to look for other devices' files next (0: at once)
+        # Told whenever other devices' changes were applied, however the sync began: the
+        # one place that has the window told of them (the dispatcher's announcer).
+        self.arrived: Callable[[], None] = lambda: None
 
     def opened(self) -> None:
         self._due = 0.0
@@ -68,6 +71,13 @@ class SyncSchedule:
         """Sync now, asked for by the person (the answer is the packet's)."""
         return self._run(store, "sync_now", tell, raising=True)
 
+    def join(self, store: GraphStore, folder: Path, code: str, name: str | None
+             ) -> dict[str, Any]:
+        """Join the set in `folder`: the other devices' memory arrives with it."""
+        result = DeviceSync(store, self.home).join(folder, code, name)
+        self.arrived()
+        return result
+
     def at_exit(self, store: GraphStore | None) -> None:
         if self.automatic and self.joined(store):
             self._run(store, "write", lambda _event, _data: None)
@@ -87,6 +97,8 @@ class SyncSchedule:
                 raise
             log.warning("sync failed: %s", error)
         self.last = result
+        if result.get("applied_rows"):
+            self.arrived()
         tell(Event.SYNC, self.state(store))
         return result
 

@@ -59,20 +59,16 @@ def _renumbered(backend: Dispatcher) -> None:
                                 "properties": {"folder": NAME, "code": NAME, "name": TEXT}},
          long_running=True)
 def sync_join(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
-    result = _sync(backend).join(_folder(body), body["code"], body.get("name") or None)
-    if backend.announcer is not None:
-        backend.announcer.look_again()  # the other devices' memory, told as it arrived
+    result = backend.sync.join(backend.need_store(), _folder(body), body["code"],
+                               body.get("name") or None)
     _renumbered(backend)
     return result
 
 
 @handles(PacketType.SYNC_NOW, {}, long_running=True)
 def sync_now(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
-    """Sync now; what arrived is told as changes made elsewhere."""
-    result = backend.sync.sync_now(backend.need_store(), backend.events)
-    if result.get("applied_rows") and backend.announcer is not None:
-        backend.announcer.look_again()
-    return result
+    """Sync now; what arrived is told as changes made elsewhere (`SyncSchedule.arrived`)."""
+    return backend.sync.sync_now(backend.need_store(), backend.events)
 
 
 @handles(PacketType.SYNC_LEAVE, {})
