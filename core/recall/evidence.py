@@ -157,7 +157,8 @@ def in_span(store: GraphStore, start: float | None, end: float | None, count: in
 def rows(store: GraphStore, ids: list[int], exclude: Collection[int] = ()) -> dict[int, Row]:
     """The showable messages among `ids` (see the module's rules), each with its speaker;
     `exclude`: those in front of the model already (the conversation's recent messages)."""
-    ids = [i for i in ids if i not in set(exclude)]
+    shown = set(exclude)
+    ids = [i for i in ids if i not in shown]
     if not ids:
         return {}
     sql = _SHOWN + f" AND m.id IN ({marks(ids)})"
