@@ -339,3 +339,20 @@ def test_review_says_task_links_in_words_and_the_person_by_name(qapp):
         assert "NEXT_TASK" not in change_text(change)
     finally:
         i18n.set_language("en")
+
+
+def test_a_search_that_finds_nothing_says_why(qtbot, home, open_window):
+    window = open_window(home)
+    window.open_graph()
+    browser = window.browser
+    browser.add_fact({"subject": "User", "relation": "lives in", "object": "Berlin"})
+    qtbot.waitUntil(lambda: not window.host.busy and browser.model.rowCount() == 2)
+    browser.search.setText("zebra")
+    qtbot.waitUntil(lambda: not window.host.busy and browser.empty_hint.isVisible())
+    said = browser.empty_hint.text()
+    assert '"zebra"' in said and "meaning" in said  # what was searched, and why not found
+    assert not browser.list.isVisible()
+    browser.search.setText("Berl")
+    qtbot.waitUntil(lambda: not window.host.busy and browser.model.rowCount() > 0)
+    assert not browser.empty_hint.isVisible() and browser.list.isVisible()
+    window.close()
