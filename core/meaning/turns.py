@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from core.meaning.engine import MAX_CHARS
-from core.meaning.vectors import chunks, matrix_of, text_crc
+from core.meaning.vectors import chunks, matrix_of, save_vectors, text_crc
 
 # What is embedded of a message: its words with the spacing folded, cut where the model
 # cuts (the first 600 characters say what a long message is about).
@@ -89,16 +89,8 @@ def texts_of(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:
 
 def save(conn: sqlite3.Connection, model: str, texts: dict[int, str],
          vectors: np.ndarray) -> None:
-    """Store one batch in one short transaction (float16: 768 bytes a message)."""
-    with conn:
-        seq = conn.execute("SELECT coalesce(max(seq), 0) FROM message_vectors").fetchone()[0]
-        conn.executemany(
-            "INSERT OR REPLACE INTO message_vectors(message_id, model, text_crc, seq, vector)"
-            " VALUES (?, ?, ?, ?, ?)",
-            [(message_id, model, text_crc(text), seq + 1 + i,
-              vector.astype(np.float16).tobytes())
-             for i, ((message_id, text), vector) in enumerate(zip(texts.items(), vectors,
-                                                                 strict=True))])
+    """Store one batch in one short transaction, as the facts' are."""
+    save_vectors(conn, model, texts, vectors, table="message_vectors", key="message_id")
 
 
 def stored(conn: sqlite3.Connection, model: str, after_seq: int = 0, batch: int = 20_000

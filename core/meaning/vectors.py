@@ -83,16 +83,18 @@ def fact_texts(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:
 
 
 def save_vectors(conn: sqlite3.Connection, model: str, texts: dict[int, str],
-                 vectors: np.ndarray) -> None:
-    """Store one batch in one short transaction (float16: 768 bytes a fact)."""
+                 vectors: np.ndarray, *, table: str = "edge_vectors", key: str = "edge_id"
+                 ) -> None:
+    """Store one batch in one short transaction (float16: 768 bytes a fact, or a message
+    in `message_vectors`)."""
     with conn:
-        seq = conn.execute("SELECT coalesce(max(seq), 0) FROM edge_vectors").fetchone()[0]
+        seq = conn.execute(f"SELECT coalesce(max(seq), 0) FROM {table}").fetchone()[0]
         conn.executemany(
-            "INSERT OR REPLACE INTO edge_vectors(edge_id, model, text_crc, seq, vector)"
+            f"INSERT OR REPLACE INTO {table}({key}, model, text_crc, seq, vector)"
             " VALUES (?, ?, ?, ?, ?)",
-            [(edge_id, model, text_crc(text), seq + 1 + i, vector.astype(np.float16).tobytes())
-             for i, ((edge_id, text), vector) in enumerate(zip(texts.items(), vectors,
-                                                              strict=True))])
+            [(row_id, model, text_crc(text), seq + 1 + i, vector.astype(np.float16).tobytes())
+             for i, ((row_id, text), vector) in enumerate(zip(texts.items(), vectors,
+                                                             strict=True))])
 
 
 def matrix_of(blobs: list[bytes]) -> np.ndarray:
