@@ -1,8 +1,9 @@
-"""Hosts the core dispatcher on a QThread so the window never waits on SQLite or the network.
+"""Hosts the core backend on a QThread so the window never waits on SQLite or the network.
 
-The worker owns the dispatcher (and through it the store and the LLM client) and lives on
+The worker owns the backend (the store, the LLM client) and its dispatcher, and lives on
 its own thread; the window talks to it only through queued signals carrying `Packet`s and
-`PacketResponse`s. `cancel()` is the one call made across threads directly: the dispatcher
+`PacketResponse`s, and learns when the worker is on the work between packets from its
+`between` signal. `cancel()` is the one call made across threads directly: the backend
 documents it as thread-safe, and it must not wait behind the turn it stops.
 """
 
@@ -16,6 +17,7 @@ from typing import Any, ClassVar
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from core.backend import Backend
 from core.errors import ErrorCode
 from core.events import Event
 from core.i18n import tr
@@ -47,19 +49,21 @@ class BackendWorker(QObject):
     answered = Signal(object)  # PacketResponse
     progress = Signal(str, object)  # event name, event data
     ready = Signal(object)  # GET_STATUS data, once the store and config are open
+    between = Signal(bool)  # on the work between packets (True), or done with it
 
     def __init__(self, dispatcher: Dispatcher) -> None:
         super().__init__()
         self.dispatcher = dispatcher
+        self.backend: Backend = dispatcher.backend
         # The indexer reports from its own thread; a signal carries it to the window.
-        dispatcher.events = self._report
+        self.backend.events = self._report
         # Made on the GUI thread with the worker as parent, it moves to the backend thread
         # with the worker and fires there, between packets. (Making Qt objects on a thread
         # that is just starting, while the GUI thread makes its own, is what PySide's lazy
         # type set-up handles worst.)
         self._outside_timer = QTimer(self)
         self._outside_timer.setInterval(OUTSIDE_CHANGES_MS)
-        self._outside_timer.timeout.connect(self.dispatcher.notice_outside_changes)
+        self._outside_timer.timeout.connect(self.backend.notice_outside_changes)
         # Background work (building the memory from imported conversations) runs a piece
         # per shot, when the event loop has no packet waiting.
         self._background = QTimer(self)
@@ -69,25 +73,29 @@ class BackendWorker(QObject):
 
     @Slot()
     def open(self) -> None:
-        self.dispatcher.open()
+        self.backend.open()
         self._outside_timer.start()
         self.ready.emit(self.dispatcher.handle(Packet.make(PacketType.GET_STATUS)).data)
         self._keep_working()
 
     @Slot(object)
     def handle(self, packet: Packet) -> None:
-        self.dispatcher.reset_cancel()
-        self.answered.emit(self.dispatcher.handle(packet, self._report))
-        self.dispatcher.between_packets(packet)
+        self.backend.reset_cancel()
+        response = self.dispatcher.handle(packet, self._report)
+        # told before the answer, so the reads its callback asks for overtake the work
+        self.between.emit(True)
+        self.answered.emit(response)
+        self.backend.between_packets(packet.type.value)
+        self.between.emit(False)
         self._keep_working()
 
     def _keep_working(self) -> None:
-        if self.dispatcher.builder is not None and not self._background.isActive():
+        if self.backend.work.builder is not None and not self._background.isActive():
             self._background.start()
 
     @Slot()
     def _background_step(self) -> None:
-        if self.dispatcher.background_step():
+        if self.backend.background_step():
             self._background.start()
 
     def _report(self, event: str, data: dict[str, Any]) -> None:
@@ -98,7 +106,7 @@ class BackendWorker(QObject):
         """Queued after every packet sent before it, so nothing is cut off half-done."""
         self._outside_timer.stop()
         self._background.stop()
-        self.dispatcher.close()
+        self.backend.close()
         self.thread().quit()
 
 
@@ -124,8 +132,9 @@ class BackendHost(QObject):
 
     def __init__(self, home: Path, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.dispatcher = Dispatcher(database_path(home), config_path(home), home=home,
-                                     can_ask_person=True)
+        self.backend = Backend(database_path(home), config_path(home), home=home,
+                               can_ask_person=True)
+        self.dispatcher = Dispatcher(self.backend)
         self.thread = QThread()
         self.thread.setObjectName("trulymem-backend")
         self.worker = BackendWorker(self.dispatcher)
@@ -138,6 +147,8 @@ class BackendHost(QObject):
         self.events = HostEvents(self)
         self.progress.connect(self._tell)
         self.worker.ready.connect(self.ready)
+        self._between = False  # the worker is on the work between packets
+        self.worker.between.connect(self._worker_between)
         self._waiting: dict[str, Answer | None] = {}
         self._ahead: dict[str, Packet] = {}  # sent to the worker, not yet answered
         # Reads asked while the worker is on long work (an import, an undo, a turn) are
@@ -171,12 +182,16 @@ class BackendHost(QObject):
                                               ErrorCode.NOT_RUNNING).body)
             return packet.id
         self._waiting[packet.id] = on_answer
-        if overtakes(self.dispatcher, packet, list(self._ahead.values())):
+        if overtakes(packet, list(self._ahead.values()), self._between):
             self.reads.submit(packet, self.lane_answered.emit)
         else:
             self._ahead[packet.id] = packet
             self.request.emit(packet)
         return packet.id
+
+    @Slot(bool)
+    def _worker_between(self, between: bool) -> None:
+        self._between = between
 
     @Slot(object)
     def _deliver(self, response: PacketResponse) -> None:
@@ -187,7 +202,7 @@ class BackendHost(QObject):
 
     def cancel(self) -> None:
         """Stop the running turn now (safe from the GUI thread, see the module docstring)."""
-        self.dispatcher.cancel()
+        self.backend.cancel()
 
     def shutdown(self, wait_ms: int = 15000) -> bool:
         """Cancel the turn, close the store and wait for the thread; True when it ended."""

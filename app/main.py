@@ -11,8 +11,8 @@ import shlex
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from app import summon
-from app.display import no_display
+from app.desktop import summon
+from app.startup.display import no_display
 from core.i18n import set_language, tr
 from core.paths import data_home, database_path, secure_home
 
@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     set_language(language_setting(argv))  # before --help is written
     args = parse_args(argv)
     if args.smoke_test:
-        from app import smoke  # noqa: PLC0415  (Qt loads only when the window is wanted)
+        from app.startup import smoke  # noqa: PLC0415  (Qt loads only when the window is wanted)
 
         return smoke.run()
     if args.eval:
@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     if (missing := no_display()) is not None:  # Qt would abort with a core dump
         print(missing, file=sys.stderr)
         return 1
-    from app import gui  # noqa: PLC0415  (Qt loads only when the window is wanted)
+    from app.startup import gui  # noqa: PLC0415  (Qt loads only when the window is wanted)
 
     return gui.run(home, args.color_scheme, exit_when_ready=args.exit_when_ready,
                    say_when_ready=args.say_when_ready, wish=wish)

@@ -1,8 +1,9 @@
 """The main window: assembles the chat, the Memory tab, the docks, the menus and the status
 bar, and remembers how the person left them. The flows live with their parts: the turn
-life cycle in `app.chat.turns`, what the person does to the memory in `app.memory_actions`,
-settings and the model switcher in `app.settings_actions`, conversations in
-`app.conversations`; each view follows the backend's events itself."""
+life cycle in `app.chat.turns`, what the person does to the memory in
+`app.controllers.memory_actions`, settings and the model switcher in
+`app.controllers.settings_actions`, conversations in `app.controllers.conversations`;
+each view follows the backend's events itself."""
 
 from __future__ import annotations
 
@@ -19,22 +20,22 @@ from app.backend_host import BackendHost
 from app.chat.model import ChatModel
 from app.chat.pane import ChatPane
 from app.chat.turns import TurnController
-from app.conversations import Conversations
-from app.desktop import Desktop
+from app.controllers.conversations import Conversations
+from app.controllers.go_to_message import go_to_message
+from app.controllers.history_import import HistoryImport
+from app.controllers.memory_actions import MemoryActions
+from app.controllers.settings_actions import SettingsActions
+from app.desktop.citizen import Desktop
 from app.dialogs.palette import CommandPalette
 from app.dialogs.shortcuts import ShortcutList
-from app.go_to_message import go_to_message
 from app.graph.browser import GraphBrowser
-from app.history_import import HistoryImport
-from app.memory_actions import MemoryActions
-from app.model_shutdown import ModelNotice
-from app.settings_actions import SettingsActions
-from app.start_notice import notice_for
-from app.status_bar import StatusBar
-from app.toast import Toast
+from app.looks.toast import Toast
+from app.looks.zoom import TextZoom
+from app.status.model_shutdown import ModelNotice
+from app.status.start_notice import notice_for
+from app.status.status_bar import StatusBar
 from app.trace.dock import TraceDock
 from app.trace.model import TraceModel
-from app.zoom import TextZoom
 from core.i18n import tr
 from core.paths import make_private_file
 from core.protocol.packets import PacketType

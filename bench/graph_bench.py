@@ -22,7 +22,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication
 from qt_probe import GapProbe, open_ready, wait
 
-from app import gui
+from app.startup import gui
 from core.protocol.packets import PacketType
 from core.store import GraphStore
 from core.store.exchange import export_graphml, export_json, import_json
@@ -116,18 +116,19 @@ def review_inbox(app: QApplication, home: Path) -> dict[str, float]:
 def announce_cost(home: Path) -> tuple[float, float]:
     """What announcing a change costs the backend: the first count of the memory, then
     a commit with its event (counts kept from each change's row images)."""
+    from core.backend import Backend
     from core.protocol.dispatcher import Dispatcher
     from core.protocol.packets import Packet
 
-    dispatcher = Dispatcher(home / "graph_memory.db", home / "config.json")
-    dispatcher.open()
+    dispatcher = Dispatcher(Backend(home / "graph_memory.db", home / "config.json"))
+    dispatcher.backend.open()
     try:
         started = time.perf_counter()
         dispatcher.handle(Packet.make(PacketType.MEMORY_STATE))
         first = (time.perf_counter() - started) * 1000
         events: list[str] = []
         # memory_changed belongs to no packet: it comes on the backend's own channel
-        dispatcher.events = lambda event, _data: events.append(event)
+        dispatcher.backend.events = lambda event, _data: events.append(event)
         started = time.perf_counter()
         for n in range(20):
             dispatcher.handle(Packet.make(PacketType.EXECUTE_TOOL, {
@@ -136,7 +137,7 @@ def announce_cost(home: Path) -> tuple[float, float]:
         assert events.count("memory_changed") == 20
         return first, (time.perf_counter() - started) / 20 * 1000
     finally:
-        dispatcher.close()
+        dispatcher.backend.close()
 
 
 def draw_neighbourhood(app: QApplication, window, node_id: int = 1) -> tuple[float, int]:

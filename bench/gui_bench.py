@@ -25,11 +25,11 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication
 from qt_probe import GapProbe, open_ready, wait
 
-from app import gui
+from app.startup import gui
 from core.config import Config, save_config
 from core.store import GraphStore, conversations
+from core.store.history import History
 from core.testing.loopback_llm import ScriptedOpenAIServer
-from core.turn.history import History
 
 ROOT = Path(__file__).resolve().parent.parent
 # The throwaway folders' keys stay in their files, out of the person's keychain (the

@@ -2,7 +2,7 @@
 
 A key bound to `trulymem --toggle` starts a new Python process each time: what it imports
 is what the person waits for. This starts a stand-in for the window's summoning socket
-(the same path and line protocol, `app.summon`), runs `trulymem --toggle` and
+(the same path and line protocol, `app.desktop.summon`), runs `trulymem --toggle` and
 `trulymem --ask TEXT` as processes, and prints the median wall time of each, the time
 `python -X importtime` gives `app.main`, and what the stand-in received.
 
@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app import summon  # noqa: E402
+from app.desktop import summon  # noqa: E402
 
 ENTRY = ["-c", "import sys; from app.main import main; sys.exit(main())"]
 

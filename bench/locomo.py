@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import openai
 
+from core.backend import Backend
 from core.eval import locomo
 from core.eval.tokens import token_count
 from core.paths import config_path, database_path
@@ -72,7 +73,8 @@ class Run:
     def __init__(self, sample: dict[str, Any], args: argparse.Namespace, home: Path) -> None:
         self.sample, self.args, self.home = sample, args, home
         self.turns = locomo.turns(sample)
-        self.backend = Dispatcher(database_path(home), config_path(home), home=home)
+        self.backend = Backend(database_path(home), config_path(home), home=home)
+        self.dispatcher = Dispatcher(self.backend)
         self.backend.open(args.key, args.base_url, args.model)
         self.client = openai.OpenAI(api_key=args.key, base_url=args.base_url,
                                     timeout=args.timeout, max_retries=1)
@@ -90,16 +92,16 @@ class Run:
         started = time.monotonic()
         path = self.home / "sample.json"  # this run's own copy, removed with the home
         path.write_text(json.dumps([self.sample]), "utf-8")
-        kept = self.backend.handle(Packet.make(PacketType.IMPORT_HISTORY, {"path": str(path)}))
+        kept = self.dispatcher.handle(Packet.make(PacketType.IMPORT_HISTORY, {"path": str(path)}))
         path.unlink()
         if not kept.success:
             raise SystemExit(f"import failed: {kept.error}")
         self._map_turns()
         self.seconds["import"] = time.monotonic() - started
-        if self.backend.handle(Packet.make(PacketType.BUILD_MEMORY)).success:
+        if self.dispatcher.handle(Packet.make(PacketType.BUILD_MEMORY)).success:
             last = time.monotonic()
             while self.backend.background_step():
-                builder = self.backend.builder
+                builder = self.backend.work.builder
                 if builder is not None and time.monotonic() - last > 30:
                     last = time.monotonic()
                     print(f"  {builder.done_pieces}/{builder.total_pieces} pieces, "
@@ -111,7 +113,7 @@ class Run:
     def instruct(self) -> None:
         """The baselines' answer instruction, word for word, as the assistant's persona:
         the memory's prompt then carries it as the person would give it."""
-        told = self.backend.handle(Packet.make(PacketType.EXECUTE_TOOL, {
+        told = self.dispatcher.handle(Packet.make(PacketType.EXECUTE_TOOL, {
             "tool_name": "persona_update", "arguments": {"attributes": [
                 {"attribute": "answers", "value": locomo.ANSWER_RULES}]}}))
         if not told.success:
@@ -150,11 +152,11 @@ class Run:
 
     def ask_memory(self, question: str) -> tuple[str, int, set[str]]:
         backend = self.backend
-        backend.handle(Packet.make(PacketType.NEW_CONVERSATION))
+        self.dispatcher.handle(Packet.make(PacketType.NEW_CONVERSATION))
         # asked as a person would; the answer instruction the baselines' prompt carries is
         # the assistant's persona (see `instruct`), as a person would set it. A question
         # adds nothing to the memory (no memory-writing step runs)
-        answer = backend.handle(Packet.make(PacketType.PROCESS_MESSAGE, {
+        answer = self.dispatcher.handle(Packet.make(PacketType.PROCESS_MESSAGE, {
             "user_input": question}))
         data = answer.data if isinstance(answer.data, dict) else {}
         usage = data.get("usage") or {}

@@ -9,7 +9,7 @@ from pathlib import Path
 from PySide6.QtCore import QElapsedTimer, QTimer
 from PySide6.QtWidgets import QApplication
 
-from app import gui
+from app.startup import gui
 
 
 class GapProbe:

@@ -95,7 +95,7 @@ class TerminalChat:
         if not status.get("client_initialized"):
             problems.append(tr("no API key: set it with TRULYMEM_API_KEY or in the config "
                                "file ({file}); /tool works without one",
-                               file=self.server.dispatcher.config_file))
+                               file=self.server.backend.settings.config_file))
         return "\n".join(p for p in problems if p) or None
 
     def send(self, text: str) -> bool:

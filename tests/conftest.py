@@ -64,9 +64,9 @@ def words_only_recall(request, monkeypatch):
     background: a test about something else would see recall's results depend on how far
     it got. Tests marked `meaning` turn it on and wait for the indexer by its status."""
     if request.node.get_closest_marker("meaning") is None:
-        from core.protocol.dispatcher import Dispatcher
+        from core.backend import Backend
 
-        monkeypatch.setattr(Dispatcher, "meaning_wanted", lambda _self: False)
+        monkeypatch.setattr(Backend, "meaning_wanted", lambda _self: False)
 
 
 @pytest.fixture
@@ -155,11 +155,19 @@ def ask(dispatcher: Dispatcher, kind: PacketType, body: Any = None,
             events.append((event, data))
 
     if events is not None:
-        dispatcher.events = heard
+        dispatcher.backend.events = heard
     packet = Packet.make(kind, body if body is not None else {})
     answer = dispatcher.handle(packet, heard)
-    dispatcher.between_packets(packet)
+    dispatcher.backend.between_packets(packet.type.value)
     return answer
+
+
+def make_dispatcher(*args: Any, **kwargs: Any) -> Dispatcher:
+    """A backend (`core.backend.Backend(*args, **kwargs)`) and its dispatcher, hosted by
+    the test itself: it calls `dispatcher.backend.open()` and `close()`."""
+    from core.backend import Backend
+
+    return Dispatcher(Backend(*args, **kwargs))
 
 
 @pytest.fixture

@@ -170,7 +170,7 @@ def test_the_window_is_told_of_an_apps_request_and_of_the_hours_activity(tmp_pat
         ask(dispatcher, PacketType.GET_STATUS, events=heard)
         session(memory, "Cursor", [("memory_commit", triplets(("User", "likes", "tea"))),
                                    ("memory_commit", pets(0, 2))])
-        dispatcher.notice_outside_changes()
+        dispatcher.backend.notice_outside_changes()
         requests = [data for event, data in heard if event == "approval_requested"]
         assert [(r["actor"], r["reason"]) for r in requests] == [("mcp:Cursor", "writes")]
         activity = ask(dispatcher, PacketType.APPS_ACTIVITY).data

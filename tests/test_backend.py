@@ -76,7 +76,7 @@ def test_execute_tool_is_never_limited_and_never_resets_the_counters(backend, ll
         result = client.execute_tool("persona_update",
                                      {"attributes": [{"attribute": "role", "value": f"r{i}"}]})
         assert result["success"], result
-    assert server.dispatcher.limiter.used["persona_update"] == 1
+    assert server.backend.limiter.used["persona_update"] == 1
     assert "AI -role-> r2" in client.execute_tool("memory_recall", {
         "query_intent": "role", "scope": "persona"})["result"]
 

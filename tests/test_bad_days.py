@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import PacketType
 from core.store import GraphStore, backups, exchange, exchange_format
 from core.tools import ToolExecutor
-from tests.conftest import ask
+from tests.conftest import ask, make_dispatcher
 
 STARTER = ("import sys\nfrom core.store import GraphStore\n"
            "print(GraphStore(sys.argv[1]).schema_version())\n")
@@ -54,14 +53,14 @@ def opened(tmp_path):
 
     def open_(home=None):
         home = home or tmp_path / "home"
-        dispatcher = Dispatcher(home / "graph_memory.db", home / "config.json", home=home)
-        dispatcher.open()
+        dispatcher = make_dispatcher(home / "graph_memory.db", home / "config.json", home=home)
+        dispatcher.backend.open()
         dispatchers.append(dispatcher)
         return dispatcher
 
     yield open_
     for dispatcher in dispatchers:
-        dispatcher.close()
+        dispatcher.backend.close()
 
 
 
@@ -117,7 +116,7 @@ def test_a_damaged_database_opens_read_only_and_is_never_written(tmp_path, opene
     assert "Restore a backup" in refused.error
     assert ask(dispatcher, PacketType.EXECUTE_TOOL,
                {"tool_name": "memory_introspect"}).success  # what can be read, is
-    dispatcher.close()
+    dispatcher.backend.close()
     assert (home / "graph_memory.db").read_bytes() == before
 
 
@@ -131,7 +130,7 @@ def test_backups_are_private_hourly_at_most_and_taken_at_exit(tmp_path, opened):
     commit["arguments"]["triplets"][0]["object"] = "coffee"
     assert ask(dispatcher, PacketType.EXECUTE_TOOL, commit).success
     assert len(backups.backup_files(folder)) == 1  # not again within the hour
-    dispatcher.close()
+    dispatcher.backend.close()
     saved = backups.backup_files(folder)
     assert len(saved) == 2  # and at exit, since the memory changed
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
@@ -140,7 +139,7 @@ def test_backups_are_private_hourly_at_most_and_taken_at_exit(tmp_path, opened):
     assert listed["facts"] == 2 and listed["problem"] is None
 
     again = opened()
-    again.close()  # nothing changed: no new backup
+    again.backend.close()  # nothing changed: no new backup
     assert len(backups.backup_files(folder)) == 2
 
 
@@ -192,7 +191,7 @@ def test_an_empty_database_file_with_backups_is_reported_not_started_afresh(tmp_
                                                      "arguments": {"triplets": [
                                                          {"subject": "Ann", "relation": "likes",
                                                           "object": "tea"}]}}).success
-    dispatcher.close()
+    dispatcher.backend.close()
     for suffix in ("-wal", "-shm"):
         (tmp_path / "home" / f"graph_memory.db{suffix}").unlink(missing_ok=True)
     (tmp_path / "home" / "graph_memory.db").write_bytes(b"")
@@ -333,8 +332,8 @@ def test_an_empty_memory_file_without_backups_is_told_and_kept_aside(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
     (home / "graph_memory.db").write_bytes(b"")
-    dispatcher = Dispatcher(home / "graph_memory.db", home / "config.json", home=home)
-    dispatcher.open()
+    dispatcher = make_dispatcher(home / "graph_memory.db", home / "config.json", home=home)
+    dispatcher.backend.open()
     try:
         status = ask(dispatcher, PacketType.GET_STATUS).data
         assert status["graph_initialized"] and not status["store_error"]
@@ -346,7 +345,7 @@ def test_an_empty_memory_file_without_backups_is_told_and_kept_aside(tmp_path):
                "arguments": {"triplets": [{"subject": "User", "relation": "likes",
                                            "object": "tea"}]}}).success
     finally:
-        dispatcher.close()
+        dispatcher.backend.close()
 
 
 @pytest.fixture
@@ -405,7 +404,7 @@ def test_a_restore_says_what_it_replaces_and_can_be_undone(tmp_path, opened):
     fact("tea")
     folder = tmp_path / "home" / "backups"
     shutil.rmtree(folder)  # the automatic one came after the first packet: one of now
-    backups.make_backup(dispatcher.store.conn, folder)
+    backups.make_backup(dispatcher.backend.store.conn, folder)
     fact("coffee")
     chat("I like coffee too")
     listed = ask(dispatcher, PacketType.LIST_BACKUPS).data
@@ -439,7 +438,7 @@ def test_a_turn_whose_memory_write_failed_says_nothing_was_saved(headless, llm):
     import threading
 
     server, client = headless()
-    store = server.dispatcher.store
+    store = server.backend.store
     asked, answered = threading.Event(), threading.Event()
     # a value longer than a page: it needs a new page, which the full disk refuses
     llm.play({"hold": asked, "tool_calls": [{"name": "persona_update", "arguments": {

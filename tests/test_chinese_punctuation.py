@@ -30,7 +30,7 @@ def test_every_chinese_text_uses_full_width_punctuation():
 
 
 def test_a_summary_made_a_sentence_ends_as_its_language_does():
-    from app.status_parts import as_sentence
+    from app.status.status_parts import as_sentence
 
     assert as_sentence("emptied the trash") == "Emptied the trash."
     try:

@@ -8,21 +8,21 @@ import sqlite3
 
 import pytest
 
-from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketType
 from core.store import GraphStore, conversations
 from core.store.schema import migrate
 from core.store.text import search_text
 from tests.conftest import ask as asked
+from tests.conftest import make_dispatcher
 
 
 @pytest.fixture
 def dispatcher(tmp_path, llm):
     home = tmp_path / "home"
-    hosted = Dispatcher(home / "graph_memory.db", home / "config.json", home=home)
-    hosted.open(api_key="sk-test-key-000000", base_url=llm.base_url, model="test-model")
+    hosted = make_dispatcher(home / "graph_memory.db", home / "config.json", home=home)
+    hosted.backend.open(api_key="sk-test-key-000000", base_url=llm.base_url, model="test-model")
     yield hosted
-    hosted.close()
+    hosted.backend.close()
 
 
 def ask(dispatcher, kind, body=None):
@@ -141,7 +141,7 @@ def test_an_empty_new_chat_is_reused_and_shows_what_is_remembered(dispatcher, ll
 
 def test_search_snippets_read_as_text_and_say_where_the_words_matched(store):
     from core.store import conversations as chats
-    from core.turn.history import History
+    from core.store.history import History
 
     chats.create(store, "Weather")
     History(store).append("assistant", "| Day | Temp |\n|---|---|\n| Mon | **18°C** |\n\n"

@@ -49,7 +49,7 @@ def test_plain_modules_import_without_the_llm_client():
     must not pay for `openai`: on a slow machine that import alone takes a second."""
     plain = ["core", "core.store", "core.tools", "core.config", "core.paths",
              "core.store.browse", "core.store.exchange", "core.tools.corrections",
-             "core.turn.history", "core.turn.snapshot"]
+             "core.store.history", "core.turn.snapshot"]
     code = (
         "import importlib, sys\n"
         f"for name in {plain!r}: importlib.import_module(name)\n"

@@ -112,7 +112,7 @@ def test_a_key_the_endpoint_echoes_is_never_shown_or_stored(headless, llm, answe
     assert not reply["success"] and reply["code"] == "endpoint"
     assert SECRET not in reply["error"] and SECRET[8:20] not in reply["error"]
     assert "…" in reply["error"]  # the server's words stay, with the key cut out
-    stored = server.dispatcher.store.query("SELECT error FROM messages")
+    stored = server.backend.store.query("SELECT error FROM messages")
     assert stored and all(SECRET not in (row["error"] or "") for row in stored)
     exported = client.request(PacketType.EXPORT_CONVERSATION)["data"]["markdown"]
     assert SECRET not in exported

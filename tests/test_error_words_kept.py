@@ -16,7 +16,8 @@ def test_an_error_reply_is_said_again_in_the_language_chosen_later(backend, llm)
     dispatcher = backend()
     failed = dispatcher.handle(Packet.make(PacketType.PROCESS_MESSAGE, {"user_input": "hi"}))
     assert not failed.success and failed.error.startswith("the API key was rejected (401")
-    stored = dispatcher.store.query_one("SELECT error FROM messages WHERE role = 'assistant'")
+    stored = dispatcher.backend.store.query_one(
+        "SELECT error FROM messages WHERE role = 'assistant'")
     kept = json.loads(stored["error"])  # the words it was made of, not one language's
     assert kept["words"].startswith("the API key was rejected")
     english = ask(dispatcher, PacketType.GET_HISTORY)["history"][-1]["error"]

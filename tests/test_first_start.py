@@ -16,10 +16,11 @@ import pytest
 
 from app.main import parse_args
 from core.config import load_config
+from core.endpoint import profiles
+from core.endpoint.client import make_client
 from core.paths import config_path
 from core.share.run import main as mcp_main
-from core.turn import offer
-from core.turn.llm import ChatSession, TurnOptions, make_client
+from core.turn.llm import ChatSession, TurnOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,12 +43,12 @@ def test_a_retired_deepseek_model_migrates_once_and_says_so(tmp_path, retired, t
 
 
 def test_thinking_is_sent_to_deepseek_as_its_documented_option_and_nowhere_else():
-    assert offer.request_options(False, "https://api.deepseek.com") == {
+    assert profiles.request_options(False, "https://api.deepseek.com") == {
         "thinking": {"type": "disabled"}}  # DeepSeek thinks unless told not to
-    assert offer.request_options(True, "https://api.deepseek.com/v1") == {
+    assert profiles.request_options(True, "https://api.deepseek.com/v1") == {
         "thinking": {"type": "enabled"}}
-    assert offer.request_options(True, "https://api.openai.com/v1") == {}
-    assert offer.request_options(True, "http://127.0.0.1:8080/v1") == {}
+    assert profiles.request_options(True, "https://api.openai.com/v1") == {}
+    assert profiles.request_options(True, "http://127.0.0.1:8080/v1") == {}
 
 
 def session(llm) -> ChatSession:

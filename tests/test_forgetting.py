@@ -49,7 +49,7 @@ def test_a_fact_kept_in_chinese_is_forgotten_when_asked_in_english(small_local, 
                                                    {"relation": "住在", "object": "杭州"},
                                                    {"relation": "养", "object": "一只猫"}]))
     client.process_message("我喜欢绿茶，住在杭州，养了一只猫。")
-    assert server.dispatcher.meaning.wait_idle(WAIT)
+    assert server.backend.meaning.wait_idle(WAIT)
     llm.play({"text": "Done."}, update(forget=[{"object": "green tea"}]))
     answer = client.process_message("Please forget that I like green tea.")
     assert [(c["name"], c["arguments"]["criteria"]["object"]) for c in answer["tool_calls"]] \
@@ -108,7 +108,7 @@ def test_a_models_forget_in_other_words_forgets_what_it_means(headless, llm):
     for relation, thing in (("喜欢", "绿茶"), ("住在", "杭州")):
         assert client.execute_tool("memory_commit", {"triplets": [
             {"subject": "User", "relation": relation, "object": thing}]})["success"]
-    assert server.dispatcher.meaning.wait_idle(WAIT)
+    assert server.backend.meaning.wait_idle(WAIT)
     llm.play({"tool_calls": [{"name": "memory_purge", "arguments": {
         "criteria": {"subject": "User", "object": "green tea"}}}]}, {"text": "Forgotten."})
     answer = client.process_message("Forget that I like green tea.")

@@ -117,6 +117,32 @@ def test_the_dispatcher_routes_and_the_window_assembles():
     assert len((ROOT / "app" / "main_window.py").read_text("utf-8").splitlines()) < 400
 
 
+def _handler_writes(tree: ast.AST) -> list[str]:
+    """`backend.x = …` (or `+=`) anywhere in a handler module: a handler that sets the
+    backend's fields instead of asking through its methods."""
+    targets = [t for node in ast.walk(tree) if isinstance(node, ast.Assign | ast.AugAssign)
+               for t in (node.targets if isinstance(node, ast.Assign) else [node.target])]
+    return [ast.unparse(t) for t in targets if isinstance(t, ast.Attribute)
+            and isinstance(t.value, ast.Name) and t.value.id == "backend"]
+
+
+def test_the_dispatcher_only_routes_and_handlers_ask_the_backend():
+    dispatcher = ROOT / "core" / "protocol" / "dispatcher.py"
+    assert len(dispatcher.read_text("utf-8").splitlines()) <= 150
+    written = {path.name: _handler_writes(ast.parse(path.read_text("utf-8")))
+               for path in (ROOT / "core" / "protocol" / "handlers").glob("*.py")}
+    assert {name: fields for name, fields in written.items() if fields} == {}
+    window = "\n".join(p.read_text("utf-8") for p in (ROOT / "app").rglob("*.py"))
+    for flag in ("writing_memory", "backing_up", ".work.waiting"):
+        assert flag not in window  # the window hears of the worker's work by signals
+
+
+def test_the_handler_check_finds_a_field_written():
+    assert _handler_writes(ast.parse("def run(backend, body):\n"
+                                     "    backend.conversation_id = 3\n")) \
+        == ["backend.conversation_id"]
+
+
 def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
     """What a module imports when it runs (not what it names for type checkers only);
     `from package import module` is that module, not the package."""

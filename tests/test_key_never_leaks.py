@@ -41,11 +41,11 @@ def test_a_key_the_endpoint_echoes_reaches_nothing(headless, llm, tmp_path, key)
     said = client.process_message("what is my key?")
     assert said["success"] and key not in said["content"]
     assert said["content"] == "Your key is …, and it works."
-    store = server.dispatcher.store
+    store = server.backend.store
     _nowhere_in(key, store.conn)
     exported = client.request(PacketType.EXPORT_CONVERSATION)["data"]["markdown"]
     assert key not in exported and "Incorrect API key provided: …" in exported
-    backup = make_backup(store.conn, backup_folder(server.dispatcher.db_path))
+    backup = make_backup(store.conn, backup_folder(server.backend.db_path))
     with sqlite3.connect(backup) as copy:
         _nowhere_in(key, copy)
     assert key.encode() not in backup.read_bytes()
@@ -85,7 +85,7 @@ def test_the_model_cannot_store_the_key_as_a_memory(headless, llm):
         {"subject": "User", "relation": "has_key", "object": key}]}}]},
         {"text": "Noted."})
     client.process_message(f"remember that my key is {key}")
-    _nowhere_in(key, server.dispatcher.store.conn)
+    _nowhere_in(key, server.backend.store.conn)
 
 
 def test_keys_split_over_stream_pieces_are_held_until_masked():
@@ -120,7 +120,7 @@ def test_a_key_in_a_conversations_title_or_the_models_reasoning_is_masked(headle
     renamed = client.request(PacketType.RENAME_CONVERSATION, {
         "conversation_id": listed[0]["id"], "title": f"keys {key} here"})
     assert renamed["success"] and key not in str(renamed["data"])
-    _nowhere_in(key, server.dispatcher.store.conn)
+    _nowhere_in(key, server.backend.store.conn)
 
 
 @pytest.mark.parametrize("key", ["sk-ключ-1234567890", "sk-abc def123456", "sk-é12345678"])

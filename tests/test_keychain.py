@@ -21,7 +21,7 @@ from core import keychain
 from core.config import Config, load_config, save_config
 from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import PacketType
-from tests.conftest import ask
+from tests.conftest import ask, make_dispatcher
 
 KEY = "sk-keychain-test-0123456789"
 NEW_KEY = "sk-keychain-new-9876543210"
@@ -94,8 +94,8 @@ def desktop(tmp_path, monkeypatch):
 
 
 def started(home: Path) -> Dispatcher:
-    backend = Dispatcher(home / "graph_memory.db", home / "config.json", home=home)
-    backend.open()
+    backend = make_dispatcher(home / "graph_memory.db", home / "config.json", home=home)
+    backend.backend.open()
     return backend
 
 
@@ -119,11 +119,11 @@ def test_a_saved_key_goes_to_the_keychain_not_the_file_and_is_read_at_start(desk
     assert in_file(home) == {"version": 3, "model": "m-1"}  # the key is not in the file
     assert desktop.entries() == {str(home.resolve()): KEY}
     assert settings(backend)["key_store"] == "keychain"
-    backend.close()
+    backend.backend.close()
 
     again = started(home)  # the next start reads it from the keychain
-    assert again.config.api_key == KEY
-    assert again.config_warning is None
+    assert again.backend.config.api_key == KEY
+    assert again.backend.settings.warning is None
     assert (settings(again)["key_store"], settings(again)["key_store_reason"]) == \
         ("keychain", "")
     answer = ask(again, PacketType.SET_CONFIG, {"trash_days": 9})  # the key not changed
@@ -132,8 +132,8 @@ def test_a_saved_key_goes_to_the_keychain_not_the_file_and_is_read_at_start(desk
 
     assert ask(again, PacketType.SET_CONFIG, {"api_key": ""}).success  # cleared: removed
     assert desktop.entries() == {}
-    again.close()
-    assert started(home).config.api_key == ""
+    again.backend.close()
+    assert started(home).backend.config.api_key == ""
 
 
 @needs_daemon
@@ -141,17 +141,17 @@ def test_the_files_old_key_moves_into_the_keychain_once(desktop, tmp_path):
     home = tmp_path / "home"
     save_config(home / "config.json", Config(api_key=KEY, model="m-2"))
     backend = started(home)
-    assert backend.config.api_key == KEY
+    assert backend.backend.config.api_key == KEY
     assert desktop.entries() == {str(home.resolve()): KEY}
     assert in_file(home) == {"version": 3, "model": "m-2"}
     assert (home / "config.json").stat().st_mode & 0o777 == 0o600
-    backend.close()
+    backend.backend.close()
 
     written = (home / "config.json").stat().st_mtime_ns
     again = started(home)
-    assert again.config.api_key == KEY
+    assert again.backend.config.api_key == KEY
     assert (home / "config.json").stat().st_mtime_ns == written  # once: not rewritten
-    again.close()
+    again.backend.close()
 
 
 @needs_daemon
@@ -160,11 +160,11 @@ def test_two_data_folders_keep_two_keys(desktop, tmp_path):
     for home, key in ((first, KEY), (second, NEW_KEY)):
         backend = started(home)
         assert ask(backend, PacketType.SET_CONFIG, {"api_key": key}).success
-        backend.close()
+        backend.backend.close()
     link = tmp_path / "link-to-one"
     link.symlink_to(first)
-    assert started(second).config.api_key == NEW_KEY
-    assert started(link).config.api_key == KEY  # the same folder by another path
+    assert started(second).backend.config.api_key == NEW_KEY
+    assert started(link).backend.config.api_key == KEY  # the same folder by another path
     assert len(desktop.entries()) == 2
 
 
@@ -178,9 +178,9 @@ def test_without_a_keychain_the_key_stays_in_the_private_file(tmp_path):
     shown = settings(backend)
     assert shown["key_store"] == "file"
     assert shown["key_store_reason"].startswith("no system keychain answered")
-    assert backend.config_warning is None  # no keychain is no news at start
-    backend.close()
-    assert started(home).config.api_key == KEY
+    assert backend.backend.settings.warning is None  # no keychain is no news at start
+    backend.backend.close()
+    assert started(home).backend.config.api_key == KEY
 
 
 @needs_daemon
@@ -191,9 +191,9 @@ def test_a_locked_keychain_keeps_the_file_key_and_says_why(desktop, tmp_path):
     begun = time.monotonic()
     backend = started(home)
     assert time.monotonic() - begun < keychain.WAIT + 5
-    assert backend.config.api_key == KEY  # nothing lost: the file's key is used
+    assert backend.backend.config.api_key == KEY  # nothing lost: the file's key is used
     assert in_file(home)["api_key"] == KEY
-    assert "API key: the system keychain" in backend.config_warning
+    assert "API key: the system keychain" in backend.backend.settings.warning
     shown = settings(backend)
     assert shown["key_store"] == "file"
     assert "keychain" in shown["key_store_reason"]
@@ -205,7 +205,7 @@ def test_a_locked_keychain_keeps_the_file_key_and_says_why(desktop, tmp_path):
     assert not answer.success  # a key it cannot take out of the keychain is not "cleared"
     assert "could not remove the key from the system keychain" in answer.error
     assert in_file(home)["api_key"] == NEW_KEY
-    backend.close()
+    backend.backend.close()
 
 
 @needs_daemon
@@ -218,10 +218,10 @@ def test_a_keychain_gone_mid_way_loses_nothing(desktop, tmp_path):
     assert answer.success, answer.error
     assert in_file(home)["api_key"] == NEW_KEY  # kept in the file instead
     assert settings(backend)["key_store"] == "file"
-    backend.close()
+    backend.backend.close()
     again = started(home)
-    assert again.config.api_key == NEW_KEY
-    again.close()
+    assert again.backend.config.api_key == NEW_KEY
+    again.backend.close()
 
 
 class SilentBus:
@@ -270,13 +270,13 @@ def test_a_keychain_that_never_answers_does_not_hold_the_start(tmp_path, monkeyp
         begun = time.monotonic()
         backend = started(home)
         assert time.monotonic() - begun < 5
-        assert backend.config.api_key == KEY
-        assert "did not answer within 1 s" in backend.config_warning
+        assert backend.backend.config.api_key == KEY
+        assert "did not answer within 1 s" in backend.backend.settings.warning
         answer = ask(backend, PacketType.SET_CONFIG, {"api_key": NEW_KEY})
         assert answer.success, answer.error  # the hung call is not waited for again
         assert in_file(home)["api_key"] == NEW_KEY
         assert "earlier request" in settings(backend)["key_store_reason"]
-        backend.close()
+        backend.backend.close()
     finally:
         bus.close()  # the hung call ends with the connection
         assert keychain._idle.acquire(timeout=30)
@@ -289,7 +289,7 @@ def test_the_terminal_reads_the_key_from_the_keychain(desktop, tmp_path, llm):
     home = tmp_path / "home"
     backend = started(home)
     assert ask(backend, PacketType.SET_CONFIG, {"api_key": KEY}).success
-    backend.close()
+    backend.backend.close()
     llm.play({"text": "Hello from the model."})
     env = {k: v for k, v in os.environ.items() if k != "TRULYMEM_API_KEY"}
     process = subprocess.run(

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketType
 from core.store import GraphStore, StoreError
 from core.store.exchange import ImportCancelled, export_json, import_json
 from core.testing.sample_export import write_export
 from core.tools import ToolExecutor
+from tests.conftest import make_dispatcher
 
 pytestmark = pytest.mark.slow  # `-m "not slow"` leaves these out of a quick loop
 
@@ -131,27 +131,27 @@ def test_a_cancelled_import_changes_nothing_in_any_phase(tmp_path, big_export, c
 
 
 def test_the_backend_reports_import_progress_and_cancel_stops_it(tmp_path, big_export):
-    dispatcher = Dispatcher(tmp_path / "home" / "graph_memory.db",
+    dispatcher = make_dispatcher(tmp_path / "home" / "graph_memory.db",
                             tmp_path / "home" / "config.json")
-    dispatcher.open()
+    dispatcher.backend.open()
     try:
         events = []
 
         def progress(event: str, data: dict) -> None:
             events.append((event, data))
-            dispatcher.cancel()  # as the window's Cancel button does, from another thread
+            dispatcher.backend.cancel()  # as the window's Cancel button does, from another thread
 
         packet = Packet.make(PacketType.IMPORT_MEMORY, {"path": str(big_export)})
         answer = dispatcher.handle(packet, progress)
         assert not answer.success and answer.code == "cancelled"
         assert events[0][0] == "import" and 0 <= events[0][1]["done"] < 1
-        assert dispatcher.store.query_one("SELECT count(*) AS n FROM nodes")["n"] == 0
-        dispatcher.reset_cancel()  # the next packet starts afresh
+        assert dispatcher.backend.store.query_one("SELECT count(*) AS n FROM nodes")["n"] == 0
+        dispatcher.backend.reset_cancel()  # the next packet starts afresh
         answer = dispatcher.handle(packet)
         assert answer.success, answer.error
         assert answer.data["nodes_added"] == NODES
     finally:
-        dispatcher.close()
+        dispatcher.backend.close()
 
 
 def test_a_full_disk_during_an_import_saves_nothing_and_leaves_no_staging_file(

@@ -120,4 +120,4 @@ def test_long_work_waits_for_its_end_by_default_and_short_packets_do_not(headles
         assert server.default_timeout(kind) is None, kind
     assert server.default_timeout(PacketType.EXECUTE_TOOL) == 30.0
     assert server.default_timeout(PacketType.PROCESS_MESSAGE) > \
-        server.dispatcher.config.turn_timeout
+        server.backend.config.turn_timeout

@@ -7,8 +7,8 @@ from datetime import date
 
 import pytest
 
+from core.endpoint.shutdown import in_days, notice_due, shutdown_date
 from core.protocol.packets import Packet, PacketType
-from core.turn.shutdown import in_days, notice_due, shutdown_date
 
 
 @pytest.mark.parametrize(("value", "day"), [

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.display import no_display, x_server_reachable
+from app.startup.display import no_display, x_server_reachable
 
 ROOT = Path(__file__).resolve().parents[1]
 # the installed command and the standalone build's entry script

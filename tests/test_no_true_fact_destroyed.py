@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketType
 from core.writer import forget_scope, forgetting, kin
+from tests.conftest import make_dispatcher
 
 PROFILE = [("User", "name is", "Lin Wei"), ("User", "works as", "nurse"),
            ("User", "lives in", "Lyon"), ("User", "allergic to", "peanuts"),
@@ -124,11 +124,12 @@ def test_a_tool_calling_models_wide_forget_keeps_the_persons_facts(headless, llm
 
 def test_in_the_window_what_a_forget_reached_past_the_ask_waits_with_its_list(tmp_path, llm):
     home = tmp_path / "home"
-    hosted = Dispatcher(home / "graph_memory.db", home / "config.json", home=home,
+    hosted = make_dispatcher(home / "graph_memory.db", home / "config.json", home=home,
                         can_ask_person=True)
-    hosted.write_memory_after_answer = False
+    hosted.backend.write_memory_after_answer = False
     try:
-        hosted.open(api_key="sk-test-key-000000", base_url=llm.base_url, model="local-model")
+        hosted.backend.open(api_key="sk-test-key-000000", base_url=llm.base_url,
+                            model="local-model")
         hosted.handle(Packet.make(PacketType.EXECUTE_TOOL, {
             "tool_name": "memory_commit", "arguments": {"triplets": [
                 {"subject": s, "relation": r, "object": o} for s, r, o in PROFILE]}}))
@@ -142,13 +143,13 @@ def test_in_the_window_what_a_forget_reached_past_the_ask_waits_with_its_list(tm
         assert "Lin Wei" in shown and "nurse" in shown
         assert "Allow or deny it in the window" in answer.data["content"]
         deleted = "SELECT count(*) AS n FROM edges WHERE status = 'deleted'"
-        assert hosted.store.query_one(deleted)["n"] == 1  # the father's city, as asked
+        assert hosted.backend.store.query_one(deleted)["n"] == 1  # the father's city, as asked
         allowed = hosted.handle(Packet.make(PacketType.DECIDE_APPROVAL, {
             "approval_id": asked["id"], "allow": True}))
         assert allowed.success and allowed.data["approval"]["state"] == "allowed"
-        assert hosted.store.query_one(deleted)["n"] == 1 + asked["count"]
+        assert hosted.backend.store.query_one(deleted)["n"] == 1 + asked["count"]
     finally:
-        hosted.close()
+        hosted.backend.close()
 
 
 @pytest.mark.parametrize(("fact", "message", "grounded"), [

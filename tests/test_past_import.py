@@ -20,9 +20,10 @@ from core.paths import config_path, database_path
 from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketType
 from core.store import conversations
+from core.store.history import History
 from core.testing import past_exports
 from core.testing.remembering_model import RememberingModel
-from core.turn.history import History
+from tests.conftest import make_dispatcher
 
 KEY = "sk-test-key-000000"
 
@@ -70,14 +71,14 @@ def backend(tmp_path, model):
 
     def start(model_name: str = "local-model") -> Dispatcher:
         home = tmp_path / "home"
-        dispatcher = Dispatcher(database_path(home), config_path(home), home=home)
-        dispatcher.open(KEY, model.base_url, model_name)
+        dispatcher = make_dispatcher(database_path(home), config_path(home), home=home)
+        dispatcher.backend.open(KEY, model.base_url, model_name)
         made.append(dispatcher)
         return dispatcher
 
     yield start
     for dispatcher in made:
-        dispatcher.close()
+        dispatcher.backend.close()
 
 
 def ask(dispatcher: Dispatcher, kind: PacketType, **body: Any) -> Any:
@@ -88,13 +89,13 @@ def ask(dispatcher: Dispatcher, kind: PacketType, **body: Any) -> Any:
 
 def build_all(dispatcher: Dispatcher) -> int:
     steps = 0
-    while dispatcher.background_step():
+    while dispatcher.backend.background_step():
         steps += 1
     return steps
 
 
 def active(dispatcher: Dispatcher) -> list[dict[str, Any]]:
-    return dispatcher.store.query(
+    return dispatcher.backend.store.query(
         "SELECT s.name AS subject, e.relation, t.name AS object, e.status, e.valid_from,"
         " e.valid_to, e.temporal_tag, e.source_message FROM edges e JOIN nodes s ON"
         " s.id = e.source_id JOIN nodes t ON t.id = e.target_id ORDER BY e.id")
@@ -113,7 +114,7 @@ def test_sessions_become_imported_conversations_and_a_second_import_adds_nothing
     first = listed["Ada and Ben, session 1"]
     assert first["imported"] and first["created_at"] == pytest.approx(
         _day("10:00 am on 8 May, 2023"), abs=60)
-    found = conversations.search(dispatcher.store, "pottery")
+    found = conversations.search(dispatcher.backend.store, "pottery")
     assert [hit["title"] for hit in found] == ["Ada and Ben, session 1"]
     again = ask(dispatcher, PacketType.IMPORT_HISTORY, path=str(path))
     assert (again["import_id"], again["conversations"], again["messages"],
@@ -125,7 +126,7 @@ def test_a_file_broken_half_way_keeps_nothing(tmp_path, backend):
     path = invented_locomo(tmp_path / "broken.json", broken_after_first=True)
     answer = dispatcher.handle(Packet.make(PacketType.IMPORT_HISTORY, {"path": str(path)}))
     assert not answer.success and answer.error
-    store = dispatcher.store
+    store = dispatcher.backend.store
     assert store.query_one("SELECT count(*) AS n FROM conversations WHERE import_id IS NOT"
                            " NULL")["n"] == 0
     assert store.query_one("SELECT count(*) AS n FROM past_imports")["n"] == 0
@@ -157,7 +158,7 @@ def test_the_memory_is_built_in_time_order_with_each_conversations_date(
     assert by[("Ben", "works as", "baker")]["status"] == "active"
     assert by[("User", "name", "Ada")]["status"] == "active"  # the person is Ada
     # each fact comes from the exchange that holds its words
-    store = dispatcher.store
+    store = dispatcher.backend.store
     source = conversations.holding_turn(store, rome["source_message"])
     assert conversations.get(store, source)["title"] == "Ada and Ben, session 2"
     sent = [json.dumps(r["messages"]) for r in model.requests if r.get("response_format")]
@@ -182,7 +183,8 @@ def test_undo_import_takes_back_its_facts_and_nothing_else(tmp_path, backend):
             if f["status"] == "active"]
     assert left == [("User", "likes", "tea")]
     assert len(ask(dispatcher, PacketType.LIST_CONVERSATIONS)["conversations"]) >= 2
-    entry = dispatcher.store.query_one("SELECT tool FROM change_log ORDER BY id DESC LIMIT 1")
+    entry = dispatcher.backend.store.query_one(
+        "SELECT tool FROM change_log ORDER BY id DESC LIMIT 1")
     assert entry["tool"] == "undo_import"
     again = dispatcher.handle(Packet.make(PacketType.UNDO_IMPORT,
                                           {"import_id": kept["import_id"]}))
@@ -194,10 +196,10 @@ def test_a_stopped_build_keeps_what_is_done_and_goes_on_later(tmp_path, backend,
     ask(dispatcher, PacketType.IMPORT_HISTORY,
         path=str(invented_locomo(tmp_path / "locomo.json")))
     ask(dispatcher, PacketType.BUILD_MEMORY)
-    assert dispatcher.background_step()  # the first session's piece
+    assert dispatcher.backend.background_step()  # the first session's piece
     ask(dispatcher, PacketType.STOP_BUILDING)
     build_all(dispatcher)  # stops at the end of the session being remembered
-    assert dispatcher.builder is None
+    assert dispatcher.backend.work.builder is None
     asked = len(model.requests)
     assert ask(dispatcher, PacketType.LIST_IMPORTS)["estimate"]["conversations"] == 1
     ask(dispatcher, PacketType.BUILD_MEMORY)
@@ -211,11 +213,11 @@ def test_quitting_mid_build_resumes_at_the_next_piece(tmp_path, backend, model):
     ask(dispatcher, PacketType.IMPORT_HISTORY,
         path=str(invented_locomo(tmp_path / "locomo.json")))
     ask(dispatcher, PacketType.BUILD_MEMORY)
-    assert dispatcher.background_step()
-    dispatcher.close()  # quit, or a crash after the piece was kept
+    assert dispatcher.backend.background_step()
+    dispatcher.backend.close()  # quit, or a crash after the piece was kept
     asked = len(model.requests)
     restarted = backend()
-    assert restarted.builder is not None  # the build the person started goes on
+    assert restarted.backend.work.builder is not None  # the build the person started goes on
     build_all(restarted)
     assert len(model.requests) == asked + 1
     assert ("User", "lives in", "Rome") in [
@@ -232,7 +234,7 @@ def test_a_model_that_calls_tools_writes_the_memory_with_its_calls(tmp_path, bac
                      {"subject": "Ada", "relation": "lives in", "object": "Tokyo"}]}}]},
                {"text": "done"})
     ask(dispatcher, PacketType.BUILD_MEMORY)
-    assert dispatcher.background_step()
+    assert dispatcher.backend.background_step()
     first = model.requests[0]
     assert {t["function"]["name"] for t in first["tools"]} >= {"memory_commit"}
     facts = [(f["subject"], f["object"]) for f in active(dispatcher)]
@@ -293,7 +295,7 @@ def test_a_chatgpt_zip_and_a_claude_export_keep_their_titles_dates_and_turns(tmp
     assert (kept["format"], kept["conversations"], kept["messages"]) == ("chatgpt", 3, 18)
     claude = past_exports.claude_export(tmp_path / "conversations.json", 2)
     assert ask(dispatcher, PacketType.IMPORT_HISTORY, path=str(claude))["format"] == "claude"
-    store = dispatcher.store
+    store = dispatcher.backend.store
     rows = store.query("SELECT c.title, c.created_at, m.role, m.content, m.turn_id FROM"
                        " conversations c JOIN messages m ON m.conversation_id = c.id WHERE"
                        " c.source LIKE 'chatgpt:%' ORDER BY m.id")
@@ -321,7 +323,7 @@ def test_a_conversation_that_grew_since_adds_only_its_new_messages(tmp_path, bac
 
 def test_a_markdown_export_comes_back_as_it_went(tmp_path, backend):
     dispatcher = backend()
-    store = dispatcher.store
+    store = dispatcher.backend.store
     conversation = conversations.create(store, "Trip to Kyoto")
     history = History(store, conversation)
     history.append("user", "Help me plan a trip to Kyoto.\n\nTwo weeks in April.")
@@ -368,13 +370,13 @@ def test_undated_conversations_carry_the_import_and_a_stop_keeps_nothing(tmp_pat
     export.write_text(json.dumps([conversation]), "utf-8")
     kept = ask(dispatcher, PacketType.IMPORT_HISTORY, path=str(export))
     assert (kept["conversations"], kept["undated"]) == (1, 1)
-    row = dispatcher.store.query_one("SELECT created_at FROM conversations WHERE source"
+    row = dispatcher.backend.store.query_one("SELECT created_at FROM conversations WHERE source"
                                      " LIKE 'chatgpt:%'")
     assert row["created_at"] == pytest.approx(time.time(), abs=600)
     other = past_exports.claude_export(tmp_path / "claude.json", 3)
     with pytest.raises(saving.ImportStopped):
-        saving.keep(dispatcher.store, other, cancelled=lambda: True)
-    assert dispatcher.store.query_one("SELECT count(*) AS n FROM conversations WHERE source"
+        saving.keep(dispatcher.backend.store, other, cancelled=lambda: True)
+    assert dispatcher.backend.store.query_one("SELECT count(*) AS n FROM conversations WHERE source"
                                       " LIKE 'claude:%'")["n"] == 0
 
 
@@ -399,15 +401,15 @@ def test_a_conversation_in_chinese_is_remembered_in_chinese(tmp_path, backend, m
 def test_a_failing_endpoint_stops_the_build_and_loses_no_piece(tmp_path, backend, model):
     dispatcher = backend()
     events: list[dict[str, Any]] = []
-    dispatcher.events = lambda event, data: events.append(data) \
+    dispatcher.backend.events = lambda event, data: events.append(data) \
         if event == Event.HISTORY_IMPORT else None
     ask(dispatcher, PacketType.IMPORT_HISTORY,
         path=str(invented_locomo(tmp_path / "locomo.json")))
     ask(dispatcher, PacketType.BUILD_MEMORY)
     model.play({"status": 401, "message": "Incorrect API key provided"})
-    assert not dispatcher.background_step()
+    assert not dispatcher.backend.background_step()
     assert events[-1]["phase"] == "failed" and "API key" in events[-1]["error"]
-    assert dispatcher.builder is None
+    assert dispatcher.backend.work.builder is None
     left = ask(dispatcher, PacketType.LIST_IMPORTS)["estimate"]
     assert (left["conversations"], left["pieces"]) == (2, 2)  # nothing was skipped
     restarted = backend()  # the build the person asked for goes on at the next start

@@ -18,6 +18,7 @@ from core.history_import.locomo import questions, samples, session_time
 from core.history_import.markdown import parse
 from core.history_import.readers import PastFormatError, detect, read
 from core.store import conversations
+from core.store.history import History
 from core.store.json_members import NotAnArray, NotJSON, elements
 from core.testing.past_exports import (
     LOCOMO_SAMPLE,
@@ -30,7 +31,6 @@ from core.testing.past_exports import (
     locomo_export,
     locomo_sample,
 )
-from core.turn.history import History
 
 CHATGPT_SHOWN = [
     ("user", "Hi, I am Mira Kovač. Conversation 0."),

@@ -10,8 +10,9 @@ import json
 import pytest
 
 from core.config import Config
-from core.turn import offer
-from core.turn.llm import ChatSession, TurnOptions, make_client
+from core.endpoint import profiles
+from core.endpoint.client import make_client
+from core.turn.llm import ChatSession, TurnOptions
 from core.turn.text_calls import read_reply, shown_length
 from core.writer import grounding
 
@@ -137,10 +138,10 @@ def test_a_reply_repeating_itself_is_stopped(llm):
 
 def test_local_servers_get_the_local_timeouts_by_their_address():
     typed = Config(base_url="http://192.168.1.5:8080/v1")
-    assert offer.timeouts(typed) == offer.LOCAL_TIMEOUTS
+    assert profiles.timeouts(typed) == profiles.LOCAL_TIMEOUTS
     chosen = Config(base_url="http://127.0.0.1:8080/v1", first_token_timeout=42.0)
-    assert offer.timeouts(chosen)[0] == 42.0 and offer.timeouts(chosen)[2] == 1800.0
-    assert offer.timeouts(Config()) == offer.CLOUD_TIMEOUTS
+    assert profiles.timeouts(chosen)[0] == 42.0 and profiles.timeouts(chosen)[2] == 1800.0
+    assert profiles.timeouts(Config()) == profiles.CLOUD_TIMEOUTS
 
 
 @pytest.mark.parametrize(("name", "said", "ok"), [
@@ -218,10 +219,10 @@ def update(**lists):
 
 
 def test_a_small_local_model_answers_without_tools_and_extraction_writes(small_local, llm):
-    assert offer.memory_writer("auto", llm.base_url, "local-model") == "extract"
-    assert offer.memory_writer("auto", llm.base_url, "qwen2.5:1.5b") == "extract"
-    assert offer.memory_writer("auto", llm.base_url, "llama3.1:70b") == "tools"
-    assert offer.memory_writer("auto", "https://api.deepseek.com", "local") == "tools"
+    assert profiles.memory_writer("auto", llm.base_url, "local-model") == "extract"
+    assert profiles.memory_writer("auto", llm.base_url, "qwen2.5:1.5b") == "extract"
+    assert profiles.memory_writer("auto", llm.base_url, "llama3.1:70b") == "tools"
+    assert profiles.memory_writer("auto", "https://api.deepseek.com", "local") == "tools"
     llm.play({"text": "Nice to meet you, Lin Wei!"},
              update(user_facts=[{"relation": "lives in", "object": "Hangzhou"},
                                 {"relation": "works as", "object": "nurse"},
@@ -333,7 +334,7 @@ def test_the_window_gets_the_answer_before_the_memory_is_written(small_local, ll
     from core.events import Event
 
     server = small_local.server
-    server.dispatcher.write_memory_after_answer = True
+    server.backend.write_memory_after_answer = True
     heard, written = [], threading.Event()
 
     def listen(event: str, data: dict) -> None:
@@ -341,7 +342,7 @@ def test_the_window_gets_the_answer_before_the_memory_is_written(small_local, ll
         if event == Event.MEMORY_WRITTEN:
             written.set()
 
-    server.dispatcher.events = listen
+    server.backend.events = listen
     gate = threading.Event()
     llm.play({"text": "Nice to meet you!"},
              {"hold": gate, **update(user_facts=[{"relation": "lives in",

@@ -9,9 +9,9 @@ import itertools
 
 import pytest
 
+from core.endpoint import profiles
 from core.testing.loopback_llm import rendered_prompt, shared_prefix
 from core.tools.schemas import CORE_TOOLS
-from core.turn import offer
 
 
 def commit(*triplets):
@@ -86,14 +86,14 @@ def test_ordinary_turns_offer_the_core_tools_and_maintenance_waits_to_be_asked(b
 
 
 def test_local_servers_get_the_compact_set_and_a_low_temperature():
-    assert offer.tool_set("auto", "http://127.0.0.1:8080/v1", "hi") == "compact"
-    assert offer.tool_set("auto", "http://192.168.1.20:11434/v1", "hi") == "compact"
-    assert offer.tool_set("auto", "https://api.deepseek.com", "hi") == "core"
-    assert offer.tool_set("auto", "https://api.deepseek.com", "清理一下旧记忆") == "full"
-    assert offer.tool_set("core", "https://api.deepseek.com", "is that clear?") == "core"
-    assert offer.temperature(None, "http://localhost:1234/v1") == offer.LOCAL_TEMPERATURE
-    assert offer.temperature(None, "https://api.openai.com/v1") is None
-    assert offer.temperature(0.9, "http://localhost:1234/v1") == 0.9
+    assert profiles.tool_set("auto", "http://127.0.0.1:8080/v1", "hi") == "compact"
+    assert profiles.tool_set("auto", "http://192.168.1.20:11434/v1", "hi") == "compact"
+    assert profiles.tool_set("auto", "https://api.deepseek.com", "hi") == "core"
+    assert profiles.tool_set("auto", "https://api.deepseek.com", "清理一下旧记忆") == "full"
+    assert profiles.tool_set("core", "https://api.deepseek.com", "is that clear?") == "core"
+    assert profiles.temperature(None, "http://localhost:1234/v1") == profiles.LOCAL_TEMPERATURE
+    assert profiles.temperature(None, "https://api.openai.com/v1") is None
+    assert profiles.temperature(0.9, "http://localhost:1234/v1") == 0.9
 
 
 def test_a_repeated_call_is_not_run_again_and_the_model_is_made_to_answer(backend, llm,
@@ -214,9 +214,9 @@ def test_a_local_server_is_sent_a_low_temperature_and_a_reply_cap(backend, llm):
     client = backend()
     llm.play({"text": "hi"})
     client.process_message("hello")
-    assert llm.requests[0]["temperature"] == offer.LOCAL_TEMPERATURE
-    assert llm.requests[0]["max_tokens"] == offer.LOCAL_MAX_TOKENS  # no endless runs
-    assert offer.max_tokens("https://api.deepseek.com") is None
+    assert llm.requests[0]["temperature"] == profiles.LOCAL_TEMPERATURE
+    assert llm.requests[0]["max_tokens"] == profiles.LOCAL_MAX_TOKENS  # no endless runs
+    assert profiles.max_tokens("https://api.deepseek.com") is None
 
 
 def test_llama_server_serving_any_name_gets_no_false_not_listed_warning(backend, llm):

@@ -292,7 +292,7 @@ def test_without_an_engine_recall_uses_words_and_says_why(tmp_path, monkeypatch)
         answer = client.request(PacketType.EXECUTE_TOOL, {
             "tool_name": "memory_recall", "arguments": {"query_intent": "cello"}})
         assert "User -plays-> the cello" in answer["data"]["result"]
-        assert server.dispatcher.meaning is None
+        assert server.backend.meaning is None
     finally:
         client.shutdown()
 

@@ -17,7 +17,7 @@ from core.recall import estimate_tokens, recall
 from core.recall.lines import fact_text, turn_text
 from core.recall.timespan import span_of
 from core.store import GraphStore, conversations
-from core.turn.history import History
+from core.store.history import History
 from tests.conftest import commit
 
 NO_ENGINE = engines.problem() is not None

@@ -139,7 +139,7 @@ def test_a_missing_memory_with_backups_is_told_with_the_way_back(home):
     server = BackendServer(home=home)
     server.start()
     try:
-        status = server.dispatcher.status()
+        status = server.backend.status()
         assert "missing" in status["store_error"] and "1 backup" in status["store_error"]
         assert not db.exists()  # nothing empty was made in its place
         listed = server.dispatcher.handle(_packet(PacketType.LIST_BACKUPS))
@@ -147,7 +147,7 @@ def test_a_missing_memory_with_backups_is_told_with_the_way_back(home):
         restored = server.dispatcher.handle(_packet(PacketType.RESTORE_BACKUP,
                                                     {"name": name}))
         assert restored.success, restored.error
-        assert server.dispatcher.store is not None and _liked(db) == ["tea"]
+        assert server.backend.store is not None and _liked(db) == ["tea"]
     finally:
         server.shutdown()
 
@@ -161,7 +161,7 @@ def test_a_missing_memory_with_only_a_kept_copy_comes_back_from_it(home):
     server = BackendServer(home=home)
     server.start()
     try:
-        assert "1 copy kept aside" in server.dispatcher.status()["store_error"]
+        assert "1 copy kept aside" in server.backend.status()["store_error"]
         listed = server.dispatcher.handle(_packet(PacketType.LIST_BACKUPS)).data
         assert [c["name"] for c in listed["kept_aside"]] == [aside.name]
         back = server.dispatcher.handle(_packet(PacketType.UNDO_RESTORE,

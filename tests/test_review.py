@@ -12,6 +12,7 @@ from core.protocol.packets import Packet, PacketType
 from core.store import GraphStore
 from core.store.exchange import export_json
 from tests.conftest import ask as asked
+from tests.conftest import make_dispatcher
 
 
 def commit_call(*triplets):
@@ -29,14 +30,14 @@ def backend(tmp_path, llm):
     opened = []
 
     def start() -> Dispatcher:
-        dispatcher = Dispatcher(home / "graph_memory.db", home / "config.json", home=home)
-        dispatcher.open()
+        dispatcher = make_dispatcher(home / "graph_memory.db", home / "config.json", home=home)
+        dispatcher.backend.open()
         opened.append(dispatcher)
         return dispatcher
 
     yield start
     for dispatcher in opened:
-        dispatcher.close()
+        dispatcher.backend.close()
 
 
 def ask(dispatcher: Dispatcher, type_: PacketType, body=None, events=None):
@@ -67,12 +68,12 @@ def test_what_the_model_wrote_waits_in_the_inbox_until_kept_even_across_a_restar
     assert oldest["guess"] and not newest["guess"]
     assert [x["guess"] for x in oldest["lines"]] == [False, True]
     ask(dispatcher, PacketType.REVIEW_KEEP, {"change_ids": [oldest["id"]]})
-    dispatcher.close()
+    dispatcher.backend.close()
 
     dispatcher = backend()
     inbox = ask(dispatcher, PacketType.REVIEW_LIST)
     assert [c["id"] for c in inbox["changes"]] == [newest["id"]]
-    kept = dispatcher.store.query("SELECT relation FROM edges WHERE reviewed_at IS NOT NULL"
+    kept = dispatcher.backend.store.query("SELECT relation FROM edges WHERE reviewed_at IS NOT NULL"
                                   " ORDER BY id")
     assert [r["relation"] for r in kept] == ["likes", "lives in"]
     # Keep all keeps what the person saw, not what came after it
@@ -133,7 +134,7 @@ def test_each_committed_change_is_announced_once_with_counts(backend, llm):
     assert changed[0]["actor"] == "model" and changed[0]["turn_id"] == answer["turn_id"]
     assert changed[-1]["counts"]["facts"] == 2 and changed[-1]["review_count"] == 2
     assert changed[-1]["counts_line"] == "2 facts · 3 entities · 0 tasks"
-    edges = dispatcher.store.query("SELECT id FROM edges ORDER BY id")
+    edges = dispatcher.backend.store.query("SELECT id FROM edges ORDER BY id")
     assert changed[1]["edges"] == [edges[1]["id"]] and changed[1]["nodes"]
     events.clear()
     ask(dispatcher, PacketType.LIST_NODES, {}, events)  # reads announce nothing
@@ -169,7 +170,7 @@ def test_the_review_mark_travels_with_an_export(tmp_path, backend, llm):
     inbox = ask(dispatcher, PacketType.REVIEW_LIST)
     ask(dispatcher, PacketType.REVIEW_KEEP, {"through": inbox["changes"][0]["id"]})
     path = tmp_path / "m.json"
-    export_json(dispatcher.store, path)
+    export_json(dispatcher.backend.store, path)
     fresh = GraphStore(tmp_path / "fresh.db")
     try:
         from core.store.exchange import import_json
@@ -205,13 +206,13 @@ def test_a_turns_changes_are_undone_together_and_a_fact_is_edited_whole(backend,
         "object": "jasmine tea"}})
     assert edited["summary"] == ("changed 'Xiao Ming likes green tea' to "
                                  "'Xiao Ming likes jasmine tea'")
-    old = dispatcher.store.row("edges", line["id"])
+    old = dispatcher.backend.store.row("edges", line["id"])
     assert old["status"] == "superseded" and old["superseded_by"]
     ask(dispatcher, PacketType.UNDO, {"change_id": edited["change_id"]})
     undone = ask(dispatcher, PacketType.UNDO, {"change_ids": [c["id"] for c in changes]})
     assert undone["message"] == ("Undid: 2 changes, the first: added “Xiao Ming lives in "
                                  "Shanghai”")
-    assert dispatcher.store.query("SELECT * FROM edges WHERE status = 'active'") == []
+    assert dispatcher.backend.store.query("SELECT * FROM edges WHERE status = 'active'") == []
     assert ask(dispatcher, PacketType.REVIEW_LIST)["count"] == 0
     bad = dispatcher.handle(Packet.make(PacketType.UNDO, {"change_ids": []}))
     assert not bad.success and "change_ids" in bad.error
@@ -227,10 +228,10 @@ def test_counts_kept_from_each_change_match_a_fresh_count(backend, llm, tmp_path
     ask(dispatcher, PacketType.PROCESS_MESSAGE, {"user_input": "Anna likes tea and lives in Rome"})
     ask(dispatcher, PacketType.EXECUTE_TOOL, {"tool_name": "task_create", "arguments": {
         "task_id": "Plan the trip", "description": "Rome in May"}})
-    edge = dispatcher.store.query_one("SELECT id FROM edges WHERE relation = 'likes'")["id"]
+    edge = dispatcher.backend.store.query_one("SELECT id FROM edges WHERE relation = 'likes'")["id"]
     ask(dispatcher, PacketType.CORRECT_MEMORY, {"action": "edit_fact", "arguments": {
         "edge_id": edge, "subject": "Anna", "relation": "likes", "object": "coffee"}})
-    node = dispatcher.store.find_node("Rome")["id"]
+    node = dispatcher.backend.store.find_node("Rome")["id"]
     ask(dispatcher, PacketType.CORRECT_MEMORY, {"action": "delete_node", "arguments": {
         "node_id": node}})
     ask(dispatcher, PacketType.UNDO)
@@ -240,9 +241,9 @@ def test_counts_kept_from_each_change_match_a_fresh_count(backend, llm, tmp_path
     events = []
     ask(dispatcher, PacketType.EXECUTE_TOOL, {"tool_name": "memory_commit", "arguments": {
         "triplets": [{"subject": "Bob", "relation": "likes", "object": "tea"}]}}, events)
-    assert events[-1][1]["counts"] == memory_counts(dispatcher.store.conn)
+    assert events[-1][1]["counts"] == memory_counts(dispatcher.backend.store.conn)
     assert ask(dispatcher, PacketType.MEMORY_STATE)["counts"] == \
-        memory_counts(dispatcher.store.conn)
+        memory_counts(dispatcher.backend.store.conn)
 
 
 def test_the_inbox_reads_facts_as_they_are_now(store):

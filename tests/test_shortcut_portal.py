@@ -17,7 +17,7 @@ from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import Proxy, open_dbus_connection
 from jeepney.low_level import HeaderFields
 
-from app import shortcut_portal
+from app.desktop import shortcut_portal
 
 pytestmark = pytest.mark.skipif(not shutil.which("dbus-daemon"), reason="needs dbus-daemon")
 PATH = shortcut_portal.PATH

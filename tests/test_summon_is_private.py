@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app import summon
+from app.desktop import summon
 
 needs_root = pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0,
                                 reason="a second uid needs root to switch to")

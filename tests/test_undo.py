@@ -313,4 +313,4 @@ def test_undo_of_an_older_turn_through_the_packet(headless, llm):
     answer = client.request(PacketType.UNDO_TURN, {"turn_id": first})
     assert answer["success"], answer
     assert answer["data"]["kept"] == [] and answer["data"]["kept_message"] == ""
-    assert _active(server.dispatcher.store) == [("likes", "dog")]
+    assert _active(server.backend.store) == [("likes", "dog")]

@@ -39,7 +39,7 @@ def test_undo_and_redo_speak_chinese_in_a_chinese_window(backend):  # noqa: F811
 def test_a_correction_says_what_it_did_in_chinese_and_logs_it_in_english(backend):  # noqa: F811
     dispatcher = backend()
     ask(dispatcher, PacketType.EXECUTE_TOOL, COMMIT)
-    edge = dispatcher.store.query_one("SELECT id FROM edges")["id"]
+    edge = dispatcher.backend.store.query_one("SELECT id FROM edges")["id"]
     try:
         i18n.set_language("zh_CN")
         edited = ask(dispatcher, PacketType.CORRECT_MEMORY, {"action": "edit_fact",
@@ -48,5 +48,5 @@ def test_a_correction_says_what_it_did_in_chinese_and_logs_it_in_english(backend
     finally:
         i18n.set_language("en")
     assert edited["summary"] == "已将“Anna likes tea”改为“Anna likes green tea”"
-    logged = dispatcher.store.change(edited["change_id"])["summary"]
+    logged = dispatcher.backend.store.change(edited["change_id"])["summary"]
     assert logged == "changed 'Anna likes tea' to 'Anna likes green tea'"

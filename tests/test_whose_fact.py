@@ -17,7 +17,7 @@ def update(**lists):
 
 
 def active(server) -> list[tuple[str, str, str]]:
-    return sorted((r["s"], r["relation"], r["t"]) for r in server.dispatcher.store.query(
+    return sorted((r["s"], r["relation"], r["t"]) for r in server.backend.store.query(
         "SELECT s.name AS s, e.relation, t.name AS t FROM edges e JOIN nodes s ON"
         " s.id = e.source_id JOIN nodes t ON t.id = e.target_id WHERE e.status = 'active'"
         " AND e.category = 'general'"))

@@ -46,9 +46,9 @@ from app.chat.code_blocks import code_rects, fix_tables, style_code_blocks
 from app.chat.message_editor import MessageEditor
 from app.chat.message_text import MessageText
 from app.chat.model import ChatMessage, MessageRole
-from app.sizes import char_width, chars
-from app.status_parts import first_upper
-from app.text_marks import join_emoji_to_punctuation
+from app.looks.sizes import char_width, chars
+from app.looks.text_marks import join_emoji_to_punctuation
+from app.status.status_parts import first_upper
 from core import i18n
 from core.i18n import N_, tr
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import QMimeData, QPoint, QRect, Qt
 from PySide6.QtGui import QGuiApplication, QPalette, QTextDocument
 from PySide6.QtWidgets import QFrame, QTextBrowser, QWidget
 
-from app.text_marks import plain
+from app.looks.text_marks import plain
 from core.i18n import tr
 
 

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.dialogs.ask_text import ask_text
-from app.sizes import chars
+from app.looks.sizes import chars
 from core.i18n import tr
 from core.store.conversations import NEW_TITLE
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from app.sizes import chars, natural_size
+from app.looks.sizes import chars, natural_size
 
 WIDE = 48  # characters the box holds without scrolling
 

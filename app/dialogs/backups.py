@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
-from app.sizes import chars
+from app.looks.sizes import chars
 from core.i18n import tr
 from core.protocol.packets import PacketType
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QLabel
 
-from app.dialogs.sharing import quiet
+from app.looks.notes import quiet
 from core.i18n import tr
 
 

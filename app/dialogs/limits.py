@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
-from app.sizes import chars, natural_size
+from app.looks.sizes import chars, natural_size
 from core import i18n
 from core.i18n import N_, tr
 from core.protocol.packets import PacketType

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 
 from app.actions import SPECS, ActionRegistry, ActionSpec
 from app.dialogs.fuzzy import fuzzy_score
-from app.sizes import chars
+from app.looks.sizes import chars
 from core import i18n
 from core.i18n import tr
 

@@ -30,23 +30,24 @@ from PySide6.QtWidgets import (
 
 from app.backend_host import BackendHost
 from app.dialogs.key_note import key_note
-from app.dialogs.sharing import SharingPage, quiet
+from app.dialogs.sharing import SharingPage
 from app.dialogs.sync_page import SyncPage
-from app.model_shutdown import ShutdownNote
-from app.sizes import chars
-from app.text_marks import unbroken_at_hyphens
+from app.looks.notes import quiet
+from app.looks.sizes import chars
+from app.looks.text_marks import unbroken_at_hyphens
+from app.status.model_shutdown import ShutdownNote
 from core import desktop_files, i18n
 from core.config import DEFAULT_MODEL
+from core.endpoint import profiles
 from core.i18n import N_, tr
 from core.protocol.packets import PacketType
-from core.turn import offer
 
 LOCAL_KEY = "not-needed"  # local servers ignore the key, but the protocol needs one
 # Timeouts in seconds (request = between chunks, first token, whole turn). A small model
 # on a laptop CPU can read a long prompt for minutes before its first token.
 _TIMEOUT_NAMES = ("first_token_timeout", "request_timeout", "turn_timeout")
-CLOUD_TIMEOUTS = dict(zip(_TIMEOUT_NAMES, offer.CLOUD_TIMEOUTS, strict=True))
-LOCAL_TIMEOUTS = dict(zip(_TIMEOUT_NAMES, offer.LOCAL_TIMEOUTS, strict=True))
+CLOUD_TIMEOUTS = dict(zip(_TIMEOUT_NAMES, profiles.CLOUD_TIMEOUTS, strict=True))
+LOCAL_TIMEOUTS = dict(zip(_TIMEOUT_NAMES, profiles.LOCAL_TIMEOUTS, strict=True))
 
 
 @dataclass(frozen=True)
@@ -242,8 +243,8 @@ class SettingsDialog(QDialog):
 
     def _make_timeouts(self, config: dict[str, Any]) -> None:
         # The values in force: a local address left at the cloud defaults waits as long
-        # as a local server needs (offer.timeouts), and the boxes say so.
-        config = {**config, **dict(zip(_TIMEOUT_NAMES, offer.timeouts(SimpleNamespace(
+        # as a local server needs (profiles.timeouts), and the boxes say so.
+        config = {**config, **dict(zip(_TIMEOUT_NAMES, profiles.timeouts(SimpleNamespace(
             base_url=config.get("base_url", ""),
             **{n: float(config.get(n, CLOUD_TIMEOUTS[n])) for n in _TIMEOUT_NAMES})),
             strict=True))}

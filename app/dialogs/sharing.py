@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSize
-from PySide6.QtGui import QFontDatabase, QGuiApplication, QPalette
+from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -24,18 +24,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.looks.notes import quiet
 from core import i18n
 from core.i18n import N_, tr
 from core.share import snippets
 from core.share.tokens import new_token
 
 PROGRAM_NAMES = {"installed": N_("Installed (pip)"), "standalone": N_("Standalone build")}
-
-
-def quiet(label: QLabel) -> None:
-    """A note under a setting, in the palette's placeholder grey: a disabled label's grey
-    is too faint to read in the dark theme."""
-    label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
 
 
 class Snippet(QPlainTextEdit):

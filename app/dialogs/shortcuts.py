@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from app.actions import ActionRegistry
 from app.dialogs.palette import menu_and_name
-from app.sizes import chars, line_height
+from app.looks.sizes import chars, line_height
 from core.i18n import tr
 
 SearchRole = Qt.ItemDataRole.UserRole + 1  # a cell's text as shown and in English

@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
-from app.dialogs.sharing import quiet
-from app.status_parts import count_of
+from app.looks.notes import quiet
+from app.status.status_parts import count_of
 from core.i18n import tr
 from core.protocol.packets import PacketType
 

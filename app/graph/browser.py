@@ -36,8 +36,8 @@ from app.graph.node_model import NodeIdRole, NodeListModel, shown_name
 from app.graph.node_picker import NodePicker
 from app.graph.review import ReviewView
 from app.graph.view import NeighbourhoodView
-from app.sizes import chars, line_height
-from app.status_parts import as_sentence, first_upper
+from app.looks.sizes import chars, line_height
+from app.status.status_parts import as_sentence, first_upper
 from core import i18n
 from core.errors import ErrorCode
 from core.i18n import N_, tr

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from app.graph.columns import FitColumns
 from app.graph.node_model import KIND_LABELS, shown_name, shown_relation
 from app.graph.review import change_text
-from app.sizes import line_height
+from app.looks.sizes import line_height
 from core import i18n
 from core.i18n import N_, tr
 

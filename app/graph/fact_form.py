@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLineEdit, QWidget
 
-from app.sizes import chars, natural_size
+from app.looks.sizes import chars, natural_size
 from core.i18n import tr
 
 

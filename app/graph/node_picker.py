@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from app.backend_host import BackendHost
 from app.graph.node_model import KIND_LABELS
-from app.sizes import chars
+from app.looks.sizes import chars
 from core import i18n
 from core.i18n import tr
 from core.protocol.packets import PacketType

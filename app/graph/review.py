@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 from app.backend_host import BackendHost
 from app.graph.fact_form import FactDialog
 from app.graph.node_model import shown_name, shown_relation
-from app.sizes import chars
-from app.status_parts import as_sentence
+from app.looks.sizes import chars
+from app.status.status_parts import as_sentence
 from core import i18n
 from core.i18n import N_, tr
 from core.protocol.packets import PacketType

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.sizes import chars
+from app.looks.sizes import chars
 from app.trace.model import DetailRole, TraceModel
 from core.i18n import tr
 

@@ -13,15 +13,20 @@ import argparse
 import os
 import signal
 import sys
-from pathlib import Path
+import threading
 from typing import Any, TextIO
 
 from core.config import language_setting
 from core.events import Event
 from core.i18n import set_language, tr
-from core.paths import config_path, data_home, database_path
-from core.protocol.dispatcher import Dispatcher
+from core.paths import data_home
 from core.protocol.packets import Packet, PacketType
+from core.protocol.server import BackendServer
+
+# The phases a build ends with (see `core.history_import.building`).
+BUILD_ENDS = ("built", "stopped", "failed")
+# How long the end waits for a stopped build's piece to give up its model call.
+STOP_SECONDS = 30.0
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -52,11 +57,12 @@ def estimate_words(estimate: dict[str, Any]) -> str:
 
 
 class _Progress:
-    """Progress lines on stderr, one per piece."""
+    """Progress lines on stderr, one per piece; `finished` is set when a build ends."""
 
     def __init__(self, err: TextIO) -> None:
         self.err = err
         self.last: dict[str, Any] = {}
+        self.finished = threading.Event()
 
     def __call__(self, event: str, data: dict[str, Any]) -> None:
         if event != Event.HISTORY_IMPORT:
@@ -73,6 +79,8 @@ class _Progress:
                               pieces=data["pieces"], total=data["total"],
                               facts=data["facts"],
                               left=_duration(left) if left is not None else "?") + "\n")
+        if data["phase"] in BUILD_ENDS:
+            self.finished.set()
         self.err.flush()
 
 
@@ -86,15 +94,12 @@ def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None,
     out, err = out or sys.stdout, err or sys.stderr
     set_language(language_setting(argv))
     args = parse_args(argv)
-    home = data_home(args.home)
     progress = _Progress(err)
-    backend = Dispatcher(database_path(home), config_path(home), home=Path(home))
-    backend.open(os.environ.get("TRULYMEM_API_KEY"), args.base_url, args.model)
-    backend.events = progress
-    backend.builder = None  # this command decides whether to build, below
+    server = BackendServer(home=data_home(args.home), progress=progress)
+    server.backend.resume_builds = False  # this command decides whether to build, below
+    server.start(os.environ.get("TRULYMEM_API_KEY"), args.base_url, args.model)
     try:
-        kept = backend.handle(Packet.make(PacketType.IMPORT_HISTORY,
-                                          {"path": str(args.path)}), progress)
+        kept = server.send(Packet.make(PacketType.IMPORT_HISTORY, {"path": str(args.path)}))
         if not kept.success:
             err.write(f"trulymem: {kept.error}\n")
             return 1
@@ -105,14 +110,14 @@ def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None,
         if args.conversations_only:
             out.write(summary + "\n")
             return 0
-        return _build(backend, args, summary, out=out, err=err, ask=ask)
+        return _build(server, progress, args, summary, out=out, err=err, ask=ask)
     finally:
-        backend.close()
+        server.shutdown(STOP_SECONDS)
 
 
-def _build(backend: Dispatcher, args: argparse.Namespace, summary: str, *, out: TextIO,
-           err: TextIO, ask: Any) -> int:
-    listed = backend.handle(Packet.make(PacketType.LIST_IMPORTS)).data
+def _build(server: BackendServer, progress: _Progress, args: argparse.Namespace,
+           summary: str, *, out: TextIO, err: TextIO, ask: Any) -> int:
+    listed = server.send(Packet.make(PacketType.LIST_IMPORTS)).data
     estimate = listed["estimate"] if listed else None
     if not estimate or not estimate["pieces"]:
         out.write(summary + "; " + tr("the memory holds them already") + "\n")
@@ -123,7 +128,7 @@ def _build(backend: Dispatcher, args: argparse.Namespace, summary: str, *, out: 
         if answer not in ("", "y", "yes", "是"):
             out.write(summary + "; " + tr("memory not built") + "\n")
             return 0
-    started = backend.handle(Packet.make(PacketType.BUILD_MEMORY))
+    started = server.send(Packet.make(PacketType.BUILD_MEMORY))
     if not started.success:
         err.write(f"trulymem: {started.error}\n")
         out.write(summary + "; " + tr("memory not built") + "\n")
@@ -136,18 +141,19 @@ def _build(backend: Dispatcher, args: argparse.Namespace, summary: str, *, out: 
         if interrupted > 1:
             raise KeyboardInterrupt
         err.write(tr("stopping after this conversation (Ctrl+C again to stop now)") + "\n")
-        if backend.builder is not None:
-            backend.builder.stop_after_conversation()
+        # asked of the worker, which takes it between two pieces; not waited for here
+        threading.Thread(target=server.send, args=(Packet.make(PacketType.STOP_BUILDING),),
+                         daemon=True).start()
 
     previous = signal.signal(signal.SIGINT, stop)
     try:
-        while backend.background_step():
+        while server.running and not progress.finished.wait(0.5):
             pass
     except KeyboardInterrupt:
         pass
     finally:
         signal.signal(signal.SIGINT, previous)
-    done = backend.events.last if isinstance(backend.events, _Progress) else {}
+    done = progress.last
     stopped = interrupted or done.get("phase") in ("stopped", "failed")
     out.write(summary + "; " + tr(
         "memory: {facts} facts from {pieces} of {total} pieces in {seconds} s{more}",

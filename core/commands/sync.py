@@ -15,15 +15,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import Any, TextIO
 
 from core.config import language_setting
 from core.i18n import set_language, tr
-from core.paths import config_path, data_home, database_path
-from core.protocol.dispatcher import Dispatcher
+from core.paths import data_home
 from core.protocol.packets import Packet, PacketType
+from core.protocol.server import BackendServer
 
+# How long a sync may take before the command stops waiting (a folder of many files).
+SYNC_SECONDS = 600.0
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
@@ -53,9 +54,8 @@ def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -
         err.write("trulymem: " + tr("--code needs --folder (the folder the set is in)")
                   + "\n")
         return 2
-    home = data_home(args.home)
-    backend = Dispatcher(database_path(home), config_path(home), home=Path(home))
-    backend.open(os.environ.get("TRULYMEM_API_KEY"), None, None)
+    server = BackendServer(home=data_home(args.home))
+    server.start(os.environ.get("TRULYMEM_API_KEY"))
     try:
         if args.status:
             packet = Packet.make(PacketType.SYNC_STATUS)
@@ -70,14 +70,14 @@ def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -
                                                          "name": args.name or ""})
         else:
             packet = Packet.make(PacketType.SYNC_NOW)
-        answer = backend.handle(packet)
+        answer = server.send(packet, timeout=SYNC_SECONDS)
         if not answer.success:
             err.write(f"trulymem: {answer.error}\n")
             return 1
         _report(packet.type, answer.data, out)
         return 0
     finally:
-        backend.close()
+        server.shutdown()
 
 
 def _report(kind: PacketType, data: dict[str, Any], out: TextIO) -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import Config, save_config
+from core.endpoint import profiles
 from core.eval.conversation import (
     FACTS,
     FORGOTTEN,
@@ -42,7 +43,6 @@ from core.protocol.server import BackendServer
 from core.store import GraphStore
 from core.testing.loopback_llm import ScriptedOpenAIServer, rendered_prompt, shared_prefix
 from core.tools import TOOL_NAMES
-from core.turn import offer
 from core.turn.text_calls import read_reply
 from core.writer import grounding
 
@@ -54,11 +54,11 @@ def _endpoint_config(home: Path, base_url: str, proxy_url: str, *, model: str | 
                      api_key: str | None, writer: str) -> str:
     """The throwaway folder's settings, as a person would set them for this endpoint;
     answers the tool set."""
-    tool_set = offer.tool_set("auto", base_url, "")
-    local = offer.is_local(base_url)
+    tool_set = profiles.tool_set("auto", base_url, "")
+    local = profiles.is_local(base_url)
     save_config(home / "config.json", Config(
         api_key=api_key or "", base_url=proxy_url, model=model or "",
-        tool_set=tool_set, temperature=offer.temperature(None, base_url),
+        tool_set=tool_set, temperature=profiles.temperature(None, base_url),
         first_token_timeout=600.0 if local else 120.0,
         request_timeout=120.0 if local else 60.0,
         turn_timeout=1800.0 if local else 300.0, memory_writer=writer))
@@ -100,7 +100,7 @@ def run_eval(base_url: str | None = None, model: str | None = None,
             scripted.close()
     report = {"endpoint": "scripted loopback model" if scripted else base_url,
               "model": model, "tool_set": tool_set,
-              "writer": offer.memory_writer(writer, base_url, model or ""),
+              "writer": profiles.memory_writer(writer, base_url, model or ""),
               "memory": memory, "cost": cost,
               "answers": _answers(turns), "turns": turns}
     say(describe(report))
@@ -123,8 +123,8 @@ def _play(home: Path, say: Callable[[str], None], turns: Any = TURNS
     def start() -> tuple[BackendServer, BackendClient]:
         """As the window runs it: the answer first, the memory writing after it."""
         server = BackendServer(home=home, progress=progress)
-        server.dispatcher.write_memory_after_answer = True
-        server.dispatcher.keychain = False  # a throwaway folder: its key stays in its file
+        server.backend.write_memory_after_answer = True
+        server.backend.settings.use_keychain = False  # a throwaway folder: the key stays in it
         server.start()
         return server, BackendClient(server)
 
@@ -142,7 +142,7 @@ def _play(home: Path, say: Callable[[str], None], turns: Any = TURNS
             answer = client.process_message(turn.text)
             seconds = time.perf_counter() - started
             if answer.get("memory_pending"):  # the person reads; the memory is written
-                written_now.wait(server.dispatcher.config.turn_timeout)
+                written_now.wait(server.backend.config.turn_timeout)
             later = [c["name"] for w in written for c in w.get("tool_calls") or []]
             rejected = answer.get("rejected_tools") or []
             played.append({

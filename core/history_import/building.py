@@ -31,6 +31,7 @@ import openai
 
 from core import when
 from core.config import Config
+from core.endpoint import profiles
 from core.errors import ErrorCode
 from core.events import Event
 from core.i18n import N_
@@ -41,7 +42,6 @@ from core.tools import openai_tools
 from core.tools.base import PERSON_NODE
 from core.tools.executor import ToolExecutor
 from core.tools.limits import ToolLimiter
-from core.turn import offer
 from core.turn.llm import ChatSession, TurnCancelled, TurnOptions
 from core.turn.run import Progress, Turn
 from core.writer import grounding
@@ -167,7 +167,7 @@ def estimate(store: GraphStore, config: Config, import_id: int | None = None,
     return {"conversations": len(conversations), "messages": messages, "pieces": count,
             "tokens": round(chars / TOKEN_CHARS) + count * OVERHEAD_TOKENS,
             "endpoint": config.base_url, "model": config.model,
-            "writer": offer.memory_writer(config.memory_writer, config.base_url,
+            "writer": profiles.memory_writer(config.memory_writer, config.base_url,
                                           config.model)}
 
 
@@ -180,7 +180,7 @@ class Builder:
         self.store, self.session, self.config = store, session, config
         self.import_id, self.progress = import_id, progress
         self.limiter = ToolLimiter(config.tool_limits)
-        self.writer = offer.memory_writer(config.memory_writer, config.base_url,
+        self.writer = profiles.memory_writer(config.memory_writer, config.base_url,
                                           config.model)
         self.queue: list[Piece] = []
         self.current: int | None = None  # the conversation being remembered
@@ -314,7 +314,7 @@ class Builder:
     def _extracted(self, piece: Piece, turn: Turn) -> int:
         instructions = files("core.turn.prompts").joinpath("remember.md").read_text("utf-8")
         answer = self.session.complete_json(self._request(piece, instructions.strip()),
-                                            response_format(), offer.timeouts(self.config)[0])
+                                            response_format(), profiles.timeouts(self.config)[0])
         try:
             facts = json.loads(answer).get("facts")
         except (ValueError, AttributeError, RecursionError):
@@ -381,12 +381,12 @@ class Builder:
                 written.append(outcome["data"].get("created", 0))
             return outcome
 
-        first_token, between, _ = offer.timeouts(self.config)
+        first_token, between, _ = profiles.timeouts(self.config)
         tools = [t for t in openai_tools("core") if t["function"]["name"] in MEMORY_TOOLS]
         options = TurnOptions(tools, 3,
-                              offer.temperature(self.config.temperature, self.config.base_url),
-                              first_token, between, offer.max_tokens(self.config.base_url),
-                              offer.request_options(False, self.config.base_url),
+                              profiles.temperature(self.config.temperature, self.config.base_url),
+                              first_token, between, profiles.max_tokens(self.config.base_url),
+                              profiles.request_options(False, self.config.base_url),
                               person_text=turn.message)
         result = self.session.run(self._request(piece, instructions), run_tool,
                                   lambda _event, _data: None, options)

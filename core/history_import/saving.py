@@ -29,7 +29,7 @@ from core.i18n import N_
 from core.redaction import scrub_known
 from core.store.conversations import title_from
 from core.store.graph import GraphStore, StoreError
-from core.turn.history import clean_text
+from core.store.history import clean_text
 
 log = logging.getLogger(__name__)
 Report = Callable[[int, int], None]  # conversations, messages read so far

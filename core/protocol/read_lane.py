@@ -17,59 +17,61 @@ import threading
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
+from core.backend.announcer import memory_state
 from core.errors import ErrorCode
 from core.i18n import N_
-from core.protocol.announcer import memory_state
 from core.protocol.handlers.table import Refusal, reads_memory, runs_long
 from core.protocol.packets import Packet, PacketResponse
 from core.store import GraphStore, conversations
 from core.store.counts import memory_counts
-from core.turn.history import History
+from core.store.history import History
 
 if TYPE_CHECKING:
+    from core.backend import Backend
     from core.protocol.dispatcher import Dispatcher
 
 Deliver = Callable[[PacketResponse], None]
 READER = N_("this connection only reads")
 
 
-def overtakes(dispatcher: Dispatcher, packet: Packet, ahead: Collection[Packet]) -> bool:
+def overtakes(packet: Packet, ahead: Collection[Packet], between: bool) -> bool:
     """True when the read lane should answer `packet`: it reads, and the worker is on long
-    work (`ahead`: the packets sent to the worker and not yet answered, in order)."""
-    if not reads_memory(packet.type, packet.body) or not (
-            ahead or dispatcher.backing_up or dispatcher.writing_memory):
+    work (`ahead`: the packets sent to the worker and not yet answered, in order;
+    `between`: the worker said it is on the work between packets, see
+    `core.backend.work`)."""
+    if not reads_memory(packet.type, packet.body) or not (ahead or between):
         return False
     return all(runs_long(waiting.type) for waiting in ahead)
 
 
 class Reader:
-    """What a read handler sees as its backend on the lane: the dispatcher's settings and
+    """What a read handler sees as its backend on the lane: the backend's settings and
     state, with the lane's own store in place of the worker's."""
 
-    def __init__(self, dispatcher: Dispatcher) -> None:
-        self._dispatcher = dispatcher
+    def __init__(self, backend: Backend) -> None:
+        self._backend = backend
         self._store: GraphStore | None = None
         self._generation = -1
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._dispatcher, name)  # config, limiter, status(), db_path…
+        return getattr(self._backend, name)  # config, limiter, status(), db_path…
 
     def need_store(self) -> GraphStore:
-        dispatcher = self._dispatcher
-        dispatcher.need_store()  # the worker's refusal when no memory is open
-        if self._store is None or self._generation != dispatcher.store_generation:
+        backend = self._backend
+        backend.need_store()  # the worker's refusal when no memory is open
+        if self._store is None or self._generation != backend.store_generation:
             self.close()  # a restore or a reopening put another file in its place
-            self._store = GraphStore(dispatcher.db_path, read_only=READER)
-            self._generation = dispatcher.store_generation
+            self._store = GraphStore(backend.db_path, read_only=READER)
+            self._generation = backend.store_generation
         # recall by meaning as on the worker (its searches run on their own thread)
-        self._store.meaning = getattr(dispatcher, "meaning", None)
-        self._store.trash_days = dispatcher.config.trash_days
+        self._store.meaning = getattr(backend, "meaning", None)
+        self._store.trash_days = backend.config.trash_days
         return self._store
 
     def history(self) -> History:
         """The shown conversation, as the worker would pick it, without making one."""
         store = self.need_store()
-        chosen = self._dispatcher.conversation_id
+        chosen = self._backend.conversation_id
         if chosen is None:
             chosen = conversations.latest(store)
         if chosen is None:
@@ -81,7 +83,7 @@ class Reader:
         """The worker's counts as of the last commit when it has them (counting a million
         rows afresh takes a quarter of a second), else counted here."""
         store = self.need_store()
-        announcer = self._dispatcher.announcer
+        announcer = self._backend.announcer
         counts = (announcer.known_counts() if announcer is not None else None) \
             or memory_counts(store.conn)
         return memory_state(store, counts)
@@ -111,11 +113,11 @@ class ReadLane:
         self._queue.put((packet, deliver))
 
     def _serve(self) -> None:
-        reader = Reader(self.dispatcher)
+        reader = Reader(self.dispatcher.backend)
         try:
             while (item := self._queue.get()) is not None:
                 packet, deliver = item
-                deliver(self.dispatcher.handle(packet, backend=reader))
+                deliver(self.dispatcher.handle(packet, reader=reader))
         finally:
             reader.close()
 

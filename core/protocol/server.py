@@ -1,4 +1,5 @@
-"""BackendServer: hosts the dispatcher on one worker thread fed by a queue (headless use).
+"""BackendServer: hosts the backend and its dispatcher on one worker thread fed by a
+queue (headless use).
 
 A caller told "failed" can trust it. A packet's timeout (30 s by default; a turn's time
 limit plus a grace for a turn; none for the other long work, an import or an undo, which
@@ -15,10 +16,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from core.backend.backend import Backend, Progress
 from core.errors import ErrorCode
 from core.i18n import tr
 from core.paths import config_path, data_home, database_path
-from core.protocol.dispatcher import Dispatcher, Progress
+from core.protocol.dispatcher import Dispatcher
 from core.protocol.handlers.table import runs_long
 from core.protocol.packets import Packet, PacketResponse, PacketType
 from core.protocol.read_lane import ReadLane, overtakes
@@ -40,13 +42,13 @@ class BackendServer:
                  config_file: str | Path | None = None, home: str | Path | None = None,
                  progress: Progress | None = None) -> None:
         folder = data_home(home)
-        self.dispatcher = Dispatcher(Path(db_path) if db_path else database_path(folder),
-                                     Path(config_file) if config_file else config_path(folder),
-                                     use_embedded_db,
-                                     home=None if db_path and config_file else folder)
+        self.backend = Backend(Path(db_path) if db_path else database_path(folder),
+                               Path(config_file) if config_file else config_path(folder),
+                               use_embedded_db, home=None if db_path and config_file else folder)
+        self.dispatcher = Dispatcher(self.backend)
         self.progress = progress
         if progress is not None:
-            self.dispatcher.events = progress  # the indexer's progress, from its thread
+            self.backend.events = progress  # the indexer's progress, from its thread
         self._queue: queue.Queue[Packet | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
@@ -57,6 +59,7 @@ class BackendServer:
         self._current: str | None = None
         self._abandoned: set[str] = set()
         self._ahead: dict[str, Packet] = {}  # sent to the worker, not answered, in order
+        self._between = threading.Event()  # the worker is on the work between packets
         self.reads = ReadLane(self.dispatcher)
 
     @property
@@ -82,17 +85,17 @@ class BackendServer:
         return {"success": True, "data": {"status": "started"}}
 
     def _serve(self, api_key: str | None, base_url: str | None, model: str | None) -> None:
-        self.dispatcher.open(api_key, base_url, model)  # the store is made on this thread
+        self.backend.open(api_key, base_url, model)  # the store is made on this thread
         self._started.set()
         while True:
             try:
                 # background work (building the memory from imported conversations) runs
                 # a piece at a time while no packet waits
-                packet = self._queue.get(block=self.dispatcher.builder is None,
+                packet = self._queue.get(block=self.backend.work.builder is None,
                                          timeout=OUTSIDE_CHANGES_EVERY)
             except queue.Empty:
-                self.dispatcher.notice_outside_changes()
-                self.dispatcher.background_step()
+                self.backend.notice_outside_changes()
+                self.backend.background_step()
                 continue
             if packet is None:
                 break
@@ -101,32 +104,34 @@ class BackendServer:
                     self._abandoned.discard(packet.id)
                     continue
                 self._current = packet.id
-                self.dispatcher.reset_cancel()
+                self.backend.reset_cancel()
             response = self.dispatcher.handle(packet, self.progress or _quiet)
             with self._packets_lock:
                 self._current = None
                 self._ahead.pop(packet.id, None)
+                self._between.set()  # reads asked from now on need not wait for it
             if packet.response_queue is not None:
                 packet.response_queue.put(response)
             if packet.type is PacketType.SHUTDOWN:
                 break
-            self.dispatcher.between_packets(packet)
+            self.backend.between_packets(packet.type.value)
+            self._between.clear()
         self.reads.stop()
-        self.dispatcher.close()
+        self.backend.close()
 
     def default_timeout(self, packet_type: PacketType) -> float | None:
         """How long `send` waits when the caller names no timeout (see the docstring)."""
         if packet_type is PacketType.PROCESS_MESSAGE:
             # The dispatcher stops a turn at its time limit and answers with what arrived;
             # waiting a little longer lets that answer, not a bare "timeout", come back.
-            return self.dispatcher.config.turn_timeout + TURN_GRACE
+            return self.backend.config.turn_timeout + TURN_GRACE
         return None if runs_long(packet_type) else DEFAULT_TIMEOUT
 
     def send(self, packet: Packet, timeout: float | None = None) -> PacketResponse:
         """Queue `packet` (or hand a read to the read lane) and wait for its answer; see
         the module docstring for what a timeout does."""
         if packet.type is PacketType.CANCEL:  # must not wait behind the turn it cancels
-            self.dispatcher.cancel()
+            self.backend.cancel()
             return PacketResponse.ok(packet.id, {"status": "cancelled"})
         if not self.running:
             return PacketResponse.fail(packet.id, tr("the backend is not running"),
@@ -136,7 +141,7 @@ class BackendServer:
         if timeout is None:
             timeout = self.default_timeout(packet.type)
         with self._packets_lock:
-            to_lane = overtakes(self.dispatcher, packet, list(self._ahead.values()))
+            to_lane = overtakes(packet, list(self._ahead.values()), self._between.is_set())
             if not to_lane:
                 self._ahead[packet.id] = packet
                 self._queue.put(packet)
@@ -159,7 +164,7 @@ class BackendServer:
                     packet.id, tr("timeout: it waited {seconds} s behind other work and was"
                                   " not run", seconds=round(waited, 1)), ErrorCode.TIMEOUT)
             if not on_lane and self._current == packet.id:
-                self.dispatcher.cancel()
+                self.backend.cancel()
         try:
             answer = packet.response_queue.get(timeout=STOP_GRACE)
         except queue.Empty:
@@ -179,7 +184,7 @@ class BackendServer:
         thread = self._thread
         if thread is None or not thread.is_alive():
             return {"success": True, "data": {"status": "shutdown"}}
-        self.dispatcher.cancel()
+        self.backend.cancel()
         self._queue.put(None)
         thread.join(timeout)
         return {"success": not thread.is_alive(), "data": {"status": "shutdown"},

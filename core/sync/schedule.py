@@ -35,7 +35,7 @@ class SyncSchedule:
         self.last: dict[str, Any] = {}
         self._due = 0.0  # when to look for other devices' files next (0: at once)
         # Told whenever other devices' changes were applied, however the sync began: the
-        # one place that has the window told of them (the dispatcher's announcer).
+        # one place that has the window told of them (the backend's announcer).
         self.arrived: Callable[[], None] = lambda: None
 
     def opened(self) -> None:

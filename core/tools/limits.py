@@ -58,7 +58,7 @@ class ToolLimiter:
         self.limits = validate_limits(limits or {})
         self.used: Counter[str] = Counter()
         self.destroyed = 0
-        # Rows the model took away in the last hour, across turns (the dispatcher reads
+        # Rows the model took away in the last hour, across turns (the backend reads
         # them from the change log); None: only the per-turn budget holds.
         self.taken_this_hour: Callable[[], int] | None = None
 

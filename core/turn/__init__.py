@@ -1,1 +1,1 @@
-"""One chat turn: the streaming tool loop, the memory snapshot, the prompts, the history."""
+"""One chat turn: the streaming tool loop, the memory snapshot, the prompts."""

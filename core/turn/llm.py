@@ -19,17 +19,17 @@ from typing import Any
 import openai
 
 from core import redaction
-from core.errors import ErrorCode
-from core.events import Event
-from core.i18n import tr_kept
-from core.redaction import scrub_known
-from core.turn import parrot
-from core.turn.api_errors import (
+from core.endpoint.api_errors import (
     describe_api_error,
     describe_broken_stream,
     model_missing,
     retry_after,
 )
+from core.errors import ErrorCode
+from core.events import Event
+from core.i18n import tr_kept
+from core.redaction import scrub_known
+from core.turn import parrot
 from core.turn.guards import LoopGuard
 from core.turn.repetition import repetition_start
 from core.turn.text_calls import read_reply, visible_prefix
@@ -47,7 +47,7 @@ from core.turn.turn_result import (
 
 # What other modules have taken from here since before the turn was split in modules
 __all__ = ["BadReply", "ChatSession", "EmptyStream", "TurnCancelled", "TurnOptions",
-           "TurnResult", "add_usage", "describe_api_error", "made_answer", "make_client",
+           "TurnResult", "add_usage", "describe_api_error", "made_answer",
            "model_words"]
 
 
@@ -91,16 +91,6 @@ def _show_reasoning(attempt: _Attempt, final: bool = False) -> None:
 RETRIES = 2  # for rate limits and server errors; never for a timeout
 WATCH_INTERVAL = 0.25  # seconds between the stream watchdog's looks at the clock
 MAX_BACKOFF = 8.0
-
-
-def make_client(api_key: str, base_url: str, timeout: float) -> openai.OpenAI:
-    """An OpenAI-compatible client that retries nothing itself (the turn loop retries what
-    is worth retrying, so a stalled endpoint is reported after one timeout, not three) and
-    follows no redirect: the conversation goes only to the address the person set."""
-    redaction.remember(api_key)  # whatever a server says back is scrubbed of it
-    http = openai.DefaultHttpxClient(follow_redirects=False)
-    return openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0,
-                         http_client=http)
 
 
 def _sampling(options: TurnOptions) -> dict[str, Any]:

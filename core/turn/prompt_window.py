@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.store import GraphStore
+from core.store.history import History
 from core.turn import answering
-from core.turn.history import History
 from core.turn.prompts import turn_message
 from core.turn.snapshot import (
     active_fact_keys,

@@ -21,19 +21,20 @@ from typing import Any
 import openai
 
 from core.config import Config
+from core.endpoint import profiles
 from core.errors import CodedError, ErrorCode
 from core.events import Event
 from core.i18n import N_, tr, tr_kept
 from core.redaction import scrub, scrub_known, sent_key
-from core.store import GraphStore, StoreError, browse
+from core.store import GraphStore, StoreError, branches, browse
+from core.store.history import History
 from core.tools import REGISTRY, ToolExecutor, approvals, openai_tools
 from core.tools.base import ToolError
 from core.tools.limits import ToolLimiter
 from core.tools.memory import purge_matches, purge_names
 from core.tools.schemas import TOOL_NAMES
-from core.turn import answering, branches, offer, prompt_window
+from core.turn import answering, prompt_window
 from core.turn.guards import LoopGuard
-from core.turn.history import History
 from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, TurnResult
 from core.turn.prompts import system_prompt, turn_message_again
 from core.turn.snapshot import (
@@ -121,7 +122,7 @@ class Turn:
         earlier: list[dict[str, Any]] = []
         if replaces_turn is not None:
             earlier = self._take_back(replaces_turn, text)
-        extracting = offer.memory_writer(self.config.memory_writer, self.config.base_url,
+        extracting = profiles.memory_writer(self.config.memory_writer, self.config.base_url,
                                          self.config.model) == "extract"
         context = prompt_window.build(self.history, self.store, text, plain=extracting)
         self.message = text
@@ -226,22 +227,22 @@ class Turn:
 
     def _options(self, text: str) -> tuple[TurnOptions, bool]:
         config = self.config
-        tool_set = offer.tool_set(config.tool_set, config.base_url, text)
-        local = offer.is_local(config.base_url)
-        first_token, between_chunks = offer.timeouts(config)[:2]
+        tool_set = profiles.tool_set(config.tool_set, config.base_url, text)
+        local = profiles.is_local(config.base_url)
+        first_token, between_chunks = profiles.timeouts(config)[:2]
         options = TurnOptions(openai_tools(tool_set), config.max_round_trips,
-                              offer.temperature(config.temperature, config.base_url),
+                              profiles.temperature(config.temperature, config.base_url),
                               first_token, between_chunks,
-                              offer.max_tokens(config.base_url),
-                              offer.request_options(config.thinking, config.base_url),
-                              max_tool_rounds=offer.LOCAL_TOOL_ROUNDS if local else None,
+                              profiles.max_tokens(config.base_url),
+                              profiles.request_options(config.thinking, config.base_url),
+                              max_tool_rounds=profiles.LOCAL_TOOL_ROUNDS if local else None,
                               drop_tools_to_answer=local, person_text=text, local=local)
         self.offered = {t["function"]["name"] for t in options.tools}
         return options, tool_set == "compact"
 
     def _play(self, messages: list[dict[str, Any]], options: TurnOptions) -> Any:
         """The model's loop, stopped when the turn's time is up."""
-        session, limit = self.session, offer.timeouts(self.config)[2]
+        session, limit = self.session, profiles.timeouts(self.config)[2]
         deadline = threading.Timer(limit, lambda: session.expire(limit))
         deadline.daemon = True
         deadline.start()
@@ -265,7 +266,7 @@ class Turn:
             # back and missed what the message said.
             answer = self.session.complete_json(extract.request_messages(text, facts, tasks),
                                                 extract.response_format(),
-                                                offer.timeouts(self.config)[0])
+                                                profiles.timeouts(self.config)[0])
         except TurnCancelled:
             return
         except (openai.OpenAIError, ValueError, OSError) as error:
@@ -292,7 +293,7 @@ class Turn:
                              "what you have"}
         # a key a server put in the model's mouth is not stored as a memory
         arguments = scrub_known(arguments) if isinstance(arguments, str) else arguments
-        strict = offer.is_local(self.config.base_url)
+        strict = profiles.is_local(self.config.base_url)
         if name == "memory_purge" and isinstance(arguments, str):
             name, arguments = self._replacement_grounded(arguments)
         arguments, refused = grounding.check_call(name, arguments, self.said, self.message,
@@ -338,7 +339,7 @@ class Turn:
         """Retry, regenerate and editing a message replace a turn and every turn after it
         (the conversation goes on from there): their memory changes are undone first, as
         one change, so nothing a discarded reply wrote stays, then their messages go; an
-        edit keeps them aside as a branch to switch back to (see `core.turn.branches`).
+        edit keeps them aside as a branch to switch back to (see `core.store.branches`).
         Answers the replies a regenerated reply replaces (the same message asked again),
         for it to keep as earlier versions."""
         turns = self.history.turns_from(turn_id) if isinstance(turn_id, str) else []

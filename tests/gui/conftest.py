@@ -10,8 +10,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QApplication
 
-from app import gui
 from app.backend_host import BackendHost
+from app.startup import gui
 from core.config import Config, save_config
 
 

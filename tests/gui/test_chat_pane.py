@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 from app.chat.code_blocks import code_rects
 from app.chat.model import ChatMessage
 from core.config import Config, save_config
-from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketType
+from tests.conftest import make_dispatcher
 from tests.gui.conftest import wait_turn
 
 LONG = ("A long reply that wraps over many lines when the window is narrow. " * 30).strip()
@@ -95,12 +95,12 @@ def test_rows_never_overlap_after_the_width_changes(qtbot, open_window, home):
 
 
 def test_a_stopped_reply_still_reads_stopped_after_a_restart(qtbot, open_window, home):
-    dispatcher = Dispatcher(home / "graph_memory.db", home / "config.json")
-    dispatcher.open()
+    dispatcher = make_dispatcher(home / "graph_memory.db", home / "config.json")
+    dispatcher.backend.open()
     dispatcher.handle(Packet.make(PacketType.SAVE_HISTORY, {"messages": [
         {"role": "user", "content": "tell me a story"},
         {"role": "assistant", "content": "Once upon", "partial": True}]}))
-    dispatcher.close()
+    dispatcher.backend.close()
     window = open_window(home)
     reply = window.chat.messages[-1]
     assert reply.error is None and reply.partial
@@ -203,14 +203,14 @@ def test_retry_replaces_the_failed_turn_and_takes_back_what_it_wrote(qtbot, open
     wait_turn(qtbot, window)
     assert [(m.role, m.content, m.error) for m in window.chat.messages] == [
         ("user", "hi, I like tea", None), ("assistant", "Hello!", None)]
-    dispatcher = Dispatcher(home / "graph_memory.db", home / "config.json")
-    dispatcher.open()
+    dispatcher = make_dispatcher(home / "graph_memory.db", home / "config.json")
+    dispatcher.backend.open()
     try:
         history = dispatcher.handle(Packet.make(PacketType.GET_HISTORY)).data["history"]
         assert [m["role"] for m in history] == ["user", "assistant"]
-        assert dispatcher.store.query("SELECT * FROM edges WHERE status = 'active'") == []
+        assert dispatcher.backend.store.query("SELECT * FROM edges WHERE status = 'active'") == []
     finally:
-        dispatcher.close()
+        dispatcher.backend.close()
 
 
 def test_two_lines_of_chinese_fit_the_message_box_without_a_scroll_bar(qtbot, open_window,
@@ -225,7 +225,7 @@ def test_two_lines_of_chinese_fit_the_message_box_without_a_scroll_bar(qtbot, op
 def test_links_stay_readable_in_a_dark_palette():
     from PySide6.QtGui import QColor, QPalette
 
-    from app.gui import readable_links
+    from app.startup.gui import readable_links
 
     palette = QPalette()
     palette.setColor(QPalette.ColorRole.Base, QColor("#111111"))
@@ -288,14 +288,14 @@ def test_the_memory_line_says_what_a_turn_did_and_opens_it(qtbot, open_window, h
 
 
 def active_facts(home) -> list[str]:
-    dispatcher = Dispatcher(home / "graph_memory.db", home / "config.json")
-    dispatcher.open()
+    dispatcher = make_dispatcher(home / "graph_memory.db", home / "config.json")
+    dispatcher.backend.open()
     try:
-        return [r["name"] for r in dispatcher.store.query(
+        return [r["name"] for r in dispatcher.backend.store.query(
             "SELECT t.name FROM edges e JOIN nodes t ON t.id = e.target_id"
             " WHERE e.status = 'active' ORDER BY t.name")]
     finally:
-        dispatcher.close()
+        dispatcher.backend.close()
 
 
 def commit_step(thing: str) -> dict:

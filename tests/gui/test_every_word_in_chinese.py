@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import gui
 from app.dialogs.backups import BackupsDialog
 from app.dialogs.import_progress import ImportProgress
 from app.dialogs.limits import LimitsDialog
@@ -35,6 +34,7 @@ from app.dialogs.settings import SettingsDialog
 from app.dialogs.shortcuts import ShortcutList
 from app.graph.fact_form import FactDialog
 from app.graph.node_picker import NodePicker
+from app.startup import gui
 from core import i18n
 from core.config import Config, load_config, save_config
 from core.protocol.packets import PacketType

@@ -15,7 +15,6 @@ import pytest
 from PySide6.QtGui import QFont, QFontDatabase, QFontInfo
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app import gui
 from app.dialogs.backups import BackupsDialog
 from app.dialogs.import_progress import ImportProgress
 from app.dialogs.limits import LimitsDialog
@@ -24,7 +23,8 @@ from app.dialogs.settings import SettingsDialog
 from app.dialogs.shortcuts import ShortcutList
 from app.graph.fact_form import FactDialog
 from app.graph.node_picker import NodePicker
-from app.sizes import char_width, interface_font
+from app.looks.sizes import char_width, interface_font
+from app.startup import gui
 from core.protocol.packets import PacketType
 from core.tools.limits import DEFAULT_LIMITS
 
@@ -137,7 +137,7 @@ def test_rows_and_boxes_are_sized_for_chinese_and_their_titles(qtbot, qapp):
     from PySide6.QtWidgets import QWidget
 
     from app.dialogs.ask_text import TextDialog, ask_text
-    from app.sizes import line_height
+    from app.looks.sizes import line_height
     from tests.gui.conftest import when_shown
 
     font = QFont("DejaVu Sans", 10)

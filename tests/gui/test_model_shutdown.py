@@ -9,9 +9,9 @@ from datetime import date
 from PySide6.QtCore import Qt
 
 from app.dialogs.settings import SettingsDialog
-from app.model_shutdown import SAID_KEY, spoken_day
+from app.status.model_shutdown import SAID_KEY, spoken_day
+from core.endpoint.shutdown import in_days
 from core.protocol.packets import PacketType
-from core.turn.shutdown import in_days
 from tests.gui.conftest import wait_turn
 
 

@@ -15,7 +15,7 @@ from app.dialogs.palette import CommandPalette
 from app.dialogs.shortcuts import ShortcutList
 from app.trace.model import TraceModel
 from core.store import GraphStore
-from core.turn.history import History
+from core.store.history import History
 from tests.gui.conftest import when_shown
 
 

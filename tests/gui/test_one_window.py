@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from app import summon
-from app.single_instance import SingleInstance
+from app.desktop import summon
+from app.desktop.single_instance import SingleInstance
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -96,7 +96,7 @@ def test_the_inbox_by_keyboard_keep_undo_and_edit(qtbot, two_turns):
     qtbot.keyClick(review.tree, Qt.Key.Key_K)
     qtbot.waitUntil(lambda: not window.host.busy and review_texts(review) == [])
     assert window.status.review_label.text() == "Nothing to review"
-    store = window.host.dispatcher.store
+    store = window.host.backend.store
     live = {r["relation"] + " " + r["name"] for r in store.query(
         "SELECT e.relation, n.name FROM edges e JOIN nodes n ON n.id = e.target_id"
         " WHERE e.status = 'active'")}

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 from app.chat.delegate import error_words, header_width
 from app.chat.model import ChatMessage, ChatModel
 from app.chat.pane import ChatPane
-from app.text_marks import JOINER, join_emoji_to_punctuation, plain, unbroken_at_hyphens
+from app.looks.text_marks import JOINER, join_emoji_to_punctuation, plain, unbroken_at_hyphens
 
 
 def fonts_of(text: str) -> set[str]:

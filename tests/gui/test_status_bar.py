@@ -8,7 +8,7 @@ import itertools
 import pytest
 from PySide6.QtCore import QPoint
 
-from app import status_bar
+from app.status import status_bar
 
 ENDPOINT = {"base_url": "http://127.0.0.1:35601/v1", "model": "deepseek-v4-flash"}
 
@@ -61,7 +61,7 @@ def test_the_model_and_the_memory_counts_stay_whole(qtbot, open_window, home, si
 
 
 def test_the_host_gives_way_before_the_model():
-    from app.status_parts import EndpointPart
+    from app.status.status_parts import EndpointPart
 
     part = EndpointPart()
     part.set_endpoint("127.0.0.1:35601", "deepseek-v4-flash", ENDPOINT["base_url"])

@@ -13,11 +13,11 @@ from core.protocol.packets import PacketType
 from core.store import backups, restoring
 
 if TYPE_CHECKING:
-    from core.protocol.dispatcher import Dispatcher
+    from core.protocol.backend_interface import HandlerBackend
 
 
 @handles(PacketType.LIST_BACKUPS, {}, reads=True)
-def list_backups(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+def list_backups(backend: HandlerBackend, _body: dict[str, Any]) -> dict[str, Any]:
     """The backups, the copies restores kept aside (UNDO_RESTORE brings one back), and
     what the memory holds now: a restore replaces all of it."""
     folder = backups.backup_folder(backend.db_path)
@@ -29,7 +29,7 @@ def list_backups(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
 
 
 @handles(PacketType.RESTORE_BACKUP, {"name": {"type": "string"}}, long_running=True)
-def restore_backup(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def restore_backup(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """Put a backup in place of the memory; the current file is kept aside first."""
     name = body.get("name")
     folder = backups.backup_folder(backend.db_path)
@@ -41,7 +41,7 @@ def restore_backup(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 
 
 @handles(PacketType.UNDO_RESTORE, {"kept_aside": {"type": "string"}}, long_running=True)
-def undo_restore(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def undo_restore(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """Take a restore back: the file it kept aside returns, and what the restore brought
     is kept aside in its turn (nothing is deleted either way)."""
     chosen = restoring.kept_aside(backend.db_path, body.get("kept_aside"))
@@ -51,7 +51,7 @@ def undo_restore(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
     return _put_in_place(backend, chosen)
 
 
-def _put_in_place(backend: Dispatcher, chosen: Path) -> dict[str, Any]:
+def _put_in_place(backend: HandlerBackend, chosen: Path) -> dict[str, Any]:
     """`chosen` in place of the memory, the current file kept aside; answers both."""
     backend.close_store()
     try:

@@ -11,12 +11,12 @@ from core.protocol.packets import PacketType
 from core.store import browse
 
 if TYPE_CHECKING:
-    from core.protocol.dispatcher import Dispatcher
+    from core.protocol.backend_interface import HandlerBackend
 
 
 @handles(PacketType.LIST_NODES, {"query": TEXT, "kinds": {"type": ["array", "null"]},
                                  "status": {}, "sort": {}, "descending": {}}, reads=True)
-def list_nodes(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def list_nodes(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     store = backend.need_store()
     query = body.get("query", "")
     ids = browse.list_node_ids(store, query=query, kinds=body.get("kinds") or [],
@@ -32,24 +32,24 @@ def list_nodes(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 
 
 @handles(PacketType.NODE_ROWS, {"ids": {"type": "array"}}, reads=True)
-def node_rows(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def node_rows(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     if "ids" not in body:
         raise Refusal(N_("ids must be a list"))
     return {"rows": browse.node_rows(backend.need_store(), body["ids"])}
 
 
 @handles(PacketType.GET_SUBGRAPH, {"node_id": {}, "depth": {}, "limit": LIMIT}, reads=True)
-def get_subgraph(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def get_subgraph(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     return browse.subgraph(backend.need_store(), body.get("node_id"),
                            depth=body.get("depth", 1),
                            limit=body.get("limit", browse.SUBGRAPH_LIMIT))
 
 
 @handles(PacketType.GET_NODE, {"node_id": {}}, reads=True)
-def get_node(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def get_node(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     return browse.node_details(backend.need_store(), body.get("node_id"))
 
 
 @handles(PacketType.LIST_CHANGES, {"limit": LIMIT}, reads=True)
-def list_changes(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def list_changes(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     return {"changes": browse.recent_changes(backend.need_store(), body.get("limit", 50))}

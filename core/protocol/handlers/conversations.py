@@ -16,35 +16,35 @@ from core.store import conversations, exchange
 from core.turn.snapshot import glance
 
 if TYPE_CHECKING:
-    from core.protocol.dispatcher import Dispatcher
+    from core.protocol.backend_interface import HandlerBackend
 
 WHICH = {"conversation_id": {}}
 
 
-def _conversation(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def _conversation(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     return conversations.get(backend.need_store(), body.get("conversation_id"))
 
 
 @handles(PacketType.LIST_CONVERSATIONS, {"deleted": {}}, reads=True)
-def list_conversations(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def list_conversations(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     history = backend.history()
     return {"conversations": conversations.listing(history.store, bool(body.get("deleted"))),
             "current": history.conversation_id}
 
 
 @handles(PacketType.NEW_CONVERSATION, {})
-def new_conversation(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+def new_conversation(backend: HandlerBackend, _body: dict[str, Any]) -> dict[str, Any]:
     """A fresh conversation, shown from now on; the memory comes along."""
     history = backend.history()
     store = history.store
     if history.messages(limit=1):  # an empty new chat is reused, not piled up
-        backend.conversation_id = conversations.create(store)
+        backend.show_conversation(conversations.create(store))
     return {"conversation": conversations.get(store, backend.conversation_id),
             "remembered": glance(store)}
 
 
 @handles(PacketType.OPEN_CONVERSATION, {**WHICH, "turn_id": NAME})
-def open_conversation(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def open_conversation(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """The conversation `conversation_id`, or the one holding the turn `turn_id` (the
     message a memory came from)."""
     if "turn_id" in body and "conversation_id" not in body:
@@ -57,31 +57,31 @@ def open_conversation(backend: Dispatcher, body: dict[str, Any]) -> dict[str, An
     if conversation["deleted_at"] is not None:
         raise Refusal(N_("that conversation is deleted; restore it first"),
                       ErrorCode.CONFLICT)
-    backend.conversation_id = conversation["id"]
+    backend.show_conversation(conversation["id"])
     history = backend.history()
     return {"conversation": conversation, "history": shown_messages(history),
             "remembered": glance(history.store)}
 
 
 @handles(PacketType.RENAME_CONVERSATION, {**WHICH, "title": {}})
-def rename_conversation(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def rename_conversation(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     return {"conversation": conversations.rename(
         backend.need_store(), _conversation(backend, body)["id"], body.get("title"))}
 
 
 @handles(PacketType.DELETE_CONVERSATION, WHICH)
-def delete_conversation(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def delete_conversation(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """Deleted softly: RESTORE_CONVERSATION brings it back. Deleting the one shown
     shows the one used last (or a new one)."""
     conversation = _conversation(backend, body)
     conversations.set_deleted(backend.need_store(), conversation["id"], True)
     if conversation["id"] == backend.conversation_id:
-        backend.conversation_id = None
+        backend.show_conversation(None)
     return {"current": backend.history().conversation_id}
 
 
 @handles(PacketType.RESTORE_CONVERSATION, WHICH)
-def restore_conversation(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def restore_conversation(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     conversation = _conversation(backend, body)
     conversations.set_deleted(backend.need_store(), conversation["id"], False)
     return {"conversation": conversations.get(backend.need_store(), conversation["id"])}
@@ -89,7 +89,7 @@ def restore_conversation(backend: Dispatcher, body: dict[str, Any]) -> dict[str,
 
 @handles(PacketType.SEARCH_CONVERSATIONS, {"query": {"type": "string", "pattern": r"\S"}},
          reads=True)
-def search_conversations(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def search_conversations(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     if "query" not in body:
         raise Refusal(N_("query must be text to look for"))
     return {"results": conversations.search(backend.need_store(), body["query"])}
@@ -97,7 +97,7 @@ def search_conversations(backend: Dispatcher, body: dict[str, Any]) -> dict[str,
 
 @handles(PacketType.EXPORT_CONVERSATION, {"conversation_id": WHOLE, "path": NAME},
          long_running=True)
-def export_conversation(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def export_conversation(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """The conversation as Markdown; with `path`, written there too."""
     store = backend.need_store()
     conversation_id = body.get("conversation_id", backend.history().conversation_id)

@@ -15,13 +15,13 @@ from core.protocol.packets import PacketType
 from core.turn.run import no_key
 
 if TYPE_CHECKING:
-    from core.protocol.dispatcher import Dispatcher
+    from core.protocol.backend_interface import HandlerBackend
 
 REPORT_EVERY = 50  # conversations read between progress events
 
 
 @handles(PacketType.IMPORT_HISTORY, {"path": NAME}, long_running=True)
-def import_history(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def import_history(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """Read the export and keep its conversations, all or none; nothing is sent to a
     model. Answers what was added and what building the memory would send (`estimate`).
     CANCEL stops the reading with nothing kept."""
@@ -41,7 +41,7 @@ def import_history(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 
 
 @handles(PacketType.BUILD_MEMORY, {"import_id": WHOLE})
-def build_memory(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def build_memory(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """Start building the memory from the imported conversations not yet remembered (of
     one import, or all); it runs a piece at a time between packets, and tells its
     progress as "history_import" events on the backend's channel."""
@@ -62,12 +62,11 @@ def build_memory(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 
 
 @handles(PacketType.STOP_BUILDING, {})
-def stop_building(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+def stop_building(backend: HandlerBackend, _body: dict[str, Any]) -> dict[str, Any]:
     """Stop once the conversation being remembered is done; what is done stays, and
     BUILD_MEMORY later goes on from there."""
-    if backend.builder is None:
+    if not backend.work.stop_building():
         raise Refusal(N_("no memory is being built"), ErrorCode.NOTHING_TO_DO)
-    backend.builder.stop_after_conversation()
     store = backend.need_store()
     with store.conn:
         store.conn.execute("UPDATE past_imports SET building = 0")
@@ -75,7 +74,7 @@ def stop_building(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
 
 
 @handles(PacketType.LIST_IMPORTS, {}, reads=True)
-def list_imports(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+def list_imports(backend: HandlerBackend, _body: dict[str, Any]) -> dict[str, Any]:
     """The imports, newest first, and what building the rest of the memory would send."""
     store = backend.need_store()
     if store.schema_version() < saving.PAST_SCHEMA:
@@ -85,15 +84,13 @@ def list_imports(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
 
 
 @handles(PacketType.UNDO_IMPORT, {"import_id": WHOLE}, long_running=True)
-def undo_import(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def undo_import(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """Take back every fact an import made (the conversations stay), as one change."""
     import_id = body.get("import_id")
     if import_id is None:
         raise Refusal(N_("import_id must name an import"))
     store = backend.need_store()
-    if backend.builder is not None and backend.builder.import_id in (None, import_id):
-        backend.builder.stop_after_conversation()
-        backend.builder = None
+    backend.work.drop_building(import_id)
     change_id, undone = building.undo_import(store, import_id)
     with store.conn:
         store.conn.execute("UPDATE past_imports SET building = 0, undone_at = ? WHERE id = ?",

@@ -15,7 +15,7 @@ from core.store import browse, describe, exchange, review, trash
 from core.tools import REGISTRY, ToolExecutor, approvals, corrections
 
 if TYPE_CHECKING:
-    from core.protocol.dispatcher import Dispatcher
+    from core.protocol.backend_interface import HandlerBackend
 
 IMPORT_STEP = 0.005  # of the whole: an import reports a few hundred progress events
 
@@ -37,7 +37,7 @@ def _reads_only(body: dict[str, Any]) -> bool:
 
 @handles(PacketType.EXECUTE_TOOL, {"tool_name": {"type": "string"}, "arguments": {}},
          reads=_reads_only)
-def execute_tool(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def execute_tool(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     if "tool_name" not in body:
         raise Refusal(N_("tool_name must be text"))
     return _outcome(ToolExecutor(backend.need_store()).execute(
@@ -46,7 +46,7 @@ def execute_tool(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 
 @handles(PacketType.UNDO, {"change_id": WHOLE, "change_ids": {**ID_LIST, "minItems": 1}},
          long_running=True)
-def undo(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def undo(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """Undo `change_id`, or `change_ids` together as one change (a turn's waiting
     changes in the review inbox), or without either the newest change not yet undone
     (Ctrl+Z)."""
@@ -66,7 +66,7 @@ def undo(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 
 
 @handles(PacketType.REDO, {}, long_running=True)
-def redo(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+def redo(backend: HandlerBackend, _body: dict[str, Any]) -> dict[str, Any]:
     """Take back the newest undo, when nothing but redos came after it."""
     store = backend.need_store()
     undo_id = browse.last_redoable(store)
@@ -91,52 +91,52 @@ def _described(store: Any, change_id: int, taken: list[int],
 
 
 @handles(PacketType.MEMORY_STATE, {}, reads=True)
-def memory_state(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+def memory_state(backend: HandlerBackend, _body: dict[str, Any]) -> dict[str, Any]:
     return backend.memory_state()
 
 
 @handles(PacketType.REVIEW_LIST, {"limit": {}, "before": {}}, reads=True)
-def review_list(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def review_list(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     return review.waiting(backend.need_store(), body.get("limit", 200), body.get("before"))
 
 
 @handles(PacketType.REVIEW_KEEP, {"change_ids": {}, "through": {}})
-def review_keep(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def review_keep(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     return review.keep(backend.need_store(), body.get("change_ids"), body.get("through"))
 
 
 @handles(PacketType.LIST_APPROVALS, {}, reads=True)
-def list_approvals(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+def list_approvals(backend: HandlerBackend, _body: dict[str, Any]) -> dict[str, Any]:
     return {"approvals": approvals.pending(backend.need_store())}
 
 
 @handles(PacketType.DECIDE_APPROVAL, {"approval_id": {}, "allow": {}})
-def decide_approval(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def decide_approval(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     return {"approval": approvals.decide(backend.need_store(), body.get("approval_id"),
                                          body.get("allow"))}
 
 
 @handles(PacketType.TRASH_STATUS, {}, reads=True)
-def trash_status(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+def trash_status(backend: HandlerBackend, _body: dict[str, Any]) -> dict[str, Any]:
     return trash.trash_status(backend.need_store())
 
 
 @handles(PacketType.EMPTY_TRASH, {"older_than_days": {"type": "number", "minimum": 0}},
          long_running=True)
-def empty_trash(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def empty_trash(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     return trash.empty_trash(backend.need_store(), body.get("older_than_days", 0))
 
 
 @handles(PacketType.CORRECT_MEMORY, {"action": {}, "arguments": {"type": ["object", "null"]}},
          long_running=True)
-def correct_memory(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def correct_memory(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     return corrections.correct(backend.need_store(), body.get("action"),
                                body.get("arguments") or {})
 
 
 @handles(PacketType.EXPORT_MEMORY, {"path": NAME, "format": {"enum": ["json", "graphml"]}},
          long_running=True)
-def export_memory(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def export_memory(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     if "path" not in body:
         raise Refusal(N_("path must name a file"))
     writers = {"json": exchange.export_json, "graphml": exchange.export_graphml}
@@ -149,7 +149,7 @@ def export_memory(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 
 
 @handles(PacketType.IMPORT_MEMORY, {"path": NAME}, long_running=True)
-def import_memory(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def import_memory(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """Progress arrives as "import" events with `phase` and `done` (0 to 1); CANCEL
     stops it with nothing changed."""
     if "path" not in body:

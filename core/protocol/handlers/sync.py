@@ -13,15 +13,15 @@ from core.protocol.packets import PacketType
 from core.sync.service import DeviceSync
 
 if TYPE_CHECKING:
-    from core.protocol.dispatcher import Dispatcher
+    from core.protocol.backend_interface import HandlerBackend
 
 
-def _sync(backend: Dispatcher) -> DeviceSync:
-    return DeviceSync(backend.need_store(), Path(backend.home or backend.db_path.parent))
+def _sync(backend: HandlerBackend) -> DeviceSync:
+    return DeviceSync(backend.need_store(), backend.folder)
 
 
 @handles(PacketType.SYNC_STATUS, {"code": {"type": "boolean"}}, reads=True)
-def sync_status(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def sync_status(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """This device's set, the others, the conflicts (newest first) and refused files."""
     sync = _sync(backend)
     status = sync.status()
@@ -42,13 +42,13 @@ def _folder(body: dict[str, Any]) -> Path:
 @handles(PacketType.SYNC_START, {"type": "object", "required": ["folder"],
                                  "properties": {"folder": NAME, "name": TEXT}},
          long_running=True)
-def sync_start(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def sync_start(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     result = _sync(backend).start(_folder(body), body.get("name") or None)
     _renumbered(backend)
     return result
 
 
-def _renumbered(backend: Dispatcher) -> None:
+def _renumbered(backend: HandlerBackend) -> None:
     """The memory's rows moved into this device's range: the conversation shown is found
     again by use, and the window reads everything again (`renumbered`)."""
     backend.ids_moved()
@@ -58,7 +58,7 @@ def _renumbered(backend: Dispatcher) -> None:
 @handles(PacketType.SYNC_JOIN, {"type": "object", "required": ["folder", "code"],
                                 "properties": {"folder": NAME, "code": NAME, "name": TEXT}},
          long_running=True)
-def sync_join(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def sync_join(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     result = backend.sync.join(backend.need_store(), _folder(body), body["code"],
                                body.get("name") or None)
     _renumbered(backend)
@@ -66,13 +66,13 @@ def sync_join(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 
 
 @handles(PacketType.SYNC_NOW, {}, long_running=True)
-def sync_now(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+def sync_now(backend: HandlerBackend, _body: dict[str, Any]) -> dict[str, Any]:
     """Sync now; what arrived is told as changes made elsewhere (`SyncSchedule.arrived`)."""
     return backend.sync.sync_now(backend.need_store(), backend.events)
 
 
 @handles(PacketType.SYNC_LEAVE, {})
-def sync_leave(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+def sync_leave(backend: HandlerBackend, _body: dict[str, Any]) -> dict[str, Any]:
     result = _sync(backend).leave()
     backend.events(Event.SYNC, backend.sync.state(backend.store))
     return result

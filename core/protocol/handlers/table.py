@@ -1,9 +1,10 @@
 """The handler table: `@handles(PacketType.X, schema)` puts a handler in `HANDLERS`.
 
-Each handler takes the backend (the dispatcher: the open store, the config, the model
-session) and the packet's body, checked first against the handler's JSON Schema, and
-answers the data of a successful answer. It refuses with `Refusal` (or any
-`core.errors.CodedError`), whose code and words become the failed answer.
+Each handler takes the backend (what `core.protocol.backend_interface` lists: the open
+store, the config, the model session) and the packet's body, checked first against the
+handler's JSON Schema, and answers the data of a successful answer. It refuses with
+`Refusal` (or any `core.errors.CodedError`), whose code and words become the failed
+answer.
 
 Two marks say how a packet may be scheduled: `reads` (it only reads the memory, through
 `need_store()`, `history()` and `memory_state()`, so the read lane may answer it on its
@@ -26,9 +27,9 @@ from core.protocol.packets import PacketType
 from core.tools.validation import describe_problem
 
 if TYPE_CHECKING:
-    from core.protocol.dispatcher import Dispatcher
+    from core.protocol.backend_interface import HandlerBackend
 
-Run = Callable[["Dispatcher", dict[str, Any]], Any]
+Run = Callable[["HandlerBackend", dict[str, Any]], Any]
 
 
 class Refusal(CodedError):

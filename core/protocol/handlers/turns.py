@@ -8,21 +8,20 @@ from core.errors import ErrorCode
 from core.i18n import N_
 from core.protocol.handlers.table import NAME, Refusal, handles
 from core.protocol.packets import PacketType
-from core.store import browse, conversations, describe
+from core.store import branches, browse, conversations, describe
+from core.store.history import History
 from core.tools import approvals
-from core.turn import branches
-from core.turn.history import History
 from core.turn.run import Turn, TurnRefused
 from core.turn.snapshot import glance
 
 if TYPE_CHECKING:
-    from core.protocol.dispatcher import Dispatcher
+    from core.protocol.backend_interface import HandlerBackend
 
 SHOWN_CHARS = 200_000  # of one message, as the window loads the history
 
 
 @handles(PacketType.PROCESS_MESSAGE, {"user_input": {}, "replaces_turn": {}}, long_running=True)
-def process_message(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def process_message(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """One turn of the shown conversation (see `core.turn.run`); its events arrive on
     the packet's progress channel."""
     turn = Turn(backend.need_store(), backend.history(), backend.session, backend.config,
@@ -31,20 +30,19 @@ def process_message(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]
                 answer_first=backend.write_memory_after_answer)
     try:
         answer = turn.run(body.get("user_input"), body.get("replaces_turn"))
-        backend.follow_up = turn.follow_up  # run by the host once the answer is out
-        backend.writing_memory = turn.follow_up is not None  # reads need not wait for it
+        backend.work.after_answer(turn.follow_up)  # run by the host once the answer is out
         return answer
     except TurnRefused as refusal:
-        if refusal.code == ErrorCode.NO_KEY and backend.config_warning:
+        if refusal.code == ErrorCode.NO_KEY and backend.settings.warning:
             # a key was given and refused (a character a header cannot carry…): say why
             raise Refusal(N_("API Key not configured: {why}"), refusal.code, refusal.data,
-                          why=backend.config_warning) from None
+                          why=backend.settings.warning) from None
         raise Refusal(refusal.template, refusal.code, refusal.data,
                       **refusal.params) from None
 
 
 @handles(PacketType.UNDO_TURN, {"turn_id": NAME}, long_running=True)
-def undo_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def undo_turn(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """Take back every memory change one turn made (its approved calls included); without
     a turn_id, the newest turn that still has changes to take back."""
     store = backend.need_store()
@@ -60,7 +58,7 @@ def undo_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 
 
 @handles(PacketType.DELETE_TURN, {"turn_id": NAME}, long_running=True)
-def delete_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def delete_turn(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """Remove one exchange from the conversation, so the model no longer sees it; it is
     kept, marked, for RESTORE_TURN. The memory keeps what it learned (Undo this turn
     takes that back)."""
@@ -73,7 +71,7 @@ def delete_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 
 
 @handles(PacketType.RESTORE_TURN, {"turn_id": NAME}, long_running=True)
-def restore_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def restore_turn(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """Bring a deleted exchange back where it was in its conversation."""
     if "turn_id" not in body:
         raise Refusal(N_("turn_id must name a turn"))
@@ -86,7 +84,7 @@ def restore_turn(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 
 @handles(PacketType.SWITCH_BRANCH, {"turn_id": NAME, "step": {"enum": [-1, 1]}},
          long_running=True)
-def switch_branch(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def switch_branch(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """Show the branch before (-1) or after (+1) the one an edited message starts; the
     memory follows the branch shown. Answers the conversation as now shown."""
     if "turn_id" not in body or "step" not in body:
@@ -97,7 +95,7 @@ def switch_branch(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 
 
 @handles(PacketType.TURN_TOUCHED, {"turn_id": NAME}, reads=True)
-def turn_touched(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def turn_touched(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """The nodes and edges one turn changed (the chat's memory line opens them)."""
     if "turn_id" not in body:
         raise Refusal(N_("turn_id must name a turn"))
@@ -120,7 +118,7 @@ def shown_messages(history: History) -> list[dict[str, Any]]:
 
 
 @handles(PacketType.GET_HISTORY, {}, reads=True)
-def get_history(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+def get_history(backend: HandlerBackend, _body: dict[str, Any]) -> dict[str, Any]:
     history = backend.history()
     messages = shown_messages(history)
     answer = {"history": messages, "conversation_id": history.conversation_id}
@@ -130,7 +128,7 @@ def get_history(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
 
 
 @handles(PacketType.SAVE_HISTORY, {"messages": {}})
-def save_history(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
+def save_history(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     try:
         backend.history().replace(body.get("messages"))
     except ValueError as error:
@@ -139,13 +137,13 @@ def save_history(backend: Dispatcher, body: dict[str, Any]) -> dict[str, Any]:
 
 
 @handles(PacketType.CANCEL, {})
-def cancel(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+def cancel(backend: HandlerBackend, _body: dict[str, Any]) -> dict[str, Any]:
     backend.cancel()
     return {"status": "cancelled"}
 
 
 @handles(PacketType.SHUTDOWN, {})
-def shutdown(backend: Dispatcher, _body: dict[str, Any]) -> dict[str, Any]:
+def shutdown(backend: HandlerBackend, _body: dict[str, Any]) -> dict[str, Any]:
     backend.close()
     return {"status": "shutdown"}
 

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 from app.backend_host import BackendHost, shown_or_warned
 from app.dialogs.limits import LimitsDialog
 from app.dialogs.settings import SettingsDialog
-from app.toast import CONFIRM_MSECS
+from app.looks.toast import CONFIRM_MSECS
 from core.i18n import tr
 from core.protocol.packets import PacketType
 

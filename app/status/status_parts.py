@@ -8,7 +8,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QFrame, QLabel, QWidget
 
-from app.sizes import chars
+from app.looks.sizes import chars
 from core.i18n import tr
 
 

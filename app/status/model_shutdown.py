@@ -1,4 +1,4 @@
-"""A model that is going away, as the endpoint announces it (`core.turn.shutdown`).
+"""A model that is going away, as the endpoint announces it (`core.endpoint.shutdown`).
 
 Settings shows the date under the model field ("Shuts down on 14 Jan 2027") whenever the
 endpoint gave one for the model typed or picked there. The status bar says it once, per
@@ -19,14 +19,14 @@ from PySide6.QtCore import QObject, QSettings, Qt, Signal, SignalInstance
 from PySide6.QtWidgets import QLabel, QLineEdit, QStatusBar
 
 from app.backend_host import BackendHost
-from app.dialogs.sharing import quiet
-from app.status_parts import StatusPart
+from app.looks.notes import quiet
+from app.status.status_parts import StatusPart
+from core.endpoint.shutdown import days_left, notice_due
 from core.i18n import N_, tr
 from core.protocol.packets import PacketType
-from core.turn.shutdown import days_left, notice_due
 
 if TYPE_CHECKING:  # the settings dialog imports this module
-    from app.settings_actions import SettingsActions
+    from app.controllers.settings_actions import SettingsActions
 
 MONTHS = (N_("Jan"), N_("Feb"), N_("Mar"), N_("Apr"), N_("May"), N_("Jun"), N_("Jul"),
           N_("Aug"), N_("Sep"), N_("Oct"), N_("Nov"), N_("Dec"))

@@ -8,9 +8,10 @@ from typing import Any
 import openai
 
 from core.config import Config
+from core.endpoint.api_errors import describe_api_error
+from core.endpoint.client import make_client
+from core.endpoint.shutdown import shutdown_of
 from core.errors import CodedError, ErrorCode
-from core.turn.llm import describe_api_error, make_client
-from core.turn.shutdown import shutdown_of
 
 LIST_TIMEOUT = 15.0  # seconds: a listing is small; a dead address should say so soon
 

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.backend_host import BackendHost
 from app.chat.sidebar import ConversationSidebar, shown_title
-from app.toast import CONFIRM_MSECS
+from app.looks.toast import CONFIRM_MSECS
 from core.i18n import tr
 from core.paths import file_name
 from core.protocol.packets import PacketType

@@ -146,7 +146,7 @@ def run() -> int:
 def _play_one_turn(home: Path) -> list[str]:
     from PySide6.QtCore import qInstallMessageHandler  # noqa: PLC0415
 
-    from app import gui  # noqa: PLC0415  (Qt loads after the platform is chosen)
+    from app.startup import gui  # noqa: PLC0415  (Qt loads after the platform is chosen)
     from core.config import Config, save_config  # noqa: PLC0415
     from core.store import GraphStore  # noqa: PLC0415
     from core.testing.loopback_llm import ScriptedOpenAIServer  # noqa: PLC0415

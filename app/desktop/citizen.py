@@ -11,9 +11,9 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from app.dialogs.global_shortcut import GlobalShortcutDialog, in_background
-from app.notifications import Notifier
-from app.shortcut_portal import ShortcutSession
+from app.desktop.global_shortcut import GlobalShortcutDialog, in_background
+from app.desktop.notifications import Notifier
+from app.desktop.shortcut_portal import ShortcutSession
 from core.i18n import tr
 from resources import resource_path
 

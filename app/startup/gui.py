@@ -13,11 +13,11 @@ from PySide6.QtCore import QLibraryInfo, QSocketNotifier, Qt, QTranslator
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QDialog
 
-from app import summon
 from app.backend_host import BackendHost
+from app.desktop import summon
+from app.desktop.single_instance import SingleInstance
+from app.looks.sizes import interface_font
 from app.main_window import MainWindow
-from app.single_instance import SingleInstance
-from app.sizes import interface_font
 from core import i18n
 from resources import resource_path
 

@@ -4,7 +4,7 @@ answers in milliseconds and a second window never opens on the same memory.
 
 Who is the window is decided by a lock file in the data folder, which the kernel releases
 when its holder dies, so a crash leaves no false "already running". The window listens on a
-socket named after the folder (`app.single_instance`); the others send one JSON line to it
+socket named after the folder (`app.desktop.single_instance`); the others send one JSON line to it
 and read "ok" back."""
 
 from __future__ import annotations

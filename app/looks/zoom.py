@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QTableView, QWidget
 
-from app.sizes import line_height
+from app.looks.sizes import line_height
 from core.i18n import tr
 
 STEPS = (80, 90, 100, 110, 120, 135, 150, 175, 200)  # percent

@@ -11,8 +11,8 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QStatusBar
 
 from app.backend_host import BackendHost
-from app.status_parts import EndpointPart, StatusPart, count_of
-from app.status_row import StatusRow, is_lasting
+from app.status.status_parts import EndpointPart, StatusPart, count_of
+from app.status.status_row import StatusRow, is_lasting
 from core.i18n import tr
 
 NEWS_MSECS = 12000

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import shortcut_portal
-from app.sizes import chars
+from app.desktop import shortcut_portal
+from app.looks.sizes import chars
 from core.desktop_files import home_arguments, program_command
 from core.i18n import tr
 

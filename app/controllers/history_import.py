@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
-from app.status_parts import count_of
+from app.status.status_parts import count_of
 from core.errors import ErrorCode
 from core.i18n import tr
 from core.protocol.packets import PacketType

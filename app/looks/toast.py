@@ -12,7 +12,7 @@ from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QLabel, QWidget
 
-from app.sizes import chars
+from app.looks.sizes import chars
 
 MIN_MSECS = 3000
 CONFIRM_MSECS = 4000  # a save confirmed (Settings, Tool limits, a rename…)

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QFrame, QSizePolicy, QWidget
 
-from app.sizes import chars
-from app.status_parts import StatusPart, separator
+from app.looks.sizes import chars
+from app.status.status_parts import StatusPart, separator
 
 
 @dataclass

@@ -15,7 +15,7 @@ from app.backend_host import BackendHost, shown_or_warned
 from app.chat.approval import ApprovalCard
 from app.dialogs.backups import BackupsDialog, holds
 from app.dialogs.import_progress import ImportProgress
-from app.status_parts import as_sentence, count_of, first_upper
+from app.status.status_parts import as_sentence, count_of, first_upper
 from core.errors import ErrorCode
 from core.i18n import tr
 from core.protocol.packets import PacketType

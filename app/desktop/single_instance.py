@@ -1,5 +1,5 @@
 """One window per memory: the first `trulymem` on a data folder takes its lock and listens
-for the wishes (show, toggle, ask) of those started after it (`app.summon` sends them), so
+for the wishes (show, toggle, ask) of those started after it (`app.desktop.summon` sends them), so
 two backends never write the same store."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-from app.summon import LOCK_NAME, WISHES, WindowLock, peer_is_me, socket_path
+from app.desktop.summon import LOCK_NAME, WISHES, WindowLock, peer_is_me, socket_path
 from core.i18n import tr
 
 MOST_BYTES = 256 * 1024  # a wish is small; a bigger one is not from TrulyMEM

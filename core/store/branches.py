@@ -16,7 +16,7 @@ from typing import Any
 from core.errors import ErrorCode
 from core.i18n import N_
 from core.store import GraphStore, StoreError
-from core.turn.history import History
+from core.store.history import History
 
 BRANCH_SCHEMA = 16  # the schema version that keeps branches
 

@@ -1,0 +1,1 @@
+"""How things look everywhere: sizes and spacing, text marks, toasts and zoom."""
