@@ -14,7 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 from app.desktop import summon
 from app.startup.display import no_display
 from core.i18n import set_language, tr
-from core.paths import data_home, database_path, secure_home
+from core.paths import add_home_option, data_home, database_path, secure_home
 
 # The memory, the tools and the model's client (openai) load only in the modes that use
 # them: `--toggle` and `--ask` hand over to the running window in milliseconds.
@@ -47,8 +47,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="trulymem", description=tr("TrulyMEM: an AI companion whose memory is a graph."),
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_modes())
-    parser.add_argument("--home",
-                        help=tr("data folder (default $TRULYMEM_HOME or ~/.trulymem)"))
+    add_home_option(parser)
     parser.add_argument("--version", action="version", version=f"trulymem {_version()}")
     parser.add_argument("--color-scheme", choices=("system", "light", "dark"),
                         default="system", help=tr("window colours (default: follow the system)"))

@@ -5,6 +5,10 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 HOME_ENV = "TRULYMEM_HOME"
 DB_NAME = "graph_memory.db"
@@ -18,6 +22,14 @@ def data_home(explicit: str | os.PathLike[str] | None = None) -> Path:
     if os.environ.get(HOME_ENV):
         return Path(os.environ[HOME_ENV]).expanduser()
     return Path.home() / ".trulymem"
+
+
+def add_home_option(parser: argparse.ArgumentParser) -> None:
+    """The `--home` every command and mode takes, said the same way everywhere."""
+    from core.i18n import tr  # noqa: PLC0415  (paths load before the languages)
+
+    parser.add_argument("--home",
+                        help=tr("data folder (default $TRULYMEM_HOME or ~/.trulymem)"))
 
 
 def database_path(home: Path) -> Path:

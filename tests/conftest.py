@@ -78,6 +78,24 @@ def llm():
 
 
 @pytest.fixture
+def hosted(tmp_path):
+    """Opens a backend and its dispatcher on a home (`tmp_path/home` unless one is named)
+    as a host would, with what `Backend.open` takes; each is closed when the test ends."""
+    made = []
+
+    def open_(home=None, **start: Any) -> Dispatcher:
+        home = home or tmp_path / "home"
+        dispatcher = make_dispatcher(home / "graph_memory.db", home / "config.json", home=home)
+        dispatcher.backend.open(**start)
+        made.append(dispatcher)
+        return dispatcher
+
+    yield open_
+    for dispatcher in made:
+        dispatcher.backend.close()
+
+
+@pytest.fixture
 def clock() -> Clock:
     return Clock()
 
@@ -87,6 +105,29 @@ def store(tmp_path, clock) -> GraphStore:
     graph = GraphStore(tmp_path / "graph_memory.db", clock=clock)
     yield graph
     graph.close()
+
+
+@pytest.fixture
+def meaning(store):
+    """Starts an indexer over `store`, told of each change as the backend tells it;
+    `attached`: the store's recall searches through it too."""
+    from core.meaning.indexer import Meaning
+
+    running = []
+
+    def start(attached: bool = False) -> Meaning:
+        made = Meaning(store.path)
+        store.on_commit[:] = [lambda change: made.changed(change.touched())]
+        made.start()
+        if attached:
+            store.meaning = made
+        running.append(made)
+        return made
+
+    yield start
+    for made in running:
+        made.stop()
+    store.meaning = None
 
 
 @pytest.fixture

@@ -48,19 +48,8 @@ def damage(path) -> None:
 
 
 @pytest.fixture
-def opened(tmp_path):
-    dispatchers = []
-
-    def open_(home=None):
-        home = home or tmp_path / "home"
-        dispatcher = make_dispatcher(home / "graph_memory.db", home / "config.json", home=home)
-        dispatcher.backend.open()
-        dispatchers.append(dispatcher)
-        return dispatcher
-
-    yield open_
-    for dispatcher in dispatchers:
-        dispatcher.backend.close()
+def opened(hosted):
+    return hosted
 
 
 

@@ -16,14 +16,12 @@ from core import BackendClient, BackendServer
 from core.commands import import_history as command
 from core.events import Event
 from core.history_import import saving
-from core.paths import config_path, database_path
 from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketType
 from core.store import conversations
 from core.store.history import History
 from core.testing import past_exports
 from core.testing.remembering_model import RememberingModel
-from tests.conftest import make_dispatcher
 
 KEY = "sk-test-key-000000"
 
@@ -65,20 +63,12 @@ def model():
 
 
 @pytest.fixture
-def backend(tmp_path, model):
+def backend(model, hosted):
     """A dispatcher on a fresh home whose model is small and local: the extraction path."""
-    made = []
-
     def start(model_name: str = "local-model") -> Dispatcher:
-        home = tmp_path / "home"
-        dispatcher = make_dispatcher(database_path(home), config_path(home), home=home)
-        dispatcher.backend.open(KEY, model.base_url, model_name)
-        made.append(dispatcher)
-        return dispatcher
+        return hosted(api_key=KEY, base_url=model.base_url, model=model_name)
 
-    yield start
-    for dispatcher in made:
-        dispatcher.backend.close()
+    return start
 
 
 def ask(dispatcher: Dispatcher, kind: PacketType, **body: Any) -> Any:

@@ -61,23 +61,6 @@ def until(predicate, timeout: float = WAIT) -> None:
         time.sleep(0.02)
 
 
-@pytest.fixture
-def meaning(store):
-    running: list[Meaning] = []
-
-    def start() -> Meaning:
-        """An indexer told of each change, as the dispatcher tells it."""
-        made = Meaning(store.path)
-        store.on_commit[:] = [lambda change: made.changed(change.touched())]
-        made.start()
-        running.append(made)
-        return made
-
-    yield start
-    for made in running:
-        made.stop()
-
-
 def test_a_chinese_question_finds_an_english_fact_and_back(store, executor, meaning):
     commit(executor, *OTHERS, ("User", "works as", "a nurse"), ("User", "老家在", "重庆"))
     indexer = meaning()

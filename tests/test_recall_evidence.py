@@ -11,7 +11,6 @@ from datetime import date
 import pytest
 
 from core.meaning import engine as engines
-from core.meaning.indexer import Meaning
 from core.protocol.packets import PacketType
 from core.recall import estimate_tokens, recall
 from core.recall.lines import fact_text, turn_text
@@ -35,24 +34,6 @@ def say(store: GraphStore, conversation: int, *lines: tuple[str, str],
         fields = {"turn_id": turn} | ({"created_at": at} if at is not None else {})
         made.append((history.append(role, text, **fields), turn))
     return made
-
-
-@pytest.fixture
-def meaning(store):
-    running: list[Meaning] = []
-
-    def start() -> Meaning:
-        made = Meaning(store.path)
-        store.on_commit[:] = [lambda change: made.changed(change.touched())]
-        made.start()
-        store.meaning = made
-        running.append(made)
-        return made
-
-    yield start
-    for made in running:
-        made.stop()
-    store.meaning = None
 
 
 def test_a_fact_brings_the_turn_it_came_from_with_its_day_and_speaker(store, executor):
@@ -190,7 +171,7 @@ def test_a_turn_is_found_by_meaning_with_no_word_in_common(store, meaning):
     puppy = say(store, chat, ("user", "We adopted a golden retriever puppy named Biscuit!"))
     question = "Does she have any pets?"
     assert puppy[0][0] not in [t["id"] for t in recall(store, question).turns]  # words only
-    indexer = meaning()
+    indexer = meaning(attached=True)
     assert indexer.wait_idle(WAIT)
     assert indexer.status()["turns_indexed"] == len(others) + 1
     assert puppy[0][0] in [t["id"] for t in recall(store, question, budget=40).turns]
@@ -208,7 +189,7 @@ def test_a_question_naming_someone_gathers_every_value_of_what_it_asks(store, ru
         ("ran", "a charity race"), ("visited", "the museum"), ("bakes", "sourdough"),
         ("is married to", "Tom"), ("studied", "history"), ("enjoys", "camping"))]
     commit(run, *facts)
-    meaning()
+    meaning(attached=True)
     assert store.meaning.wait_idle(WAIT)
     found = recall(store, "What pets does Melanie have?")
     shown = {f["target_name"] for f in found.facts if f["source_name"] == "Melanie"}
@@ -225,7 +206,7 @@ def test_the_memory_tab_finds_by_meaning_in_both_languages_and_says_why_not(
     commit(run, ("User", "has a dog named", "Luna"), ("User", "养了", "一只小狗"),
            ("Peter", "likes", "trumpets"), ("Anna", "bought", "a carpet"),
            ("User", "drives", "a petrol car"), ("User", "lives in", "Berlin"))
-    meaning()
+    meaning(attached=True)
     assert store.meaning.wait_idle(WAIT)
     names = {n: r["name"] for r in browse.node_rows(store, browse.list_node_ids(
         store, query="pets")) for n in [r["id"]]}

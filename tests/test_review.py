@@ -12,7 +12,6 @@ from core.protocol.packets import Packet, PacketType
 from core.store import GraphStore
 from core.store.exchange import export_json
 from tests.conftest import ask as asked
-from tests.conftest import make_dispatcher
 
 
 def commit_call(*triplets):
@@ -22,22 +21,12 @@ def commit_call(*triplets):
 
 
 @pytest.fixture
-def backend(tmp_path, llm):
+def backend(tmp_path, llm, hosted):
     home = tmp_path / "home"
     home.mkdir()
     (home / "config.json").write_text(json.dumps({
         "api_key": "sk-test-key-000000", "base_url": llm.base_url, "model": "test-model"}))
-    opened = []
-
-    def start() -> Dispatcher:
-        dispatcher = make_dispatcher(home / "graph_memory.db", home / "config.json", home=home)
-        dispatcher.backend.open()
-        opened.append(dispatcher)
-        return dispatcher
-
-    yield start
-    for dispatcher in opened:
-        dispatcher.backend.close()
+    return hosted
 
 
 def ask(dispatcher: Dispatcher, type_: PacketType, body=None, events=None):

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from core.config import language_setting
 from core.events import Event
 from core.i18n import set_language, tr
-from core.paths import data_home
+from core.paths import add_home_option, data_home
 from core.protocol.packets import Packet, PacketType
 from core.protocol.server import BackendServer
 
@@ -36,8 +36,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                        "JSON, or a conversation exported from TrulyMEM as Markdown), then "
                        "build the memory from them."))
     parser.add_argument("path", help=tr("the export: a .zip, a .json or a .md file"))
-    parser.add_argument("--home", help=tr("data folder (default $TRULYMEM_HOME or "
-                                          "~/.trulymem)"))
+    add_home_option(parser)
     parser.add_argument("--conversations-only", action="store_true",
                         help=tr("keep the conversations without building the memory "
                                 "(nothing is sent to a model)"))

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from core.config import language_setting
 from core.i18n import set_language, tr
-from core.paths import data_home
+from core.paths import add_home_option, data_home
 from core.protocol.packets import Packet, PacketType
 from core.protocol.server import BackendServer
 
@@ -41,8 +41,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help=tr("stop syncing on this device (its memory stays as it is)"))
     parser.add_argument("--status", action="store_true",
                         help=tr("show this device's sync state and change nothing"))
-    parser.add_argument("--home", help=tr("data folder (default $TRULYMEM_HOME or "
-                                          "~/.trulymem)"))
+    add_home_option(parser)
     return parser.parse_args(argv)
 
 

@@ -12,7 +12,7 @@ from core.history_import.readers import (
     PastConversation,
     PastMessage,
     broken,
-    numbered,
+    read_each,
     seconds,
     text_of,
 )
@@ -23,10 +23,7 @@ HIDDEN_FLAGS = ("is_visually_hidden_from_conversation", "is_user_system_message"
 
 
 def conversations(items: Iterable[Any]) -> Iterator[PastConversation]:
-    for number, item in numbered(items):
-        conversation = _conversation(item, number)
-        if conversation.messages:
-            yield conversation
+    return read_each(items, _conversation)
 
 
 def _conversation(item: dict[str, Any], number: int) -> PastConversation:

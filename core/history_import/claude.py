@@ -13,7 +13,7 @@ from core.history_import.readers import (
     PastConversation,
     PastMessage,
     broken,
-    numbered,
+    read_each,
     text_of,
 )
 
@@ -21,10 +21,7 @@ ROLES = {"human": "user", "assistant": "assistant"}
 
 
 def conversations(items: Iterable[Any]) -> Iterator[PastConversation]:
-    for number, item in numbered(items):
-        conversation = _conversation(item, number)
-        if conversation.messages:
-            yield conversation
+    return read_each(items, _conversation)
 
 
 def _conversation(item: dict[str, Any], number: int) -> PastConversation:

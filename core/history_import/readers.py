@@ -19,7 +19,7 @@ import os
 import stat
 import zipfile
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -244,6 +244,16 @@ def numbered(items: Iterable[Any]) -> Iterator[tuple[int, dict[str, Any]]]:
         if not isinstance(item, dict):
             raise broken(number, "it is not an object")
         yield number, item
+
+
+def read_each(items: Iterable[Any], read: Callable[[dict[str, Any], int], PastConversation]
+              ) -> Iterator[PastConversation]:
+    """Each element read as a conversation by `read(item, number)`; one with no message
+    left (every one hidden, or empty) is not a conversation."""
+    for number, item in numbered(items):
+        conversation = read(item, number)
+        if conversation.messages:
+            yield conversation
 
 
 __all__ = ["FORMATS", "PastConversation", "PastFormatError", "PastMessage", "detect",

@@ -18,7 +18,7 @@ from typing import Any
 
 from core.config import ConfigError, language_setting, load_config, save_config, updated
 from core.i18n import N_, set_language, tr
-from core.paths import config_path, data_home
+from core.paths import add_home_option, config_path, data_home
 from core.share.tokens import new_token
 
 HOST = "127.0.0.1"
@@ -35,8 +35,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         epilog=tr("Nothing is served while sharing is off. Switch it on in the window "
                   "(Settings, Other apps) or, without a window, with \"trulymem mcp "
                   "--enable\" (--disable switches it off again)."))
-    parser.add_argument("--home",
-                        help=tr("data folder (default $TRULYMEM_HOME or ~/.trulymem)"))
+    add_home_option(parser)
     parser.add_argument("--http", action="store_true",
                         help=tr("serve streamable HTTP on {host} instead of stdin/stdout",
                                 host=HOST))
