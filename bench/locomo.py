@@ -20,7 +20,8 @@ memory writer a live turn uses. Then every question of categories 1-4 (and 5 wit
 Each answer is scored with LoCoMo's token F1 (core/eval/locomo.py); evidence recall is
 the share of a question's evidence turns among the sources the method put in front of
 the model. Every method gets the same answer instruction (`core.eval.locomo.ANSWER_RULES`):
-the baselines in their prompt, the memory as the assistant's persona. The data is
+the baselines in their prompt, the memory as the person's own instructions (Settings,
+Instructions), which end the same system message. The data is
 LoCoMo's (CC BY-NC 4.0): it is read from where it lies, never copied. Default --data:
 ../shared/data/locomo/locomo-dev.json beside the repository, or $TRULYMEM_LOCOMO. The
 last line is one summary a script can read.
@@ -111,11 +112,10 @@ class Run:
         self._count_facts()
 
     def instruct(self) -> None:
-        """The baselines' answer instruction, word for word, as the assistant's persona:
-        the memory's prompt then carries it as the person would give it."""
-        told = self.dispatcher.handle(Packet.make(PacketType.EXECUTE_TOOL, {
-            "tool_name": "persona_update", "arguments": {"attributes": [
-                {"attribute": "answers", "value": locomo.ANSWER_RULES}]}}))
+        """The baselines' answer instruction, word for word and in the same place (the
+        system message), as the person's own instructions in the settings."""
+        told = self.dispatcher.handle(Packet.make(PacketType.SET_CONFIG, {
+            "instructions": locomo.ANSWER_RULES}))
         if not told.success:
             raise SystemExit(f"the answer instruction was not kept: {told.error}")
 
@@ -154,8 +154,8 @@ class Run:
         backend = self.backend
         self.dispatcher.handle(Packet.make(PacketType.NEW_CONVERSATION))
         # asked as a person would; the answer instruction the baselines' prompt carries is
-        # the assistant's persona (see `instruct`), as a person would set it. A question
-        # adds nothing to the memory (no memory-writing step runs)
+        # the person's own instructions (see `instruct`), as a person would set them. A
+        # question adds nothing to the memory (no memory-writing step runs)
         answer = self.dispatcher.handle(Packet.make(PacketType.PROCESS_MESSAGE, {
             "user_input": question}))
         data = answer.data if isinstance(answer.data, dict) else {}

@@ -63,6 +63,19 @@ def _text(name: str, value: Any) -> str:
     return value
 
 
+INSTRUCTIONS_MOST = 2000  # characters of the person's own instructions
+
+
+def _instructions(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(tr("{name} must be text", name=name))
+    value = value.strip()
+    if len(value) > INSTRUCTIONS_MOST:
+        raise ConfigError(tr("{name} may be {most} characters at most ({length} given)",
+                             name=name, most=INSTRUCTIONS_MOST, length=len(value)))
+    return value
+
+
 def _seconds(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise ConfigError(tr("{name} must be a positive number of seconds", name=name))
@@ -172,6 +185,8 @@ class Config:
     temperature: float | None = setting(None, _temperature, "None: 0.3 for local servers, "
                                         "the server's own else")
     thinking: bool = setting(False, _flag, "DeepSeek's thinking mode (others ignore it)")
+    instructions: str = setting("", _instructions, "the person's own words on how the "
+                                "assistant answers: every turn's instructions end with them")
     tool_set: str = setting("auto", _tool_set, "auto (compact for local servers, else "
                             "core), core, compact or full")
     memory_writer: str = setting("auto", _writer, "who writes the memory: the model's tool "

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
+    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QSpinBox,
@@ -127,6 +128,7 @@ class SettingsDialog(QDialog):
         self.host = host
         self.original = dict(config)
         self._make_fields(config)
+        self._make_instructions(config)
         self.sync_page = SyncPage(host)  # acts at once: nothing of it waits for OK
         self.key_note = key_note(config)  # in the system keychain, or in a private file
         self._lay_out()
@@ -223,6 +225,22 @@ class SettingsDialog(QDialog):
             "DeepSeek's thinking mode: slower and dearer, sometimes better at hard "
             "questions. Other providers choose by model name."))
 
+    def _make_instructions(self, config: dict[str, Any]) -> None:
+        """The person's own words on how the assistant replies, sent with every turn."""
+        self.instructions_note = QLabel(tr(
+            "What the assistant should always keep to when it replies: how long, how "
+            "formal, what to call you. It reads them with every message you send."))
+        self.instructions_note.setWordWrap(True)
+        quiet(self.instructions_note)
+        self.instructions = QPlainTextEdit(config.get("instructions") or "")
+        self.instructions.setObjectName("instructions")
+        self.instructions.setTabChangesFocus(True)  # Tab leaves the box, as in a form
+        self.instructions.setPlaceholderText(tr(
+            "For example: Answer questions about facts in a few words. Call me Sam."))
+        self.instructions.setAccessibleName(tr("Your instructions for the assistant"))
+        self.instructions.setAccessibleDescription(self.instructions_note.text())
+        self.instructions.setMinimumHeight(5 * self.fontMetrics().lineSpacing())
+
     def _make_meaning(self, config: dict[str, Any]) -> None:
         self.recall_by_meaning = QCheckBox(tr("Also find memories by m&eaning"))
         self.recall_by_meaning.setChecked(bool(config.get("recall_by_meaning", True)))
@@ -300,6 +318,11 @@ class SettingsDialog(QDialog):
         model_layout.addLayout(test_row)
         self.tabs = QTabWidget()
         self.tabs.addTab(Scrolling(model_page), tr("M&odel and memory"))
+        instructions_page = QWidget()
+        instructions_layout = QVBoxLayout(instructions_page)
+        instructions_layout.addWidget(self.instructions_note)
+        instructions_layout.addWidget(self.instructions, 1)
+        self.tabs.addTab(instructions_page, tr("&Instructions"))
         self.tabs.addTab(Scrolling(self.sharing), tr("Other app&s"))
         self.tabs.addTab(Scrolling(self.sync_page), tr("S&ync"))
         layout = QVBoxLayout(self)
@@ -364,6 +387,7 @@ class SettingsDialog(QDialog):
         return {"api_key": self.api_key.text().strip(), "base_url": self.base_url.text().strip(),
                 "model": self.model.text().strip(),
                 "thinking": self.thinking.isChecked(),
+                "instructions": self.instructions.toPlainText().strip(),
                 "request_timeout": self.request_timeout.value(),
                 "first_token_timeout": self.first_token_timeout.value(),
                 "turn_timeout": self.turn_timeout.value(),

@@ -139,7 +139,8 @@ class Turn:
         # The instructions and the tools come first and never change, then the earlier
         # messages as they were sent, then the new one: a server's prompt cache reuses
         # everything before it (see core.turn.prompt_window).
-        messages = [{"role": "system", "content": system_prompt(compact, not extracting)},
+        messages = [{"role": "system", "content": system_prompt(
+                        compact, not extracting, self.config.instructions)},
                     *context.earlier, {"role": "user", "content": context.content}]
         options.person_said = [*context.said, text]
 

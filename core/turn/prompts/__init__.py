@@ -20,12 +20,19 @@ def _template(name: str) -> str:
     return files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
-def system_prompt(compact: bool = False, tools: bool = True) -> str:
+def system_prompt(compact: bool = False, tools: bool = True, own: str = "") -> str:
     """The instructions: byte-identical across turns (and shorter for local models);
-    without `tools`, for a turn whose memory is written by the extraction step."""
+    without `tools`, for a turn whose memory is written by the extraction step. `own`:
+    the person's own instructions from the settings, last, so they weigh most. Unlike
+    stored memories they are followed: the person wrote them, in the settings, for this."""
     if not tools:
-        return _template("system_chat.md").strip()
-    return _template("system_compact.md" if compact else "system.md").strip()
+        base = _template("system_chat.md").strip()
+    else:
+        base = _template("system_compact.md" if compact else "system.md").strip()
+    if not own.strip():
+        return base
+    return f"{base}\nThe user's own instructions for your replies (from the settings):\n" \
+           f"{own.strip()}"
 
 
 def turn_message(snapshot: str, message: str, today: str | None = None) -> str:
