@@ -109,6 +109,25 @@ def test_merge_moves_every_edge_and_folds_duplicates(store, people, run):
     assert "Anna" in names(store, browse.list_node_ids(store, query="Anne"))
 
 
+def test_a_merge_keeps_the_copy_of_a_fact_made_first_as_sync_does(store, run):
+    """Whichever node the person keeps, of two copies that become one fact the earlier
+    stays (as every device applying a merge does), with both copies' mentions."""
+    commit(run, ("Zoe", "plays", "cello"))  # the earlier copy, on the node merged away
+    commit(run, ("Zoey", "plays", "cello"), ("Zoey", "plays", "cello"))
+    zoe, zoey = node_id(store, "Zoe"), node_id(store, "Zoey")
+    cello = node_id(store, "cello")
+    earlier = store.active_edge(zoe, "plays", cello)
+    later = store.active_edge(zoey, "plays", cello)
+    assert earlier["id"] < later["id"]
+    correct(store, "merge_nodes", {"keep_id": zoey, "merge_id": zoe})
+    kept = store.row("edges", earlier["id"])
+    assert (kept["status"], kept["source_id"]) == ("active", zoey)
+    assert kept["mention_count"] == earlier["mention_count"] + later["mention_count"]
+    stepped_aside = store.row("edges", later["id"])
+    assert (stepped_aside["status"], stepped_aside["superseded_by"]) == \
+        ("superseded", earlier["id"])
+
+
 def test_edit_relation_delete_and_restore_an_edge(store, people):
     edge = store.query_one("SELECT id FROM edges WHERE relation = 'plays'")["id"]
     undo_restores(store, lambda: correct(store, "edit_relation",

@@ -27,7 +27,7 @@ from typing import Any, BinaryIO
 from core.errors import ErrorCode
 from core.i18n import N_, tr
 from core.paths import PRIVATE_FILE
-from core.store import exchange_format
+from core.store import exchange_format, one_copy
 from core.store.exchange_format import (
     EDGE_COLUMNS,
     FORMAT,
@@ -397,8 +397,8 @@ def _merge(store: GraphStore, report: Report) -> dict[str, Any]:
                                            " staging.edges s ON s.id = m.old WHERE m.twin = 1"
                                            " ORDER BY m.new"):
         twin = store.row("edges", new)
-        store.update("edges", new, {"mention_count": twin["mention_count"] + mentions,
-                                    "confidence": max(twin["confidence"], confidence)})
+        store.update("edges", new, one_copy.folded(
+            twin, {"mention_count": mentions, "confidence": confidence}))
         merged += 1
     base = store.next_id("edges") - 1
     conn.execute("INSERT INTO staging.edge_map SELECT id, ? + row_number() OVER (ORDER BY"

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.store import one_copy
 from core.store.change_capture import SYNCED, note_merge
 from core.store.graph import decode_ops, index_change_rows
 from core.sync.hlc import HybridClock, check_not_ahead, parse_stamp
@@ -444,8 +445,8 @@ def _twin(conn: sqlite3.Connection, edge_id: int, values: dict[str, Any]) -> int
 
 
 def _retire_twin(conn: sqlite3.Connection, edge_id: int, twin: int) -> None:
-    """Of two active copies of one fact, the larger id steps aside for the smaller."""
-    later, earlier = max(edge_id, twin), min(edge_id, twin)
+    """Of two active copies of one fact, one steps aside (`core.store.one_copy`)."""
+    earlier, later = one_copy.kept_and_retired(edge_id, twin)
     if conn.execute("SELECT 1 FROM edges WHERE id = ?", (later,)).fetchone():
         conn.execute("UPDATE edges SET status = 'superseded', superseded_by = ? WHERE id = ?",
                      (earlier, later))

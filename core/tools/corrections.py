@@ -14,7 +14,7 @@ from typing import Any
 
 from core.errors import CodedError, ErrorCode
 from core.i18n import N_, Words, tr_kept
-from core.store import GraphStore, StoreError
+from core.store import GraphStore, StoreError, one_copy
 from core.store.change_capture import note_merge
 from core.store.graph import Row
 from core.store.text import display_name, normalize_name
@@ -111,12 +111,7 @@ def merge_nodes(store: GraphStore, keep_id: Any, merge_id: Any, keep_name: Any =
                                                "updated_at": now})
             dropped += 1
         elif twin is not None:
-            store.update("edges", twin["id"], {
-                "mention_count": twin["mention_count"] + edge["mention_count"],
-                "confidence": max(twin["confidence"], edge["confidence"]), "updated_at": now})
-            store.update("edges", edge["id"], {"status": "superseded", "superseded_by":
-                                               twin["id"], "source_id": source,
-                                               "target_id": target, "updated_at": now})
+            _fold(store, {**edge, "source_id": source, "target_id": target}, twin, now)
             folded += 1
         else:
             store.update("edges", edge["id"], {"source_id": source, "target_id": target,
@@ -192,6 +187,20 @@ def edit_fact(store: GraphStore, edge_id: Any, subject: Any, relation: Any,
                                        "valid_to": now, "updated_at": now})
     return tr_kept("changed '{old}' to '{new}'", old=old,
                    new=" ".join((ends[0]["name"], new["relation"], ends[1]["name"])))
+
+
+def _fold(store: GraphStore, moved: Row, twin: Row, now: float) -> None:
+    """`moved` (its ends already the merged ones) and `twin` are one fact now: the rule of
+    `core.store.one_copy` keeps one. The one stepping aside goes first: two active copies
+    of one fact never stand together."""
+    kept_id, retired_id = one_copy.kept_and_retired(moved["id"], twin["id"])
+    kept, retired = (moved, twin) if kept_id == moved["id"] else (twin, moved)
+    store.update("edges", retired_id, {"status": "superseded", "superseded_by": kept_id,
+                                       "source_id": moved["source_id"],
+                                       "target_id": moved["target_id"], "updated_at": now})
+    store.update("edges", kept_id, {**one_copy.folded(kept, retired),
+                                    "source_id": moved["source_id"],
+                                    "target_id": moved["target_id"], "updated_at": now})
 
 
 def delete_edge(store: GraphStore, edge_id: Any) -> Words:
