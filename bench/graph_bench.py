@@ -13,16 +13,14 @@ filled with plain SQL, then the inbox's changes are written by the real tools.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import tempfile
 import time
 from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
-from qt_probe import GapProbe, open_ready, wait
+from qt_probe import GapProbe, offscreen_application, open_ready, wait
 
-from app.startup import gui
 from core.protocol.packets import PacketType
 from core.store import GraphStore
 from core.store.exchange import export_graphml, export_json, import_json
@@ -212,8 +210,7 @@ def main() -> None:
     parser.add_argument("--edges", type=int, default=300_000)
     parser.add_argument("--inbox", type=int, default=5_000)
     args = parser.parse_args()
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    app = gui.make_application()
+    app = offscreen_application()
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder)
         started = time.perf_counter()

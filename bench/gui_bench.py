@@ -23,9 +23,8 @@ import time
 from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
-from qt_probe import GapProbe, open_ready, wait
+from qt_probe import GapProbe, offscreen_application, open_ready, wait
 
-from app.startup import gui
 from core.config import Config, save_config
 from core.store import GraphStore, conversations
 from core.store.history import History
@@ -179,8 +178,7 @@ def main() -> None:
     parser.add_argument("--starts", type=int, default=5)
     parser.add_argument("--nodes", type=int, default=100_000)
     args = parser.parse_args()
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    app = gui.make_application()
+    app = offscreen_application()
     with tempfile.TemporaryDirectory() as folder:
         gap, ticks, seconds = streamed_turn_gap(app, Path(folder))
     print(f"longest event-loop gap during a streamed turn ({seconds:.1f} s, {ticks} probe "

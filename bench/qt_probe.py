@@ -3,6 +3,7 @@ window without blocking it."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -35,6 +36,12 @@ class GapProbe:
     def stop(self) -> float:
         self.timer.stop()
         return max(self.gaps, default=0.0)
+
+
+def offscreen_application() -> QApplication:
+    """The window's application, drawn off screen unless a display is asked for."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    return gui.make_application()
 
 
 def wait(app: QApplication, condition, timeout: float = 120.0) -> None:

@@ -6,6 +6,8 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from typing import Any
 
 import pytest
@@ -72,27 +74,35 @@ def words_only_recall(request, monkeypatch):
 @pytest.fixture
 def llm():
     """The scripted OpenAI-compatible server on 127.0.0.1 that stands in for the model."""
-    server = ScriptedOpenAIServer()
-    yield server
-    server.close()
+    with closing(ScriptedOpenAIServer()) as server:
+        yield server
 
 
 @pytest.fixture
 def hosted(tmp_path):
     """Opens a backend and its dispatcher on a home (`tmp_path/home` unless one is named)
     as a host would, with what `Backend.open` takes; each is closed when the test ends."""
-    made = []
-
     def open_(home=None, **start: Any) -> Dispatcher:
         home = home or tmp_path / "home"
         dispatcher = make_dispatcher(home / "graph_memory.db", home / "config.json", home=home)
         dispatcher.backend.open(**start)
-        made.append(dispatcher)
         return dispatcher
 
-    yield open_
-    for dispatcher in made:
-        dispatcher.backend.close()
+    yield from closed_after(open_, lambda dispatcher: dispatcher.backend.close())
+
+
+def closed_after(make: Callable[..., Any], close: Callable[[Any], None]
+                 ) -> Iterator[Callable[..., Any]]:
+    """A fixture's factory: what `make` makes is `close`d when the test ends."""
+    made: list[Any] = []
+
+    def factory(*args: Any, **kwargs: Any) -> Any:
+        made.append(make(*args, **kwargs))
+        return made[-1]
+
+    yield factory
+    for thing in made:
+        close(thing)
 
 
 @pytest.fixture

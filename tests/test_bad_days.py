@@ -52,8 +52,6 @@ def opened(hosted):
     return hosted
 
 
-
-
 def test_processes_starting_together_on_a_fresh_folder_all_work(tmp_path):
     path = tmp_path / "fresh" / "graph_memory.db"
     path.parent.mkdir()

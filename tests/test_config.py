@@ -30,6 +30,15 @@ def test_save_and_load_round_trip_with_owner_only_permissions(tmp_path):
     assert [p.name for p in path.parent.iterdir()] == ["config.json"]  # no temp file left
 
 
+def loaded(folder, content: str):
+    """config.json written with `content`, then loaded: (path, config, warning, the files
+    put aside)."""
+    path = folder / "config.json"
+    path.write_text(content)
+    config, warning = load_config(path)
+    return path, config, warning, list(folder.glob("config.json.invalid-*"))
+
+
 @pytest.mark.parametrize(("content", "reason"), [
     ("{not json", "invalid"),
     ('["a list"]', "JSON object"),
@@ -37,12 +46,9 @@ def test_save_and_load_round_trip_with_owner_only_permissions(tmp_path):
 ])
 def test_a_file_that_is_not_a_config_is_kept_aside_and_defaults_used(tmp_path, content,
                                                                       reason):
-    path = tmp_path / "config.json"
-    path.write_text(content)
-    config, warning = load_config(path)
+    path, config, warning, aside = loaded(tmp_path, content)
     assert config == Config()
     assert reason in warning and "using defaults" in warning
-    aside = list(tmp_path.glob("config.json.invalid-*"))
     assert len(aside) == 1 and aside[0].read_text() == content
     assert not path.exists()
 
@@ -56,12 +62,9 @@ def test_a_file_that_is_not_a_config_is_kept_aside_and_defaults_used(tmp_path, c
 ])
 def test_a_config_with_bad_or_unknown_settings_keeps_every_good_one(tmp_path, content,
                                                                      reason):
-    path = tmp_path / "config.json"
-    path.write_text(content)
-    config, warning = load_config(path)
+    path, config, warning, aside = loaded(tmp_path, content)
     assert config.api_key == "sk-kept-000000"  # the key is not lost over one bad setting
     assert reason in warning and "every other setting was kept" in warning
-    aside = list(tmp_path.glob("config.json.invalid-*"))
     assert len(aside) == 1 and aside[0].read_text() == content
     assert stat.S_IMODE(aside[0].stat().st_mode) == 0o600
     for _start in range(3):  # the same bad file at every start: still one copy

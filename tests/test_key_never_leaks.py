@@ -101,7 +101,6 @@ def test_a_short_key_is_masked_only_where_it_stands_alone():
     assert scrub_known("ollama runs here") == "ollama runs here"  # a placeholder, no secret
 
 
-
 @pytest.mark.parametrize("key", KEYS)
 def test_a_key_in_a_conversations_title_or_the_models_reasoning_is_masked(headless, llm,
                                                                           tmp_path, key):

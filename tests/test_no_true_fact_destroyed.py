@@ -152,6 +152,15 @@ def test_in_the_window_what_a_forget_reached_past_the_ask_waits_with_its_list(tm
         hosted.backend.close()
 
 
+def grounds(fact: tuple[str, str, str], message: str) -> bool:
+    """Whether `message` says `fact` in the person's own words (`core.writer.slots`)."""
+    from core.writer import slots
+
+    subject, relation, value = fact
+    return slots.grounds({"subject": subject, "relation": relation, "object": value},
+                         message)
+
+
 @pytest.mark.parametrize(("fact", "message", "grounded"), [
     (("User", "job", "painting"), "I love painting on weekends.", False),
     (("User", "name", "Tom"), "My son is called Tom.", False),
@@ -168,11 +177,7 @@ def test_in_the_window_what_a_forget_reached_past_the_ask_waits_with_its_list(tm
     (("Mei", "lives in", "Paris"), "My sister Mei lives in Paris.", True),
 ])
 def test_a_slot_is_replaced_only_on_the_persons_own_words(fact, message, grounded):
-    from core.writer import slots
-
-    subject, relation, value = fact
-    assert slots.grounds({"subject": subject, "relation": relation, "object": value},
-                         message) is grounded
+    assert grounds(fact, message) is grounded
 
 
 @pytest.mark.parametrize(("a", "b", "same"), [
@@ -239,11 +244,7 @@ def test_from_a_larger_model_an_ungrounded_slot_is_a_guess_beside_the_old_value(
     (("User", "住在", "青岛"), "我不住在北京了，我住在青岛。", True),
 ])
 def test_a_value_the_message_denies_never_replaces_the_one_it_says(fact, message, grounded):
-    from core.writer import slots
-
-    subject, relation, value = fact
-    assert slots.grounds({"subject": subject, "relation": relation, "object": value},
-                         message) is grounded
+    assert grounds(fact, message) is grounded
 
 
 @pytest.mark.parametrize(("fact", "message"), [

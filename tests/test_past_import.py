@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +58,8 @@ def invented_locomo(path: Path, *, broken_after_first: bool = False) -> Path:
 
 @pytest.fixture
 def model():
-    server = RememberingModel()
-    yield server
-    server.close()
+    with closing(RememberingModel()) as server:
+        yield server
 
 
 @pytest.fixture
@@ -370,16 +370,21 @@ def test_undated_conversations_carry_the_import_and_a_stop_keeps_nothing(tmp_pat
                                       " LIKE 'claude:%'")["n"] == 0
 
 
+def one_session(path: Path, when: str, *said: tuple[str, str]) -> Path:
+    """A LoCoMo file of one session between the two who speak in `said`, held `when`."""
+    speakers = list(dict.fromkeys(name for name, _ in said))
+    path.write_text(json.dumps([{"sample_id": path.stem, "qa": [], "conversation": {
+        "speaker_a": speakers[0], "speaker_b": speakers[-1], "session_1_date_time": when,
+        "session_1": [{"speaker": name, "dia_id": f"D1:{n}", "text": text}
+                      for n, (name, text) in enumerate(said, 1)]}}], ensure_ascii=False),
+        "utf-8")
+    return path
+
+
 def test_a_conversation_in_chinese_is_remembered_in_chinese(tmp_path, backend, model):
     dispatcher = backend()
-    path = tmp_path / "zh.json"
-    path.write_text(json.dumps([{"sample_id": "zh", "qa": [], "conversation": {
-        "speaker_a": "李娜", "speaker_b": "王芳",
-        "session_1_date_time": "9:00 am on 3 March, 2024",
-        "session_1": [
-            {"speaker": "李娜", "dia_id": "D1:1", "text": "我最近在学日语，昨天去了书店。"},
-            {"speaker": "王芳", "dia_id": "D1:2", "text": "真好！我在杭州工作。"}]}}],
-        ensure_ascii=False), "utf-8")
+    path = one_session(tmp_path / "zh.json", "9:00 am on 3 March, 2024",
+                       ("李娜", "我最近在学日语，昨天去了书店。"), ("王芳", "真好！我在杭州工作。"))
     ask(dispatcher, PacketType.IMPORT_HISTORY, path=str(path))
     ask(dispatcher, PacketType.BUILD_MEMORY)
     build_all(dispatcher)
@@ -409,13 +414,9 @@ def test_a_failing_endpoint_stops_the_build_and_loses_no_piece(tmp_path, backend
 
 def test_a_fact_goes_to_the_speaker_who_said_it_of_themself(tmp_path, backend, model):
     dispatcher = backend()
-    path = tmp_path / "one.json"
-    path.write_text(json.dumps([{"sample_id": "one", "qa": [], "conversation": {
-        "speaker_a": "Ada", "speaker_b": "Ben",
-        "session_1_date_time": "10:00 am on 8 May, 2023",
-        "session_1": [{"speaker": "Ada", "dia_id": "D1:1", "text": "How is home?"},
-                      {"speaker": "Ben", "dia_id": "D1:2", "text": "Great, I have a husband "
-                       "and a garden now. Bye!"}]}}]), "utf-8")
+    path = one_session(tmp_path / "one.json", "10:00 am on 8 May, 2023",
+                       ("Ada", "How is home?"),
+                       ("Ben", "Great, I have a husband and a garden now. Bye!"))
     ask(dispatcher, PacketType.IMPORT_HISTORY, path=str(path))
     model.play({"text": json.dumps({"facts": [
         ["Ada", "has", "a husband", ""], ["Ben", "has", "a husband", ""],

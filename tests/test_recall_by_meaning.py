@@ -331,7 +331,6 @@ def test_two_programs_on_one_memory_one_keeps_the_index_the_other_follows(store,
         follower.stop()
 
 
-
 def test_similar_among_compares_only_the_facts_asked(store, executor, meaning):
     commit(executor, *OTHERS, ("User", "works as", "a nurse"))
     indexer = meaning()

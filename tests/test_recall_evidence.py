@@ -257,7 +257,6 @@ def test_the_packet_answer_for_an_empty_search_says_why(headless):
     assert found["data"]["ids"] and "why" not in found["data"]
 
 
-
 def test_a_matching_question_brings_the_turn_that_answered_it(tmp_path, headless):
     """Imported: both speakers are evidence, and the answer to a question that matches
     comes with it, though it shares no word with what was asked."""

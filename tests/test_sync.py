@@ -16,6 +16,7 @@ from core.sync.hlc import HybridClock
 from core.sync.schedule import APPLY_EVERY, SyncSchedule
 from core.sync.service import DeviceSync, SyncError
 from core.tools.executor import ToolExecutor
+from tests.conftest import closed_after
 
 
 class Device:
@@ -47,16 +48,8 @@ class Device:
 
 @pytest.fixture
 def devices(tmp_path):
-    made = []
-
-    def make(name: str) -> Device:
-        device = Device(tmp_path, name)
-        made.append(device)
-        return device
-
-    yield make
-    for device in made:
-        device.store.close()
+    yield from closed_after(lambda name: Device(tmp_path, name),
+                            lambda device: device.store.close())
 
 
 @pytest.fixture

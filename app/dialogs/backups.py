@@ -15,7 +15,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QDialog,
     QDialogButtonBox,
     QHeaderView,
     QLabel,
@@ -27,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
+from app.dialogs.host_dialog import HostDialog
 from app.looks.sizes import chars
 from core.i18n import tr
 from core.protocol.packets import PacketType
@@ -61,15 +61,12 @@ def _size(count: int) -> str:
     return tr("{count} bytes", count=count)
 
 
-class BackupsDialog(QDialog):
+class BackupsDialog(HostDialog):
     restored = Signal(object)  # the RESTORE_BACKUP answer
 
     def __init__(self, host: BackendHost, answer: dict[str, Any],
                  parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("backupsDialog")
-        self.setWindowTitle(tr("Restore from backup"))
-        self.host = host
+        super().__init__(host, "backupsDialog", tr("Restore from backup"), parent)
         # the copies restores kept aside come after the backups, and come back the same way
         self.backups = answer["backups"] + [{**copy, "kept_aside": True}
                                             for copy in answer.get("kept_aside") or []]

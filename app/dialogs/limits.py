@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtWidgets import (
-    QDialog,
     QDialogButtonBox,
     QFormLayout,
     QLabel,
@@ -16,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
+from app.dialogs.host_dialog import SavingDialog
 from app.looks.sizes import chars, natural_size
 from core import i18n
 from core.i18n import N_, tr
@@ -40,16 +40,10 @@ TOOLTIPS = {
 MAX_LIMIT = 1000
 
 
-class LimitsDialog(QDialog):
-    saved = False  # something was changed and saved (OK without a change saves nothing)
-
+class LimitsDialog(SavingDialog):
     def __init__(self, host: BackendHost, limits: dict[str, int],
                  parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("limitsDialog")
-        self.setWindowTitle(tr("Tool limits per turn"))
-        self.host = host
-        self.original = dict(limits)
+        super().__init__(host, limits, "limitsDialog", tr("Tool limits per turn"), parent)
         intro = QLabel(tr("The most calls of each kind the model may make in one turn, and the "
                           "most memories those calls may remove. Calls past a limit are "
                           "refused and listed in the tool trace; a removal past it waits for "

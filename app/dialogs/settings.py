@@ -11,7 +11,6 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
+from app.dialogs.host_dialog import SavingDialog
 from app.dialogs.key_note import key_note
 from app.dialogs.sharing import SharingPage
 from app.dialogs.sync_page import SyncPage
@@ -117,16 +117,10 @@ class Scrolling(QScrollArea):
                      wanted.height())
 
 
-class SettingsDialog(QDialog):
-    saved = False  # something was changed and saved (OK without a change saves nothing)
-
+class SettingsDialog(SavingDialog):
     def __init__(self, host: BackendHost, config: dict[str, Any],
                  parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("settingsDialog")
-        self.setWindowTitle(tr("Settings"))
-        self.host = host
-        self.original = dict(config)
+        super().__init__(host, config, "settingsDialog", tr("Settings"), parent)
         self._make_fields(config)
         self._make_instructions(config)
         self.sync_page = SyncPage(host)  # acts at once: nothing of it waits for OK

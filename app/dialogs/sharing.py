@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.looks.column import column
 from app.looks.notes import quiet
 from core import i18n
 from core.i18n import N_, tr
@@ -108,14 +109,7 @@ class SharingPage(QWidget):
         copy_row = QHBoxLayout()
         copy_row.addWidget(self.copy)
         copy_row.addWidget(self.copied, 1)
-        self.details = QWidget()
-        inner = QVBoxLayout(self.details)
-        inner.setContentsMargins(0, 0, 0, 0)
-        inner.addWidget(self.read_only)
-        inner.addLayout(pick)
-        inner.addWidget(self.where)
-        inner.addWidget(self.text, 1)
-        inner.addLayout(copy_row)
+        self.details = column(self.read_only, pick, self.where, (self.text, 1), copy_row)
         layout = QVBoxLayout(self)
         layout.addWidget(self.share)
         layout.addWidget(intro)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.backend_host import BackendHost
+from app.looks.column import column
 from app.looks.notes import quiet
 from app.status.status_parts import count_of
 from core.i18n import tr
@@ -136,16 +137,8 @@ class SyncPage(QWidget):
         buttons.addWidget(self.show_code)
         buttons.addStretch(1)
         buttons.addWidget(self.leave_button)
-        self.after = QWidget()
-        layout = QVBoxLayout(self.after)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.summary)
-        layout.addLayout(buttons)
-        layout.addWidget(self.code_row)
-        layout.addWidget(QLabel(tr("Other devices")))
-        layout.addWidget(self.devices)
-        layout.addWidget(self.conflicts_label)
-        layout.addWidget(self.conflicts, 1)
+        self.after = column(self.summary, buttons, self.code_row, QLabel(tr("Other devices")),
+                            self.devices, self.conflicts_label, (self.conflicts, 1))
 
     def _make_code_row(self) -> None:
         """The pairing code, shown on request, to copy or read out to another device."""

@@ -26,6 +26,7 @@ from core.protocol.server import BackendServer
 # How long a sync may take before the command stops waiting (a folder of many files).
 SYNC_SECONDS = 600.0
 
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="trulymem sync",

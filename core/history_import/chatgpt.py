@@ -12,6 +12,7 @@ from core.history_import.readers import (
     PastConversation,
     PastMessage,
     broken,
+    past_conversation,
     read_each,
     seconds,
     text_of,
@@ -32,15 +33,12 @@ def _conversation(item: dict[str, Any], number: int) -> PastConversation:
         raise broken(number, "its mapping is not an object")
     branch = _branch(mapping, item.get("current_node"), number)
     messages = [m for node_id in branch if (m := _message(node_id, mapping[node_id]))]
-    ident = item.get("id") or item.get("conversation_id")
-    if not isinstance(ident, str) or not ident:
-        # old exports may lack an id; the first message's node id is as stable (the root's
-        # is not: newer conversations all share "client-created-root")
-        ident = messages[0].source_id if messages else f"#{number}"
-    return PastConversation(
-        source=f"chatgpt:{ident}", title=text_of(item.get("title")),
-        created_at=seconds(item.get("create_time")),
-        updated_at=seconds(item.get("update_time")), messages=messages, format="chatgpt")
+    # old exports may lack an id (newer conversations' roots all share one:
+    # "client-created-root")
+    return past_conversation(
+        "chatgpt", item.get("id") or item.get("conversation_id"), number, messages,
+        title=text_of(item.get("title")), created_at=seconds(item.get("create_time")),
+        updated_at=seconds(item.get("update_time")))
 
 
 def _node(mapping: dict[str, Any], node_id: str, number: int) -> dict[str, Any]:

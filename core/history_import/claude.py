@@ -13,6 +13,7 @@ from core.history_import.readers import (
     PastConversation,
     PastMessage,
     broken,
+    past_conversation,
     read_each,
     text_of,
 )
@@ -29,13 +30,10 @@ def _conversation(item: dict[str, Any], number: int) -> PastConversation:
     if not isinstance(chat, list):
         raise broken(number, "its chat_messages is not a list")
     messages = [m for index, raw in enumerate(chat) if (m := _message(raw, index, number))]
-    ident = item.get("uuid")
-    if not isinstance(ident, str) or not ident:
-        ident = messages[0].source_id if messages else f"#{number}"
-    return PastConversation(
-        source=f"claude:{ident}", title=text_of(item.get("name")),
+    return past_conversation(
+        "claude", item.get("uuid"), number, messages, title=text_of(item.get("name")),
         created_at=iso_seconds(item.get("created_at")),
-        updated_at=iso_seconds(item.get("updated_at")), messages=messages, format="claude")
+        updated_at=iso_seconds(item.get("updated_at")))
 
 
 def _message(raw: Any, index: int, number: int) -> PastMessage | None:

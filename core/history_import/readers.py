@@ -246,6 +246,16 @@ def numbered(items: Iterable[Any]) -> Iterator[tuple[int, dict[str, Any]]]:
         yield number, item
 
 
+def past_conversation(kind: str, ident: Any, number: int, messages: list[PastMessage],
+                      **about: Any) -> PastConversation:
+    """The conversation as `kind:ident`; where the export gives no id, the first message's
+    (as stable: a conversation's root node is not) or, with no message, its place."""
+    if not isinstance(ident, str) or not ident:
+        ident = messages[0].source_id if messages else f"#{number}"
+    return PastConversation(source=f"{kind}:{ident}", messages=messages, format=kind,
+                            **about)
+
+
 def read_each(items: Iterable[Any], read: Callable[[dict[str, Any], int], PastConversation]
               ) -> Iterator[PastConversation]:
     """Each element read as a conversation by `read(item, number)`; one with no message

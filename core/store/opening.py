@@ -148,7 +148,6 @@ def _open(db_path: Path, trash_days: int) -> Opened:
     return Opened(store, notice=notice)
 
 
-
 def _why_not(db_path: Path, problem: str) -> tuple[str, str]:
     """The problem and the way out when the memory would not open: a full disk is said as
     such (with what is left), anything else is the store's own words and a restore."""

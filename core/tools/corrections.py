@@ -42,20 +42,25 @@ def _text(value: Any, name: str) -> str:
     return value
 
 
+GONE = {"nodes": N_("that node is no longer in the memory"),
+        "edges": N_("that fact is no longer in the memory")}
+
+
+def _found(store: GraphStore, table: str, row_id: Any) -> Row:
+    """The row `row_id` of `table`, or the refusal that says it is gone."""
+    key = f"{table[:-1]}_id"
+    row = store.row(table, _whole(row_id, key))
+    if row is None:
+        raise CorrectionError(GONE[table], ErrorCode.NOT_FOUND, **{key: row_id})
+    return row
+
+
 def _node(store: GraphStore, node_id: Any) -> Row:
-    node = store.row("nodes", _whole(node_id, "node_id"))
-    if node is None:
-        raise CorrectionError(N_("that node is no longer in the memory"), ErrorCode.NOT_FOUND,
-                              node_id=node_id)
-    return node
+    return _found(store, "nodes", node_id)
 
 
 def _edge(store: GraphStore, edge_id: Any) -> Row:
-    edge = store.row("edges", _whole(edge_id, "edge_id"))
-    if edge is None:
-        raise CorrectionError(N_("that fact is no longer in the memory"), ErrorCode.NOT_FOUND,
-                              edge_id=edge_id)
-    return edge
+    return _found(store, "edges", edge_id)
 
 
 def rename_node(store: GraphStore, node_id: Any, name: Any) -> Words:
