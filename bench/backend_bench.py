@@ -11,13 +11,14 @@ tokens with the core tool set and 800 with the compact one (local servers).
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import tempfile
 import threading
 import time
 from pathlib import Path
+
+from options import counts
 
 from core import BackendClient, BackendServer
 from core.eval.tokens import counted_with, token_count
@@ -102,11 +103,7 @@ def request_sizes() -> dict[str, tuple[int, int]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--packets", type=int, default=5000)
-    parser.add_argument("--turns", type=int, default=200)
-    parser.add_argument("--cancels", type=int, default=20)
-    args = parser.parse_args()
+    args = counts(__doc__, packets=5000, turns=200, cancels=20)
     llm = ScriptedOpenAIServer()
     with tempfile.TemporaryDirectory() as folder:
         server = BackendServer(home=Path(folder))

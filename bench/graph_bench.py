@@ -12,12 +12,12 @@ filled with plain SQL, then the inbox's changes are written by the real tools.
 
 from __future__ import annotations
 
-import argparse
 import random
 import tempfile
 import time
 from pathlib import Path
 
+from options import counts
 from PySide6.QtWidgets import QApplication
 from qt_probe import GapProbe, offscreen_application, open_ready, wait
 
@@ -205,11 +205,7 @@ def exchange(home: Path) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--nodes", type=int, default=100_000)
-    parser.add_argument("--edges", type=int, default=300_000)
-    parser.add_argument("--inbox", type=int, default=5_000)
-    args = parser.parse_args()
+    args = counts(__doc__, nodes=100_000, edges=300_000, inbox=5_000)
     app = offscreen_application()
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder)

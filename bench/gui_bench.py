@@ -13,7 +13,6 @@ results < 300 ms and no stall > 50 ms; the 200-neighbour picture drawn < 200 ms.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -22,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from options import counts
 from PySide6.QtWidgets import QApplication
 from qt_probe import GapProbe, offscreen_application, open_ready, wait
 
@@ -174,10 +174,7 @@ def search_as_you_type(app: QApplication, folder: Path, nodes: int) -> dict[str,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--starts", type=int, default=5)
-    parser.add_argument("--nodes", type=int, default=100_000)
-    args = parser.parse_args()
+    args = counts(__doc__, starts=5, nodes=100_000)
     app = offscreen_application()
     with tempfile.TemporaryDirectory() as folder:
         gap, ticks, seconds = streamed_turn_gap(app, Path(folder))

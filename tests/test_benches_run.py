@@ -29,7 +29,7 @@ QUICK = {
 }
 # Not run here: qt_probe.py is the window benches' shared helper, and
 # repetition_probe.py measures a real local model's server.
-NOT_BENCHES = {"qt_probe.py", "repetition_probe.py"}
+NOT_BENCHES = {"qt_probe.py", "repetition_probe.py", "options.py"}  # helpers, a probe
 
 
 def test_every_bench_has_a_quick_mode():

@@ -61,10 +61,17 @@ def until(predicate, timeout: float = WAIT) -> None:
         time.sleep(0.02)
 
 
-def test_a_chinese_question_finds_an_english_fact_and_back(store, executor, meaning):
-    commit(executor, *OTHERS, ("User", "works as", "a nurse"), ("User", "老家在", "重庆"))
+def indexed(executor, meaning, *facts):
+    """`facts` committed, then an indexer started over them and waited for."""
+    commit(executor, *facts)
     indexer = meaning()
     assert indexer.wait_idle(WAIT)
+    return indexer
+
+
+def test_a_chinese_question_finds_an_english_fact_and_back(store, executor, meaning):
+    indexer = indexed(executor, meaning, *OTHERS, ("User", "works as", "a nurse"),
+                      ("User", "老家在", "重庆"))
 
     for question, fact in (("我的职业是什么", "User works as a nurse"),
                            ("what is my hometown", "User 老家在 重庆")):
@@ -81,9 +88,8 @@ def test_a_bare_topic_finds_the_persons_own_fact_among_look_alikes(store, execut
                            for n in range(start, start + 20)],
                *[(f"小明{n}", "老家在", towns[n % len(towns)])
                  for n in range(start, start + 20)])
-    commit(executor, ("User", "works as", "a nurse"), ("User", "老家在", "重庆"))
-    indexer = meaning()
-    assert indexer.wait_idle(WAIT)
+    indexer = indexed(executor, meaning, ("User", "works as", "a nurse"),
+                      ("User", "老家在", "重庆"))
     # No word in common, nobody named: in a companion's memory, the person's own
     for question, fact in (("occupation", "User works as a nurse"),
                            ("home town", "User 老家在 重庆")):
@@ -96,9 +102,7 @@ def test_a_bare_topic_finds_the_persons_own_fact_among_look_alikes(store, execut
 
 
 def test_hostile_questions_get_an_answer(store, executor, meaning):
-    commit(executor, *OTHERS)
-    indexer = meaning()
-    assert indexer.wait_idle(WAIT)
+    indexer = indexed(executor, meaning, *OTHERS)
     store.meaning = indexer
     for question in ("a\ud800b", "nul\x00inside", "🙂" * 300, "x" * 5000, " "):
         result = ToolExecutor(store).execute("memory_recall", {"query_intent": question})
@@ -124,9 +128,7 @@ def test_recall_answers_by_words_while_the_indexer_is_busy(store, executor, mean
 
 
 def test_renamed_deleted_and_restored_facts_follow_the_memory(store, executor, meaning):
-    commit(executor, *OTHERS, ("User", "drives", "a Volvo"))
-    indexer = meaning()
-    assert indexer.wait_idle(WAIT)
+    indexer = indexed(executor, meaning, *OTHERS, ("User", "drives", "a Volvo"))
     embedded = indexer.embedded
     assert fact_ids(store, "which car do I have", indexer)[0] == "User drives a Volvo"
 
@@ -149,9 +151,7 @@ def test_renamed_deleted_and_restored_facts_follow_the_memory(store, executor, m
 
 def test_only_the_facts_added_while_it_was_away_are_embedded_on_restart(store, executor,
                                                                        meaning):
-    commit(executor, *OTHERS[:6])
-    first = meaning()
-    assert first.wait_idle(WAIT)
+    first = indexed(executor, meaning, *OTHERS[:6])
     first.stop()
     commit(executor, *OTHERS[6:])  # written while no indexer ran
 
@@ -201,9 +201,7 @@ def test_the_indexer_resumes_after_being_killed(tmp_path):
 
 def test_a_new_model_or_text_recipe_indexes_everything_again(store, executor, meaning,
                                                               monkeypatch):
-    commit(executor, *OTHERS)
-    first = meaning()
-    assert first.wait_idle(WAIT)
+    first = indexed(executor, meaning, *OTHERS)
     first.stop()
     monkeypatch.setattr(engines, "TEXT_RECIPE", "another recipe")
     again = meaning()
@@ -281,9 +279,7 @@ def test_without_an_engine_recall_uses_words_and_says_why(tmp_path, monkeypatch)
 
 
 def test_a_saved_index_follows_what_changed_while_no_indexer_ran(store, executor, meaning):
-    commit(executor, *OTHERS, ("User", "is afraid of", "heights"))
-    first = meaning()
-    assert first.wait_idle(WAIT)
+    first = indexed(executor, meaning, *OTHERS, ("User", "is afraid of", "heights"))
     first.stop()  # saves the index with its stamp
     assert Path(f"{store.path}.vectors.json").exists()
     store.on_commit.clear()
@@ -332,9 +328,7 @@ def test_two_programs_on_one_memory_one_keeps_the_index_the_other_follows(store,
 
 
 def test_similar_among_compares_only_the_facts_asked(store, executor, meaning):
-    commit(executor, *OTHERS, ("User", "works as", "a nurse"))
-    indexer = meaning()
-    assert indexer.wait_idle(WAIT)
+    indexer = indexed(executor, meaning, *OTHERS, ("User", "works as", "a nurse"))
     mine = store.query_one("SELECT e.id FROM edges e JOIN nodes n ON n.id = e.source_id"
                            " WHERE n.name = 'User'")["id"]
     found = indexer.similar_among("what is my occupation", [mine, 10**9])

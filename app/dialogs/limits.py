@@ -3,8 +3,6 @@ many memories its calls may take away."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
@@ -41,6 +39,8 @@ MAX_LIMIT = 1000
 
 
 class LimitsDialog(SavingDialog):
+    packet = PacketType.SET_TOOL_LIMITS
+
     def __init__(self, host: BackendHost, limits: dict[str, int],
                  parent: QWidget | None = None) -> None:
         super().__init__(host, limits, "limitsDialog", tr("Tool limits per turn"), parent)
@@ -85,18 +85,10 @@ class LimitsDialog(SavingDialog):
         for name, box in self.boxes.items():
             box.setValue(DEFAULT_LIMITS[name])
 
-    def save(self) -> None:
-        if self.values() == self.original:
-            self.accept()
-            return
-        self.buttons.setEnabled(False)
-        self.host.send(PacketType.SET_TOOL_LIMITS, self.values(), self._saved)
+    def changes(self) -> dict[str, int]:
+        """Every limit, when one changed: the backend keeps them as one set."""
+        return {} if self.values() == self.original else self.values()
 
-    def _saved(self, answer: dict[str, Any]) -> None:
-        self.buttons.setEnabled(True)
-        if answer["success"]:
-            self.saved = True
-            self.accept()
-        else:
-            self.error.setText(tr("Not saved: {error}", error=answer["error"]))
-            natural_size(self)  # taller by the error's lines
+    def refused(self, words: str) -> None:
+        self.error.setText(words)
+        natural_size(self)  # taller by the error's lines

@@ -118,6 +118,8 @@ class Scrolling(QScrollArea):
 
 
 class SettingsDialog(SavingDialog):
+    packet = PacketType.SET_CONFIG
+
     def __init__(self, host: BackendHost, config: dict[str, Any],
                  parent: QWidget | None = None) -> None:
         super().__init__(host, config, "settingsDialog", tr("Settings"), parent)
@@ -453,22 +455,14 @@ class SettingsDialog(SavingDialog):
             if self.y() + height + frame > screen.bottom():
                 self.move(self.x(), max(screen.top(), screen.bottom() - height - frame))
 
-    def save(self) -> None:
-        changes = {k: v for k, v in self.values().items() if v != self.original.get(k)}
-        if not changes:
-            self.accept()
-            return
-        self.buttons.setEnabled(False)
-        self.host.send(PacketType.SET_CONFIG, changes, self._saved)
+    def changes(self) -> dict[str, Any]:
+        return {k: v for k, v in self.values().items() if v != self.original.get(k)}
 
-    def _saved(self, answer: dict[str, Any]) -> None:
-        self.buttons.setEnabled(True)
-        if not answer["success"]:
-            self.result.setText(tr("Not saved: {error}", error=answer["error"]))
-            self.show_result()
-            return
-        self.saved = True
+    def refused(self, words: str) -> None:
+        self.result.setText(words)
+        self.show_result()
+
+    def kept(self) -> None:
         if self.values()["language"] != (self.original.get("language") or i18n.SYSTEM):
             QMessageBox.information(self, tr("Settings"),
                                     tr("The language changes the next time TrulyMEM starts."))
-        self.accept()

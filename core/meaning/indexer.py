@@ -167,11 +167,15 @@ class Meaning:
 
     def similar_soon(self, text: str, count: int) -> Future[list[tuple[int, float]]]:
         """`similar`, computed on another thread: take `.result()` when it is needed."""
+        return self._soon(self.similar, text, count)
+
+    def _soon(self, search: Callable[[str, int], list[tuple[int, float]]], text: str,
+              count: int) -> Future[list[tuple[int, float]]]:
         if self._stop.is_set():
             done: Future[list[tuple[int, float]]] = Future()
             done.set_result([])
             return done
-        future = self._asker.submit(self.similar, text, count)
+        future = self._asker.submit(search, text, count)
         # Hand over the GIL so the embedding is under way (in C, without the GIL) before
         # the caller's own Python work: otherwise the worker may wait a whole switch
         # interval (5 ms) and nothing overlaps (16.1 ms for both, against 13.6 ms).
@@ -190,13 +194,7 @@ class Meaning:
 
     def similar_turns_soon(self, text: str, count: int) -> Future[list[tuple[int, float]]]:
         """`similar_turns`, computed on another thread (see `similar_soon`)."""
-        if self._stop.is_set():
-            done: Future[list[tuple[int, float]]] = Future()
-            done.set_result([])
-            return done
-        future = self._asker.submit(self.similar_turns, text, count)
-        time.sleep(0)
-        return future
+        return self._soon(self.similar_turns, text, count)
 
     def similar_among(self, text: str, ids: list[int]) -> list[tuple[int, float]]:
         """`similar`, among `ids` only (the person's own facts)."""

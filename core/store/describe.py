@@ -24,12 +24,16 @@ STATUS_VERBS = {
 GUESS_BELOW = 1.0  # the model lowers confidence only for what it was not told plainly
 
 
-def names_of(store: GraphStore, ids: set[int]) -> dict[int, str]:
+def _column_of(store: GraphStore, table: str, column: str, ids: set[int]) -> dict[int, str]:
     if not ids:
         return {}
     marks = ", ".join("?" for _ in ids)
-    return {r["id"]: r["name"] for r in store.query(
-        f"SELECT id, name FROM nodes WHERE id IN ({marks})", sorted(ids))}
+    return {r["id"]: r[column] for r in store.query(
+        f"SELECT id, {column} FROM {table} WHERE id IN ({marks})", sorted(ids))}
+
+
+def names_of(store: GraphStore, ids: set[int]) -> dict[int, str]:
+    return _column_of(store, "nodes", "name", ids)
 
 
 def describe_ops(store: GraphStore, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -63,11 +67,7 @@ def describe_ops(store: GraphStore, ops: list[dict[str, Any]]) -> list[dict[str,
 
 
 def relations_of(store: GraphStore, ids: set[int]) -> dict[int, str]:
-    if not ids:
-        return {}
-    marks = ", ".join("?" for _ in ids)
-    return {r["id"]: r["relation"] for r in store.query(
-        f"SELECT id, relation FROM edges WHERE id IN ({marks})", sorted(ids))}
+    return _column_of(store, "edges", "relation", ids)
 
 
 def fact_text(image: Row, names: dict[int, str]) -> str:

@@ -100,3 +100,15 @@ def when_shown(kind, act, tries: int = 500) -> None:
         elif left:
             QTimer.singleShot(20, lambda: poll(left - 1))
     QTimer.singleShot(0, lambda: poll(tries))
+
+
+def step_to_a_neighbour(qtbot, view, keys) -> int:
+    """Arrow keys on the memory picture until the selection moves; the node it moved to."""
+    view.setFocus()
+    start = view.selected
+    for key in keys:
+        qtbot.keyClick(view, key)
+        if view.selected != start:
+            break
+    assert view.selected != start
+    return view.selected

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from app.graph.node_model import NodeIdRole, NodeListModel
 from core.store import GraphStore
 from core.tools import ToolExecutor
-from tests.gui.conftest import wait_turn
+from tests.gui.conftest import step_to_a_neighbour, wait_turn
 
 FACTS = [("Anna", "lives in", "Berlin"), ("Anna", "plays", "the violin"),
          ("Bob", "lives in", "Berlin"), ("小明", "喜欢", "苹果"), ("小明", "住在", "上海")]
@@ -110,14 +110,8 @@ def test_choosing_a_node_shows_its_neighbourhood_and_details(qtbot, open_window,
     browser.depth.setValue(2)
     qtbot.waitUntil(lambda: not window.host.busy and len(view.node_items) == 4)  # + Bob
     # keyboard: move to a neighbour and make it the centre
-    view.setFocus()
-    start = view.selected
-    for key in (Qt.Key.Key_Right, Qt.Key.Key_Left, Qt.Key.Key_Up, Qt.Key.Key_Down):
-        qtbot.keyClick(view, key)
-        if view.selected != start:
-            break
-    assert view.selected != start
-    target = view.selected
+    target = step_to_a_neighbour(qtbot, view, (Qt.Key.Key_Right, Qt.Key.Key_Left,
+                                               Qt.Key.Key_Up, Qt.Key.Key_Down))
     qtbot.keyClick(view, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: not window.host.busy and view.center == target)
 

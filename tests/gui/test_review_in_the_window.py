@@ -15,7 +15,7 @@ from app.graph.review import ChangeRole
 from core.protocol.packets import PacketType
 from core.store import GraphStore
 from core.tools import ToolExecutor
-from tests.gui.conftest import wait_turn
+from tests.gui.conftest import step_to_a_neighbour, wait_turn
 
 
 def commit(*triplets):
@@ -234,14 +234,8 @@ def test_the_picture_colours_by_type_and_keeps_crowded_labels_readable(qtbot, cr
     assert label.deviceTransform(view.viewportTransform()).m11() == pytest.approx(1.0)
 
     # moving through the picture moves the list and the details with it
-    view.setFocus()
-    start = view.selected
-    for key in (Qt.Key.Key_Right, Qt.Key.Key_Down, Qt.Key.Key_Left, Qt.Key.Key_Up):
-        qtbot.keyClick(view, key)
-        if view.selected != start:
-            break
-    chosen = view.selected
-    assert chosen != start
+    chosen = step_to_a_neighbour(qtbot, view, (Qt.Key.Key_Right, Qt.Key.Key_Down,
+                                               Qt.Key.Key_Left, Qt.Key.Key_Up))
     if chosen >= 0:  # a group is no node: the list and details stay
         qtbot.waitUntil(lambda: not window.host.busy and browser.details.node["id"] == chosen)
         assert browser.list.currentIndex().data(Qt.ItemDataRole.UserRole + 1) == chosen
