@@ -118,7 +118,9 @@ def test_undo_in_the_inbox_and_the_count_after_a_restart(qtbot, two_turns, open_
     review = review_of(qtbot, window)
     review.tree.setCurrentIndex(review.model.invisibleRootItem().child(0).index())  # a group
     qtbot.keyClick(review.tree, Qt.Key.Key_U)
-    qtbot.waitUntil(lambda: not window.host.busy and len(review_texts(review)) == 1)
+    # an undo, the change event and the list read again: seconds on a loaded machine
+    qtbot.waitUntil(lambda: not window.host.busy and len(review_texts(review)) == 1,
+                    timeout=20000)
     assert window.toast.current().startswith("Undid: added “User works at Bosch”")
     window.close()
     qtbot.waitUntil(lambda: not window.host.thread.isRunning())
