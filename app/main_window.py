@@ -12,7 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication
-from PySide6.QtWidgets import QMainWindow, QMessageBox, QTabWidget, QWidget
+from PySide6.QtWidgets import QMainWindow, QMessageBox, QTabWidget, QVBoxLayout, QWidget
 
 from app import __version__
 from app.actions import ActionRegistry
@@ -92,14 +92,20 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.pane, tr("Chat"))
         self.tabs.addTab(self.browser, tr("Memory"))
         self.tabs.currentChanged.connect(self._tab_changed)
-        self.setCentralWidget(self.tabs)
+        self.toast = Toast()
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.tabs, 1)
+        column.addWidget(self.toast.strip)
+        self.setCentralWidget(central)
         self.trace = TraceModel(self)
         self.host.events.memory_changed.connect(self.trace.memory_changed)
         self.trace_dock = TraceDock(self.trace, self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.trace_dock)
         self.trace_dock.hide()
         self.status = StatusBar(self.statusBar(), self.host)
-        self.toast = Toast(self)
 
     def _connect_signals(self) -> None:
         turns, status = self.turns, self.status

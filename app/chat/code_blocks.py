@@ -19,6 +19,7 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontDatabase,
+    QGuiApplication,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
@@ -26,6 +27,8 @@ from PySide6.QtGui import (
     QTextFormat,
     QTextTable,
 )
+
+from app.looks.contrast import code_tint, readable_on
 
 # Characters of one block past which it stays uncoloured: colouring costs about 4 ms per
 # 1,000 characters on the GUI thread, and a 2,000-line block took 440 ms.
@@ -135,13 +138,14 @@ def _colour(document: QTextDocument, code: CodeBlock, style) -> None:
         return
     start = document.findBlockByNumber(code.first).position()
     cursor = QTextCursor(document)
+    background = code_tint(QGuiApplication.palette())  # each colour reads on it at 4.5:1
     offset = 0
     for kind, value in lex(code.text, lexer):
         shown = style.style_for_token(kind)
         if shown.get("color") or shown.get("bold") or shown.get("italic"):
             face = QTextCharFormat()
             if shown.get("color"):
-                face.setForeground(QColor(f"#{shown['color']}"))
+                face.setForeground(readable_on(QColor(f"#{shown['color']}"), background))
             if shown.get("bold"):
                 face.setFontWeight(QFont.Weight.Bold)
             if shown.get("italic"):

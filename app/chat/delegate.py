@@ -22,7 +22,6 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
-    QColor,
     QDesktopServices,
     QFont,
     QFontDatabase,
@@ -45,7 +44,8 @@ from PySide6.QtWidgets import (
 from app.chat.code_blocks import code_rects, fix_tables, style_code_blocks
 from app.chat.message_editor import MessageEditor
 from app.chat.message_text import MessageText
-from app.chat.model import ChatMessage, MessageRole
+from app.chat.model import ChatMessage, MessageRole, speaker_of, stamp_of
+from app.looks.contrast import code_tint, tint
 from app.looks.sizes import char_width, chars
 from app.looks.text_marks import join_emoji_to_punctuation
 from app.status.status_parts import first_upper
@@ -321,7 +321,7 @@ class MessageDelegate(QStyledItemDelegate):
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         if message.role == "user":
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(_tint(palette.color(QPalette.ColorRole.Base),
+            painter.setBrush(tint(palette.color(QPalette.ColorRole.Base),
                                    palette.color(QPalette.ColorRole.Highlight), 0.12))
             painter.drawRoundedRect(parts.bubble, radius, radius)
         if selected or option.state & QStyle.StateFlag.State_HasFocus:
@@ -421,11 +421,9 @@ class MessageDelegate(QStyledItemDelegate):
         blocks = getattr(parts.body, "code_blocks", ())
         if not blocks:
             return
-        tint = _tint(palette.color(QPalette.ColorRole.Base),
-                     palette.color(QPalette.ColorRole.Text), 0.07)
         painter.save()
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(tint)
+        painter.setBrush(code_tint(palette))
         for rect in code_rects(parts.body, blocks):
             painter.drawRoundedRect(rect.translated(parts.body_top_left).adjusted(-4, -2, 4, 2),
                                     4, 4)
@@ -524,23 +522,6 @@ class MessageDelegate(QStyledItemDelegate):
         return False
 
 
-def speaker_of(message: ChatMessage) -> str:
-    return message.speaker or (tr("You") if message.role == "user" else tr("Assistant"))
-
-
-def stamp_of(message: ChatMessage) -> str:
-    """The time after the speaker (with the day when not today), and what the reply is
-    doing."""
-    stamp = time.strftime("%H:%M", time.localtime(message.created_at))
-    if time.localtime(message.created_at)[:3] != time.localtime()[:3]:
-        stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(message.created_at))
-    if message.streaming:
-        stamp += "  · " + tr("replying…")
-    elif message.partial and not message.error:
-        stamp += "  · " + tr("stopped")
-    return stamp
-
-
 def header_width(message: ChatMessage, font: QFont) -> int:
     """The speaker in bold and the time after it, as `_paint_header` puts them."""
     bold = QFont(font)
@@ -569,7 +550,3 @@ def error_height(font: QFont, width: int, error: str) -> int:
         error_words(error)).height())
 
 
-def _tint(base: QColor, accent: QColor, share: float) -> QColor:
-    """`base` moved `share` of the way to `accent`: a bubble colour from the palette."""
-    return QColor.fromRgbF(*(b + (a - b) * share for a, b in
-                             zip(accent.getRgbF()[:3], base.getRgbF()[:3], strict=True)))

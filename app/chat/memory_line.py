@@ -26,10 +26,13 @@ def _arguments(call: dict[str, Any]) -> dict[str, Any]:
     return arguments if isinstance(arguments, dict) else {}
 
 
-def memory_line(tool_calls: list[dict[str, Any]] | None,
-                rejected: list[Any] | None, undone: bool = False) -> str:
-    """The summary of a turn's calls, or "" when it made none; `undone`: the person took
-    its memory changes back."""
+def changed_memory(tool_calls: list[dict[str, Any]] | None) -> bool:
+    """Whether a turn's calls wrote anything (recalling writes nothing)."""
+    totals = _totals(tool_calls)
+    return any(count for verb, count in totals.items() if verb != "Recalled")
+
+
+def _totals(tool_calls: list[dict[str, Any]] | None) -> dict[str, int]:
     totals = dict.fromkeys(VERBS, 0)
     for call in tool_calls or []:
         if not call.get("success"):
@@ -47,6 +50,14 @@ def memory_line(tool_calls: list[dict[str, Any]] | None,
             totals["Planned"] += 1
         elif name in ("task_set_state", "task_link_info", "persona_update", "persona_remove"):
             totals["Updated"] += 1
+    return totals
+
+
+def memory_line(tool_calls: list[dict[str, Any]] | None,
+                rejected: list[Any] | None, undone: bool = False) -> str:
+    """The summary of a turn's calls, or "" when it made none; `undone`: the person took
+    its memory changes back."""
+    totals = _totals(tool_calls)
     parts = [i18n.tr(SAID[verb], count=count) for verb, count in totals.items() if count]
     asked = [c.get("approval", "pending") for c in tool_calls or [] if c.get("waiting")]
     for state, one, many in (("pending", N_("1 call waits for you"),

@@ -71,6 +71,52 @@ class ChatMessage:
                    branch=tuple(row["branch"]) if row.get("branch") else None)
 
 
+def speaker_of(message: ChatMessage) -> str:
+    return message.speaker or (tr("You") if message.role == "user" else tr("Assistant"))
+
+
+def stamp_of(message: ChatMessage) -> str:
+    """The time after the speaker (with the day when not today), and what the reply is
+    doing."""
+    stamp = time.strftime("%H:%M", time.localtime(message.created_at))
+    if time.localtime(message.created_at)[:3] != time.localtime()[:3]:
+        stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(message.created_at))
+    if message.streaming:
+        stamp += "  · " + tr("replying…")
+    elif message.partial and not message.error:
+        stamp += "  · " + tr("stopped")
+    return stamp
+
+
+def spoken(message: ChatMessage) -> str:
+    """The message as a screen reader says it: who, when, the words, and what went wrong
+    or what the memory did."""
+    parts = [f"{speaker_of(message)}, {stamp_of(message)}: {message.content}"]
+    if message.error:
+        parts.append(message.error)
+    if message.memory_note:
+        parts.append(message.memory_note)
+    return " ".join(parts)
+
+
+def keys_for(message: ChatMessage) -> str:
+    """What the keyboard does on this message (the buttons drawn on hover are the mouse's
+    way to the same)."""
+    keys = [tr("Enter reads the text"), tr("Ctrl+C copies")]
+    if message.turn_id and message.role == "user":
+        keys.append(tr("E edits and sends again"))
+    if message.turn_id and message.role == "assistant":
+        keys.append(tr("R writes the reply again"))
+    shown, total = message.position()
+    if total > 1:
+        keys.append(tr("Left and Right show the other versions ({shown} of {total})",
+                       shown=shown, total=total))
+    if message.turn_id:
+        keys.append(tr("Delete removes the exchange"))
+    keys.append(tr("the menu key shows more"))
+    return "; ".join(keys)
+
+
 class ChatModel(QAbstractListModel):
     """The newest messages are rows; older ones wait in `older` until the person scrolls up,
     so a long history costs no layout work until it is looked at."""
@@ -89,7 +135,11 @@ class ChatModel(QAbstractListModel):
         message = self.messages[index.row()]
         if role == MessageRole:
             return message
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return spoken(message)
+        if role == Qt.ItemDataRole.AccessibleDescriptionRole:
+            return keys_for(message)
+        if role == Qt.ItemDataRole.DisplayRole:
             if message.role == "user":
                 return tr("You: {message}", message=message.content)
             return tr("Assistant: {message}", message=message.content)

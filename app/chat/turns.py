@@ -13,10 +13,11 @@ from PySide6.QtCore import QObject, Signal
 
 from app.actions import ActionRegistry
 from app.backend_host import BackendHost
-from app.chat.memory_line import memory_line
+from app.chat.memory_line import changed_memory, memory_line
 from app.chat.model import ChatMessage, ChatModel
 from app.chat.pane import ChatPane
 from app.chat.stream_buffer import StreamBuffer
+from app.looks.access import announce
 from app.trace.model import TraceModel
 from core.errors import ErrorCode
 from core.i18n import tr
@@ -145,6 +146,17 @@ class TurnController(QObject):
         self.chat.extend_text(row, text, reasoning=kind == "reasoning")
         self.state_changed.emit(tr("Thinking…") if kind == "reasoning" else tr("Replying…"))
 
+    def _announce(self, content: str, answer: dict[str, Any], stopped: bool) -> None:
+        """A screen reader hears the finished reply (or what went wrong) without moving
+        to it: the person may be typing the next message."""
+        if answer["success"] and content.strip():
+            announce(self.pane.view, tr("The assistant replied: {reply}", reply=content))
+        elif stopped:
+            announce(self.pane.view, tr("The reply was stopped."))
+        elif answer.get("error"):
+            announce(self.pane.view, tr("The reply failed: {error}", error=answer["error"]),
+                     urgent=True)
+
     def _ended(self, text: str, answer: dict[str, Any]) -> None:
         self.stream.flush()
         self.running = False
@@ -162,6 +174,7 @@ class TurnController(QObject):
                                                      answer.get("rejected_tools")),
                              calls=answer.get("tool_calls"),
                              refused=answer.get("rejected_tools"))
+            self._announce(content, answer, stopped)
         if answer.get("turn_id"):
             for message in self.chat.messages[-2:]:
                 message.turn_id = answer["turn_id"]
@@ -243,9 +256,12 @@ class TurnController(QObject):
         asked = None if self.running or turn is None else self._asked(turn)
         if asked is None:
             return
+        wrote = any(changed_memory(m.calls) and not m.undone for m in self.chat.messages[
+            min(self.chat.rows_of(turn)):])  # this exchange's and the later ones'
         self.resend(turn, asked)
-        self.said.emit(tr("Regenerating: what the old reply wrote to the "
-                          "memory was taken back."), 8000)
+        if wrote:  # said only when something was taken back
+            self.said.emit(tr("Regenerating: what the old reply wrote to the "
+                              "memory was taken back."), 8000)
 
     def resend(self, turn: str, text: str) -> None:
         """Your message of `turn`, edited (or as it was), sent in place of that exchange

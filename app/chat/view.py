@@ -419,6 +419,10 @@ class ChatView(QListView):
         if event.key() == Qt.Key.Key_Space and row is not None:
             self.toggle_reasoning(row)
             return
+        if event.key() in (Qt.Key.Key_Left, Qt.Key.Key_Right) and not event.modifiers() \
+                and row is not None and self.chat.messages[row].position()[1] > 1:
+            self.run_action(row, "older" if event.key() == Qt.Key.Key_Left else "newer")
+            return
         if event.key() == Qt.Key.Key_Delete and not event.modifiers() and row is not None:
             self.run_action(row, "delete")  # the focused message's exchange
             return

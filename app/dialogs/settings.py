@@ -209,6 +209,7 @@ class SettingsDialog(SavingDialog):
         self.model_box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.model_box.setAccessibleName(tr("Model"))
         self.model = self.model_box.lineEdit()
+        self.model.setAccessibleName(tr("Model"))
         self.model.setText(config.get("model", ""))
         self.refresh_models = QPushButton("↻")
         self.refresh_models.setAccessibleName(tr("Fetch the endpoint's models"))

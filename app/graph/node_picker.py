@@ -40,6 +40,7 @@ class NodePicker(QDialog):
         label.setWordWrap(True)
         self.query = QLineEdit()
         self.query.setPlaceholderText(tr("Type part of a name"))
+        self.query.setAccessibleName(tr("Find a node by name"))
         self.query.setClearButtonEnabled(True)
         self.results = QListWidget()
         self.results.setAccessibleName(tr("Matching nodes"))

@@ -16,6 +16,8 @@ from PySide6.QtWidgets import QApplication, QDialog
 from app.backend_host import BackendHost
 from app.desktop import summon
 from app.desktop.single_instance import SingleInstance
+from app.looks.access import QtPartsNamer
+from app.looks.contrast import readable
 from app.looks.sizes import interface_font
 from app.main_window import MainWindow
 from core import i18n
@@ -32,30 +34,21 @@ def make_application(argv: list[str] | None = None, scheme: str = "system") -> Q
     app.setWindowIcon(QIcon(str(resource_path("trulymem.svg"))))
     if scheme in SCHEMES:
         apply_color_scheme(app, SCHEMES[scheme])
-    app.setPalette(readable_links(app.palette()))
+    app.setPalette(readable(app.palette()))
     # Emoji come from Qt's emoji fallback, in colour at text size. Naming the emoji font
     # among the interface's families made Qt settle on it ("Sans Serif" is only an alias):
     # every glyph 2,550 px wide and a window 32,767 px wide.
     font = interface_font(app.font())
     if font != app.font():
         app.setFont(font)
+    if app.property("partsNamed") is None:  # once, however often this is called
+        app.setProperty("partsNamed", True)
+        _NAMERS.append(QtPartsNamer(app))
+        app.installEventFilter(_NAMERS[-1])
     return app
 
 
-def readable_links(palette: QPalette) -> QPalette:
-    """Links (and Retry, drawn in the link colour) light enough on a dark background: a
-    platform's dark theme can keep the light theme's dark blue."""
-    base = palette.color(QPalette.ColorRole.Base)
-    if base.lightnessF() >= 0.5:
-        return palette
-    for role in (QPalette.ColorRole.Link, QPalette.ColorRole.LinkVisited):
-        for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
-            color = palette.color(group, role)
-            hue, saturation, lightness, alpha = color.getHslF()
-            if lightness < 0.65:
-                palette.setColor(group, role, QColor.fromHslF(
-                    max(hue, 0), saturation, 0.72, alpha))
-    return palette
+_NAMERS: list[QtPartsNamer] = []  # held here: an event filter Python let go of does nothing
 
 
 def apply_color_scheme(app: QApplication, scheme: Qt.ColorScheme) -> None:

@@ -64,6 +64,20 @@ def home(tmp_path, llm):
 
 
 @pytest.fixture
+def in_language():
+    """Chooses the window's language for a test; English again after it."""
+    chosen: list[str] = []
+
+    def use(language: str) -> None:
+        gui.make_application()
+        gui.use_language(language)
+        chosen.append(language)
+
+    yield use
+    gui.use_language("en")
+
+
+@pytest.fixture
 def open_window(qtbot):
     """Opens a window on a data folder and waits until its backend has loaded everything."""
     windows = []

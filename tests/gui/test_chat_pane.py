@@ -225,12 +225,14 @@ def test_two_lines_of_chinese_fit_the_message_box_without_a_scroll_bar(qtbot, op
 def test_links_stay_readable_in_a_dark_palette():
     from PySide6.QtGui import QColor, QPalette
 
-    from app.startup.gui import readable_links
+    from app.looks.contrast import ratio, readable
 
     palette = QPalette()
     palette.setColor(QPalette.ColorRole.Base, QColor("#111111"))
     palette.setColor(QPalette.ColorRole.Link, QColor("#0000aa"))
-    assert readable_links(palette).color(QPalette.ColorRole.Link).lightnessF() > 0.65
+    fixed = readable(palette)
+    assert ratio(fixed.color(QPalette.ColorRole.Link), QColor("#111111")) >= 4.5
+    assert fixed.color(QPalette.ColorRole.Link).hue() == QColor("#0000aa").hue()
 
 
 def test_the_first_window_fits_the_screen_and_the_status_bar_elides(qtbot, open_window,
@@ -307,13 +309,27 @@ def test_regenerate_takes_back_what_the_old_reply_wrote(qtbot, open_window, home
     window = open_window(home)
     llm.play(commit_step("coffee"), {"text": "You like coffee."},
              commit_step("tea"), {"text": "You like tea."})
-    window.turns.send("what do I like? (I said tea)")
+    window.turns.send("what do I like, coffee or tea? (I said tea)")
+    wait_turn(qtbot, window)
+    assert active_facts(home) == ["coffee"]
+    window.registry.actions["chat.regenerate"].trigger()
+    assert "taken back" in window.toast.current()
+    wait_turn(qtbot, window)
+    assert [(m.role, m.content) for m in window.chat.messages] == [
+        ("user", "what do I like, coffee or tea? (I said tea)"),
+        ("assistant", "You like tea.")]
+    assert active_facts(home) == ["tea"]  # the discarded reply's coffee is gone
+
+
+def test_regenerating_a_reply_that_wrote_nothing_says_nothing(qtbot, open_window, home, llm):
+    window = open_window(home)
+    llm.play({"text": "How about Fern?"}, {"text": "Maybe Leafy?"})
+    window.turns.send("suggest a name for a houseplant")
     wait_turn(qtbot, window)
     window.registry.actions["chat.regenerate"].trigger()
     wait_turn(qtbot, window)
-    assert [(m.role, m.content) for m in window.chat.messages] == [
-        ("user", "what do I like? (I said tea)"), ("assistant", "You like tea.")]
-    assert active_facts(home) == ["tea"]  # the discarded reply's coffee is gone
+    assert window.chat.messages[-1].content == "Maybe Leafy?"
+    assert window.toast.current() == ""  # nothing was taken back, so nothing is said
 
 
 def test_edit_last_message_resends_it_in_place_of_the_old_exchange(qtbot, open_window,

@@ -26,20 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.dialogs.backups import BackupsDialog
-from app.dialogs.import_progress import ImportProgress
-from app.dialogs.limits import LimitsDialog
-from app.dialogs.palette import CommandPalette
 from app.dialogs.settings import SettingsDialog
-from app.dialogs.shortcuts import ShortcutList
-from app.graph.fact_form import FactDialog
-from app.graph.node_picker import NodePicker
-from app.startup import gui
 from core import i18n
 from core.config import Config, load_config, save_config
-from core.protocol.packets import PacketType
-from core.tools.limits import DEFAULT_LIMITS
 from tests.gui.conftest import wait_turn, when_shown
+from tests.gui.surfaces import fill, open_surfaces
 
 # Names, products, formats and keys that stay as they are in a Chinese app.
 KEEP = {w.lower() for w in """
@@ -122,6 +113,10 @@ def leftovers(root: QWidget, surface: str, check=english_in) -> list[str]:
     return problems
 
 
+def english_menu(menu: QMenu) -> list[str]:
+    return [f"menu · {w}: {t!r}" for w, t in menu_texts(menu) if english_in(t)]
+
+
 @pytest.fixture
 def chinese_home(tmp_path, llm):
     home = tmp_path / "home"
@@ -130,69 +125,6 @@ def chinese_home(tmp_path, llm):
         api_key="sk-gui-test-000000", base_url=llm.base_url, model="test-model",
         language="zh_CN", recall_by_meaning=False))
     return home
-
-
-@pytest.fixture
-def in_language():
-    chosen: list[str] = []
-
-    def use(language: str) -> None:
-        gui.make_application()
-        gui.use_language(language)
-        chosen.append(language)
-
-    yield use
-    gui.use_language("en")
-
-
-def fill(qtbot, window) -> None:
-    """Chinese memory and a Chinese conversation, changed by the person and by an app."""
-    answers = []
-    window.host.send(PacketType.EXECUTE_TOOL, {"tool_name": "memory_commit", "arguments": {
-        "triplets": [{"subject": "我", "relation": "住在", "object": "杭州"},
-                     {"subject": "小明", "relation": "喜欢", "object": "龙井茶"}]}},
-        answers.append)
-    qtbot.waitUntil(lambda: bool(answers), timeout=10000)
-
-
-def open_surfaces(qtbot, window, check) -> list[str]:
-    problems = leftovers(window, "window (chat)", check)
-    for menu in window.menuBar().findChildren(QMenu):
-        problems += [f"menu · {w}: {t!r}" for w, t in menu_texts(menu) if check(t)]
-    window.tabs.setCurrentWidget(window.browser)
-    qtbot.waitUntil(window.browser.isVisible, timeout=5000)
-    problems += leftovers(window, "memory tab", check)
-    window.open_review()
-    problems += leftovers(window, "review", check)
-    window.tabs.setCurrentIndex(0)
-
-    settings = SettingsDialog(window.host, {**window.config, "home": "/tmp/x"}, window)
-    settings.show()
-    for index in range(settings.tabs.count()):
-        settings.tabs.setCurrentIndex(index)
-        problems += leftovers(settings, f"settings page {index}", check)
-    settings.sharing.share.setChecked(True)
-    problems += leftovers(settings, "settings, sharing on", check)
-    settings.close()
-    for dialog in (LimitsDialog(window.host, dict(DEFAULT_LIMITS), window),
-                   ShortcutList(window.registry, window), CommandPalette(window.registry, window),
-                   BackupsDialog(window.host, {"backups": [], "folder": "/tmp/backups"}, window),
-                   FactDialog.to_add("杭州", window),
-                   FactDialog.to_edit("我", "住在", "杭州", window),
-                   NodePicker(window.host, i18n.tr(
-                       "Merge {name} into which node? Its facts move there and this node "
-                       "goes away; Undo brings it back.", name="杭州"), None, window),
-                   ImportProgress("记忆.json", window)):
-        dialog.show()
-        problems += leftovers(dialog, type(dialog).__name__, check)
-        dialog.close()
-
-    seen: list[str] = []
-
-    when_shown(QMessageBox, lambda box: (seen.extend(leftovers(box, "about box", check)),
-                                         box.accept()))
-    window.about()
-    return problems + seen
 
 
 def test_every_word_of_the_window_is_chinese(qtbot, open_window, chinese_home, in_language,
@@ -204,7 +136,7 @@ def test_every_word_of_the_window_is_chinese(qtbot, open_window, chinese_home, i
         {"subject": "我", "relation": "在学", "object": "大提琴"}]}}]}, {"text": "好的。"})
     window.turns.send("我在学大提琴")
     wait_turn(qtbot, window)
-    problems = open_surfaces(qtbot, window, english_in)
+    problems = open_surfaces(qtbot, window, leftovers, english_menu)
     trace = window.trace
     problems += [f"trace heading: {t.heading()!r}" for t in trace.turns
                  if english_in(t.heading().split("—")[0])]  # after the dash: the message
@@ -218,7 +150,10 @@ def test_the_english_window_has_no_chinese_left(qtbot, open_window, home, in_lan
     def chinese_in(text: str) -> list[str]:
         return re.findall(r"[\u4e00-\u9fff]+", TAG.sub(" ", text or ""))
 
-    problems = open_surfaces(qtbot, window, chinese_in)
+    problems = open_surfaces(qtbot, window,
+                             lambda root, where: leftovers(root, where, chinese_in),
+                             lambda menu: [f"menu · {w}: {t!r}" for w, t in menu_texts(menu)
+                                           if chinese_in(t)])
     # the language's own name in the picker, "search in English or 中文", the examples
     # that say facts may be Chinese ("e.g. likes, lives in, 喜欢", the empty Memory tab's
     # "我喜欢绿茶", seen now that its list loads at start), and this test's own

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from PySide6.QtCore import QPoint, QRect
 from PySide6.QtGui import QFont, QFontDatabase, QFontInfo
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -27,6 +28,7 @@ from app.looks.sizes import char_width, interface_font
 from app.startup import gui
 from core.protocol.packets import PacketType
 from core.tools.limits import DEFAULT_LIMITS
+from tests.gui.conftest import wait_turn
 
 SMALL_SCREEN = (800, 500)
 FONT_SETS = [None, "DejaVu Sans", "Noto Sans", "Noto Sans CJK SC", "Noto Color Emoji"]
@@ -117,8 +119,12 @@ def test_the_emoji_font_is_never_the_interface_font(qapp):
 
 
 @pytest.mark.parametrize("width", [800, 1600])
-def test_a_confirmation_is_on_screen_whole_at_any_width(qtbot, open_window, home, width):
+def test_a_confirmation_is_on_screen_whole_at_any_width(qtbot, open_window, home, llm,
+                                                        width):
     window = open_window(home)
+    llm.play({"text": "A reply long enough to be read. " * 12})
+    window.turns.send("hello")
+    wait_turn(qtbot, window)
     window.resize(width, 500 if width == 800 else 1000)
     qtbot.waitUntil(lambda: window.width() == width)
     text = ("Exchange deleted from the conversation; the memory keeps what it learned "
@@ -126,9 +132,19 @@ def test_a_confirmation_is_on_screen_whole_at_any_width(qtbot, open_window, home
     window.notify(text, 8000)
     toast = window.toast
     assert toast.current() == text
-    assert toast.isVisible() and window.rect().contains(toast.geometry())
-    assert not toast.geometry().intersects(window.statusBar().geometry())
-    assert toast.heightForWidth(toast.width()) <= toast.height()  # nothing cut off
+    view, box = window.pane.view, window.pane.input
+
+    def placed_on_its_own() -> bool:
+        """Laid out: whole, and covering neither the newest message nor the input."""
+        placed = QRect(toast.mapTo(window, QPoint(0, 0)), toast.size())
+        return toast.height() >= toast.heightForWidth(toast.width()) and not any(
+            placed.intersects(QRect(w.mapTo(window, QPoint(0, 0)), w.size()))
+            for w in (view, box))
+
+    qtbot.waitUntil(placed_on_its_own)
+    placed = QRect(toast.mapTo(window, QPoint(0, 0)), toast.size())
+    assert toast.isVisible() and window.rect().contains(placed)
+    assert not placed.intersects(window.statusBar().geometry())
     assert toast.width() < width  # its own place in the window, not the status bar's
 
 
