@@ -5,8 +5,8 @@ text in, and in a desktop palette that falls short (the app mends it)."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtGui import QColor, QPalette
 from pygments.styles import get_style_by_name
+from PySide6.QtGui import QColor, QPalette
 
 from app.looks.contrast import code_tint, ratio, readable, readable_on
 from app.startup import gui
