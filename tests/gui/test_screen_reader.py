@@ -28,7 +28,7 @@ def _has_pyatspi() -> bool:
     if not SYSTEM_PYTHON.exists():
         return False
     return subprocess.run([str(SYSTEM_PYTHON), "-c", "import pyatspi"],
-                          capture_output=True).returncode == 0
+                          check=False, capture_output=True).returncode == 0
 
 
 pytestmark = pytest.mark.skipif(
@@ -90,15 +90,17 @@ def test_a_screen_reader_reads_the_window_and_hears_the_reply(tmp_path, llm, des
     llm.play({"text": "Your plant could be called Fern."})
     app_env = {**env, "QT_QPA_PLATFORM": "xcb", "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1",
                "QT_ACCESSIBILITY": "1"}
-    app = subprocess.Popen([sys.executable, "-m", "app.main", "--home", str(home)],
-                           env=app_env, cwd=Path(__file__).resolve().parents[2],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    started.append(app)
+    log = (tmp_path / "app.log").open("w")
+    started.append(subprocess.Popen([sys.executable, "-m", "app.main", "--home", str(home)],
+                                    env=app_env, cwd=Path(__file__).resolve().parents[2],
+                                    stdout=log, stderr=subprocess.STDOUT))
     probe = subprocess.run([str(SYSTEM_PYTHON), str(PROBE), "TrulyMEM",
                             "suggest a name for a houseplant", "60"],
-                           env=env, capture_output=True, text=True, timeout=120)
+                           check=False, env=env, capture_output=True, text=True,
+                           timeout=120)
     lines = probe.stdout.strip().splitlines()
-    assert lines, f"the probe said nothing: {probe.stderr[-2000:]}"
+    assert lines, f"the probe said nothing: {probe.stderr[-2000:]}\n" \
+        f"the app: {(tmp_path / 'app.log').read_text()[-2000:]}"
     read = json.loads(lines[-1])
     assert "error" not in read, read
     assert read["unnamed"] == [], read["unnamed"]
