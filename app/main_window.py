@@ -140,8 +140,10 @@ class MainWindow(QMainWindow):
         self.pane.view.undo_turn_requested.connect(self.memory.undo_turn)
         self.trace_dock.undo_turn_requested.connect(self.memory.undo_turn)
         self.browser.empty_trash_requested.connect(self.memory.empty_trash)
-        self.trace_dock.visibilityChanged.connect(lambda visible: self.trace_action.setChecked(
-            visible) if visible or not self.trace_dock.isFloating() else None)
+        # the person's choice, not what is on screen: a window hidden (--toggle, the tray)
+        # hides its docks too, and they come back with it
+        self.trace_dock.visibilityChanged.connect(lambda _visible: self.trace_action.setChecked(
+            not self.trace_dock.isHidden()))
         self.conversations.sidebar.visibilityChanged.connect(
             lambda shown: self.sidebar_action.setChecked(
                 shown or not self.conversations.sidebar.isHidden()))

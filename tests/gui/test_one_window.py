@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 
 from app.desktop import summon
 from app.desktop.single_instance import SingleInstance
@@ -54,6 +55,25 @@ def test_toggle_hides_the_window_in_front_and_brings_a_hidden_one_back(
     window.showMinimized()
     desktop.wished(summon.wish("show"))
     assert window.isVisible() and not window.isMinimized()
+
+
+def test_hiding_and_showing_keeps_the_docks_and_their_sizes(qtbot, home, open_window):
+    window = open_window(home)
+    window.resize(1280, 850)
+    window.trace_action.trigger()  # the tool trace, open beside the chat
+    qtbot.waitUntil(window.trace_dock.isVisible)
+    window.resizeDocks([window.trace_dock], [400], Qt.Orientation.Horizontal)
+    qtbot.waitUntil(lambda: window.trace_dock.width() == 400)
+    sidebar = window.conversations.sidebar
+    before = (sidebar.isVisible(), sidebar.width(), window.trace_dock.width())
+    desktop = window.desktop
+    desktop._in_front = window.isVisible  # offscreen: no window is ever active
+    desktop.wished(summon.wish("toggle"))
+    assert not window.isVisible()
+    desktop.wished(summon.wish("toggle"))
+    qtbot.waitUntil(window.trace_dock.isVisible)
+    assert window.trace_action.isChecked()
+    assert (sidebar.isVisible(), sidebar.width(), window.trace_dock.width()) == before
 
 
 def test_a_second_claim_on_the_same_memory_is_refused_and_junk_is_answered_no(
