@@ -73,29 +73,30 @@ class MessageEditor(QFrame):
         self.send.clicked.connect(self._send)
         self.text.textChanged.connect(
             lambda: self.send.setEnabled(bool(self.text.toPlainText().strip())))
+        # the note has the row's whole width: beside the buttons, with the tool trace open,
+        # it was a 130 px column cut off after two lines
         buttons = QHBoxLayout()
-        buttons.addWidget(self.note, 1)
+        buttons.addStretch(1)
         buttons.addWidget(self.cancel)
         buttons.addWidget(self.send)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.text, 1)
+        layout.addWidget(self.note)
         layout.addLayout(buttons)
         self.text.moveCursor(self.text.textCursor().MoveOperation.End)
 
     def height_for(self, width: int) -> int:
-        """The height it asks of its row: its text's lines (3 to 8), and the buttons."""
+        """The height it asks of its row: its text's lines (3 to 8), the note, the buttons."""
         line = self.text.fontMetrics().lineSpacing()
         columns = max(1, width // max(1, self.text.fontMetrics().averageCharWidth()))
         lines = sum(1 + len(part) // columns for part in self.text.toPlainText().split("\n"))
         lines = min(max(lines, MIN_LINES), MAX_LINES)
         text = lines * line + 2 * self.text.frameWidth() + 2 * round(
             self.text.document().documentMargin())
-        self.note.setFixedWidth(max(1, width - self.cancel.sizeHint().width()
-                                    - self.send.sizeHint().width() - 24))
-        row = max(self.send.sizeHint().height(), self.note.heightForWidth(
-            self.note.width()) if self.note.hasHeightForWidth() else line)
-        return text + row + self.layout().spacing()
+        self.note.setFixedWidth(max(1, width))
+        note = self.note.heightForWidth(width) if self.note.hasHeightForWidth() else line
+        return text + note + self.send.sizeHint().height() + 2 * self.layout().spacing()
 
     def sizeHint(self) -> QSize:
         return QSize(super().sizeHint().width(), self.height_for(self.width() or 400))

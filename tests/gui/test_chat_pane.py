@@ -352,6 +352,25 @@ def test_edit_last_message_resends_it_in_place_of_the_old_exchange(qtbot, open_w
     assert window.pane.input.toPlainText() == "a draft of my next question"  # left alone
 
 
+def test_the_edit_note_is_whole_beside_the_tool_trace(qtbot, open_window, home, llm):
+    window = open_window(home)
+    window.resize(1280, 850)
+    window.trace_action.trigger()
+    llm.play({"text": "Noted."}, {"text": "Noted again."}, {"text": "And again."})
+    for said in ("I live in Rome", "I like tea", "I play the cello"):
+        window.turns.send(said)
+        wait_turn(qtbot, window)
+    view = window.pane.view
+    view.start_edit(0)
+    editor = view.editor_of_edit()
+    qtbot.waitUntil(lambda: editor.isVisible() and editor.note.width() > 1)
+    note = editor.note
+    assert note.width() >= editor.width() - 2 * editor.layout().spacing()  # its own row
+    assert note.height() >= note.heightForWidth(note.width())  # no line cut off
+    assert editor.send.geometry().top() >= note.geometry().bottom()
+    qtbot.keyClick(editor.text, Qt.Key.Key_Escape)
+
+
 def test_esc_leaves_an_edit_and_nothing_changes(qtbot, open_window, home, llm):
     window = open_window(home)
     llm.play(commit_step("Rome"), {"text": "Rome, noted."}, {"text": "A new answer."})
