@@ -105,7 +105,9 @@ class GraphBrowser(QWidget):
         self.search = QLineEdit()
         self.search.setObjectName("graphSearch")
         self.search.setAccessibleName(tr("Search the memory"))
-        self.search.setPlaceholderText(tr("Search names and facts (English or 中文)"))
+        self.search.setPlaceholderText(tr("Search the memory"))
+        self.search.setToolTip(tr("Names and facts, by their words and by meaning, in "
+                                  "English or 中文"))
         self.search.setClearButtonEnabled(True)
         self.kind = QComboBox()
         self.kind.setAccessibleName(tr("Kind filter"))
@@ -113,10 +115,10 @@ class GraphBrowser(QWidget):
         self.status = QComboBox()
         self.status.setAccessibleName(tr("Status filter"))
         self.status.addItems([i18n.tr(s) for s, _ in STATUS_FILTERS])
-        for combo in (self.kind, self.status):
+        for combo in (self.kind, self.status):  # the chosen filter is read whole
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            combo.setMinimumContentsLength(8)
+            combo.setMinimumContentsLength(max(len(combo.itemText(0)), 6))
         self.depth = QSpinBox()
         self.depth.setRange(1, 2)
         self.depth.setPrefix(tr("Depth "))
@@ -197,9 +199,9 @@ class GraphBrowser(QWidget):
         search_row.addWidget(self.search, 1)
         search_row.addWidget(self.count)
         bar = QHBoxLayout()
-        bar.addWidget(self.kind, 3)
-        bar.addWidget(self.status, 3)
-        bar.addWidget(self.depth, 2)
+        bar.addWidget(self.kind, 1)
+        bar.addWidget(self.status, 1)
+        self.view.set_corner(self.depth)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)

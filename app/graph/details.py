@@ -201,7 +201,7 @@ class DetailsPanel(QWidget):
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.edge_table, tr("Fac&ts"))
         self.tabs.addTab(self.history_table, tr("Chan&ges"))
-        corner = QWidget()
+        corner = _Corner(self.tabs)
         corner_layout = QHBoxLayout(corner)
         corner_layout.setContentsMargins(0, 0, 0, 0)
         corner_layout.addWidget(self.edge_bar)
@@ -286,6 +286,8 @@ class DetailsPanel(QWidget):
         self.fields.clear()
         self.edges.set_rows([])
         self.history.set_rows([])
+        self.tabs.setTabText(0, tr("Fac&ts"))  # no counts when nothing is chosen
+        self.tabs.setTabText(1, tr("Chan&ges"))
         self.edge_chosen.emit()
 
     def selected_edge(self) -> dict[str, Any] | None:
@@ -295,6 +297,21 @@ class DetailsPanel(QWidget):
     def selected_change(self) -> dict[str, Any] | None:
         rows = self.history_table.selectionModel().selectedRows()
         return rows[0].data(RowRole) if rows else None
+
+
+class _Corner(QWidget):
+    """The commands in the tab row's corner take what the tabs leave: their toolbar folds
+    the rest behind its » (at 800×500 the Changes tab hid behind scroll arrows)."""
+
+    def __init__(self, tabs: QTabWidget) -> None:
+        super().__init__()
+        self._tabs = tabs
+
+    def sizeHint(self) -> QSize:
+        full = super().sizeHint()
+        room = self._tabs.width() - self._tabs.tabBar().sizeHint().width() - 8
+        return QSize(max(min(full.width(), room), self.minimumSizeHint().width()),
+                     full.height())
 
 
 def _toolbar(name: str) -> QToolBar:

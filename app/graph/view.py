@@ -309,6 +309,22 @@ class NeighbourhoodView(QGraphicsView):
         super().resizeEvent(event)
         if self.graph is not None and not self.zoomed:
             self.fit()
+        self._place_corner()
+
+    def set_corner(self, widget: QWidget) -> None:
+        """A control of the picture's own (how far it reaches), in its top-right corner:
+        in the list's filter row it cut the filters to "All kind" and "Any sta"."""
+        self.corner = widget
+        widget.setParent(self)
+        self._place_corner()
+
+    def _place_corner(self) -> None:
+        corner = getattr(self, "corner", None)
+        if corner is not None:
+            size = corner.sizeHint()
+            frame = self.frameWidth() + 4
+            corner.setGeometry(self.width() - size.width() - frame, frame, size.width(),
+                               size.height())
 
     def fit(self) -> None:
         self.zoomed = False

@@ -71,6 +71,25 @@ def test_the_memory_tab_shows_facts_and_whole_columns(qtbot, open_window, seeded
     details = browser.details
     assert abs(details.node_bar.geometry().top() - details.title.geometry().top()) \
         < details.title.height()
+    # what the filters say is read whole, both tabs show without scroll arrows, the
+    # search field's hint is whole
+    for combo in (browser.kind, browser.status):
+        assert combo.width() >= combo.fontMetrics().horizontalAdvance(combo.currentText()) \
+            + combo.iconSize().width(), combo.currentText()
+    bar = details.tabs.tabBar()
+    assert all(bar.tabRect(i).right() <= bar.width() for i in range(bar.count()))
+    search = browser.search
+    assert search.fontMetrics().horizontalAdvance(search.placeholderText()) < \
+        search.width() - 2 * search.fontMetrics().averageCharWidth()
+
+
+def test_with_nothing_chosen_the_details_count_nothing(qtbot, open_window, seeded):
+    window = open_window(seeded)
+    browser = memory_tab_with_user(qtbot, window)
+    browser.details.clear()
+    tabs = browser.details.tabs
+    assert [tabs.tabText(i).replace("&", "") for i in range(tabs.count())] == \
+        ["Facts", "Changes"]
 
 
 def test_settings_fits_the_screen_with_its_buttons_in_sight(qtbot, open_window, home):
