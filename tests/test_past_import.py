@@ -274,7 +274,7 @@ def test_the_command_line_imports_builds_and_sums_up(tmp_path, model, capsys, mo
     assert code == 0
     assert "sends 2 conversations" in out.err
     last = out.out.strip().splitlines()[-1]
-    assert "imported 0 conversations" in last and "facts from 2 of 2 pieces" in last
+    assert "imported 0 conversations" in last and "facts written from 2 of 2 pieces" in last
 
 
 def test_a_chatgpt_zip_and_a_claude_export_keep_their_titles_dates_and_turns(tmp_path,

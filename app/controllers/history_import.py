@@ -209,7 +209,6 @@ class HistoryImport(QObject):
         self.status.hide()
         self.status.stop.setEnabled(True)
         self.window.conversations.refresh()
-        facts = count_of(data["facts"], tr("1 fact"), tr("{n} facts"))
         if phase == "failed":
             text = tr("Building the memory stopped: {error}\nWhat is done stays; it goes on "
                       "from there when the app starts again, or from Import conversations….",
@@ -221,11 +220,11 @@ class HistoryImport(QObject):
             text = tr("The memory is built: the imported conversations held nothing new to "
                       "remember.")
         elif phase == "built":
-            text = tr("The memory is built: {facts} from the imported conversations. "
-                      "Memory › Undo import takes them back.", facts=facts)
+            text = tr("The memory is built from the imported conversations: {written}. "
+                      "Memory › Undo import takes them back.", written=_written(data))
         else:
-            text = tr("Stopped: {facts} so far. Import conversations… again goes on where it "
-                      "stopped.", facts=facts)
+            text = tr("Stopped: {written} so far. Import conversations… again goes on where "
+                      "it stopped.", written=_written(data))
         self.finished.emit(text)
         self.said.emit(text, 12000)
 
@@ -261,6 +260,19 @@ class HistoryImport(QObject):
             QMessageBox.information(self.window, tr("Undo import"), answer["error"])
             return
         self.status.hide()
-        self.said.emit(tr("Took back {changes} of the import.", changes=count_of(
-            len(answer["data"]["undone"]), tr("1 memory change"), tr("{n} memory changes"))),
-            10000)
+        facts = answer["data"].get("facts")
+        self.said.emit(tr("Took back the import: {facts} it wrote left the memory.",
+                          facts=count_of(facts, tr("the 1 fact"), tr("the {n} facts")))
+                       if facts else tr("Took back the import."), 10000)
+
+
+def _written(data: dict[str, Any]) -> str:
+    """The facts a build wrote, and how many of them stand, in the words the status bar
+    and Undo import use: "13 facts written, 8 in the memory now (5 replaced or merged
+    since)"."""
+    written = count_of(data["facts"], tr("1 fact written"), tr("{n} facts written"))
+    standing = data.get("standing")
+    if standing is None or standing >= data["facts"]:
+        return written
+    return tr("{written}, {standing} in the memory now ({gone} replaced or merged since)",
+              written=written, standing=standing, gone=data["facts"] - standing)

@@ -154,9 +154,12 @@ def _build(server: BackendServer, progress: _Progress, args: argparse.Namespace,
         signal.signal(signal.SIGINT, previous)
     done = progress.last
     stopped = interrupted or done.get("phase") in ("stopped", "failed")
+    standing = done.get("standing")
     out.write(summary + "; " + tr(
-        "memory: {facts} facts from {pieces} of {total} pieces in {seconds} s{more}",
+        "memory: {facts} facts written from {pieces} of {total} pieces in {seconds} s{more}",
         facts=done.get("facts", 0), pieces=done.get("pieces", 0),
         total=done.get("total", 0), seconds=done.get("seconds", 0),
-        more=tr(" (stopped: run again to go on)") if stopped else "") + "\n")
+        more=tr(" (stopped: run again to go on)") if stopped else "") + (
+            tr(", {standing} of them in the memory now", standing=standing)
+            if standing is not None and standing != done.get("facts") else "") + "\n")
     return 1 if done.get("phase") == "failed" else 0

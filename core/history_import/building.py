@@ -230,7 +230,7 @@ class Builder:
                                     + (" AND id = ?" if self.import_id else ""),
                                     (self.import_id,) if self.import_id else ())
         self._report("stopped" if self.stopping and pending(self.store, self.import_id)
-                     else "built")
+                     else "built", standing=standing(self.store, self.import_id))
 
     def _report(self, phase: str, **more: Any) -> None:
         spent = time.monotonic() - self.started
@@ -420,6 +420,18 @@ def _fact_values(fact: Any) -> dict[str, str] | None:
             values["relation"].casefold().strip(" .!") in SMALL_TALK:
         return None
     return values
+
+
+def standing(store: GraphStore, import_id: int | None) -> int | None:
+    """How many of the facts an import wrote are still in the memory (not replaced by a
+    later one, merged into a copy or deleted): what "facts" means everywhere else."""
+    if import_id is None:
+        return None
+    return store.query_one(
+        "SELECT count(*) AS n FROM edges WHERE status = 'active' AND category = 'general'"
+        " AND source_message IN (SELECT m.turn_id FROM messages m JOIN conversations c ON"
+        " c.id = m.conversation_id WHERE c.import_id = ? AND m.turn_id IS NOT NULL)",
+        (import_id,))["n"]
 
 
 def undo_import(store: GraphStore, import_id: int) -> tuple[int, list[int]]:

@@ -5,6 +5,7 @@ conversations are marked in the sidebar, and Undo import takes the facts back.""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from PySide6.QtWidgets import QInputDialog, QMessageBox
@@ -55,12 +56,20 @@ def test_conversations_are_imported_built_and_taken_back(qtbot, open_window, tmp
              for i in range(window.conversations.sidebar.list.count())]
     marks = [item.data(HtmlRole) or "" for item in items]
     assert sum("Imported · 2023-" in mark for mark in marks) == 2
-    assert "Rome" in window.status.memory_label.text() or \
-        window.status.memory_label.text().startswith("Memory:")
+    # one meaning of "facts": what stands in the memory, in the toast, the status bar and
+    # Undo import alike (Paris was written, then replaced by Rome)
+    built = window.toast.current()
+    written = int(re.search(r"(\d+) facts? written", built).group(1))
+    now = re.search(r"(\d+) in the memory now \((\d+) replaced", built)
+    standing = int(now.group(1)) if now else written
+    assert not now or standing + int(now.group(2)) == written
+    qtbot.waitUntil(lambda: window.status.memory_label.text().startswith(
+        f"Memory: {standing} facts"))
 
     when_shown(QInputDialog, lambda dialog: dialog.accept())
     window.history_import.undo()
     qtbot.waitUntil(lambda: "Took back" in window.toast.current(), timeout=20000)
+    assert f"the {standing} facts it wrote" in window.toast.current()
 
 
 def test_a_file_that_is_not_an_export_is_refused_with_nothing_kept(qtbot, open_window,

@@ -91,10 +91,12 @@ def undo_import(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]
         raise Refusal(N_("import_id must name an import"))
     store = backend.need_store()
     backend.work.drop_building(import_id)
+    facts = building.standing(store, import_id)  # what the person sees go
     change_id, undone = building.undo_import(store, import_id)
     with store.conn:
         store.conn.execute("UPDATE past_imports SET building = 0, undone_at = ? WHERE id = ?",
                            (store.log_clock(), import_id))
         store.conn.execute("UPDATE conversations SET remembered_to = NULL WHERE"
                            " import_id = ?", (import_id,))
-    return {"change_id": change_id, "undone": undone, "import_id": import_id}
+    return {"change_id": change_id, "undone": undone, "import_id": import_id,
+            "facts": facts}
