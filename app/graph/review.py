@@ -263,8 +263,14 @@ class ReviewView(QWidget):
         app = app_name(change.get("actor"))
         if message:
             text = " ".join(message["content"].split())
-            head = tr("{when} · You said: “{said}”", when=when,
-                      said=f"{text[:160]}{'…' if len(text) > 160 else ''}")
+            said = f"{text[:160]}{'…' if len(text) > 160 else ''}"
+            if message.get("import_id") is not None:
+                # when it was said, not when the file was imported (the build ran today)
+                head = tr("{when} · {who} said, in an imported conversation: “{said}”",
+                          when=_when(message["created_at"]),
+                          who=message.get("speaker") or tr("You"), said=said)
+            else:
+                head = tr("{when} · You said: “{said}”", when=when, said=said)
         elif app:
             head = tr("{when} · From {app}, another app using your memory", when=when, app=app)
         else:

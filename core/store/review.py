@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.i18n import tr
+from core.store.conversations import with_speakers
 from core.store.describe import describe_ops
 from core.store.graph import GraphStore, StoreError, decode_ops
 
@@ -57,10 +58,15 @@ def _messages(store: GraphStore, turn_ids: set[str]) -> dict[str, dict[str, Any]
     if not turn_ids:
         return {}
     marks = ", ".join("?" for _ in turn_ids)
+    imported = ", c.import_id" if store.schema_version() >= 15 else ", NULL AS import_id"
     found = store.query(
-        f"SELECT turn_id, substr(content, 1, {SHOWN_MESSAGE}) AS content, conversation_id,"
-        f" created_at FROM messages WHERE role = 'user' AND turn_id IN ({marks})",
-        sorted(turn_ids))
+        f"SELECT m.turn_id, m.role, substr(m.content, 1, {SHOWN_MESSAGE}) AS content,"
+        f" m.conversation_id, m.created_at{imported} FROM messages m LEFT JOIN"
+        f" conversations c ON c.id = m.conversation_id WHERE m.role = 'user' AND"
+        f" m.turn_id IN ({marks})", sorted(turn_ids))
+    for message in found:  # an imported conversation says who spoke (LoCoMo's people)
+        if message["import_id"] is not None:
+            with_speakers(store, message["conversation_id"], [message])
     return {m["turn_id"]: m for m in found}
 
 

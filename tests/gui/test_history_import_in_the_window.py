@@ -66,6 +66,16 @@ def test_conversations_are_imported_built_and_taken_back(qtbot, open_window, tmp
     qtbot.waitUntil(lambda: window.status.memory_label.text().startswith(
         f"Memory: {standing} facts"))
 
+    # Review dates each fact by when it was said, and says who said it
+    window.registry.actions["memory.review"].trigger()
+    review = window.browser.review
+    qtbot.waitUntil(lambda: review.model.invisibleRootItem().rowCount() > 0)
+    root = review.model.invisibleRootItem()
+    heads = [root.child(g).text() for g in range(root.rowCount())]
+    assert all(h.startswith("2023-") and "in an imported conversation" in h for h in heads)
+    assert any("Ada said" in h for h in heads), heads
+    window.tabs.setCurrentIndex(0)
+
     when_shown(QInputDialog, lambda dialog: dialog.accept())
     window.history_import.undo()
     qtbot.waitUntil(lambda: "Took back" in window.toast.current(), timeout=20000)
