@@ -137,6 +137,8 @@ class MainWindow(QMainWindow):
         self.pane.view.code_copied.connect(lambda code: self.notify(
             tr("Code copied ({n} lines)", n=code.count(chr(10)) + 1), 3000))
         self.pane.notice.button.clicked.connect(self._notice_clicked)
+        self.pane.notice.other.clicked.connect(self.turns.put_unsent_away)
+        self.turns.unsent_settled.connect(self._offer_unsent)
         self.pane.view.undo_turn_requested.connect(self.memory.undo_turn)
         self.trace_dock.undo_turn_requested.connect(self.memory.undo_turn)
         self.browser.empty_trash_requested.connect(self.memory.empty_trash)
@@ -233,12 +235,29 @@ class MainWindow(QMainWindow):
         self.status.show_endpoint(self.status_data.get("config") or {})
         notice = notice_for(self.status_data)
         if notice is None:
-            self.pane.notice.hide()
+            self._offer_unsent()
             return
         self.notice_action = self.memory.open_backups if notice.restore \
             else self.setup.open_settings
         self.pane.notice.show_message(notice.text, notice.button)
         self.pane.notice.setToolTip(notice.detail)
+
+    def _offer_unsent(self) -> None:
+        """Messages written before a model was set up: once one is, send them or put them
+        away (the notice says which); nothing else to say, no notice."""
+        waiting = self.turns.unsent()
+        if not waiting or not self.status_data.get("client_initialized"):
+            if notice_for(self.status_data) is None:
+                self.pane.notice.hide()
+            return
+        first = " ".join(waiting[0][1].split())
+        self.notice_action = self.turns.send_unsent
+        self.pane.notice.show_message(
+            tr("Written before a model was set up, not sent yet: “{first}”{more}. Send "
+               "now?", first=first[:80] + ("…" if len(first) > 80 else ""),
+               more=tr(" and {n} more", n=len(waiting) - 1) if len(waiting) > 1 else ""),
+            tr("Send now"), tr("Put away"))
+        self.pane.notice.setToolTip("")
 
     def _read_status(self) -> None:
         self.host.send(PacketType.GET_STATUS, None,
@@ -257,6 +276,7 @@ class MainWindow(QMainWindow):
     def _show_conversation(self, data: dict[str, Any]) -> None:
         self.turns.show_history(data.get("history") or [])
         self.pane.set_remembered(data.get("remembered"))
+        self._offer_unsent()
 
     def _config_loaded(self, answer: dict[str, Any]) -> None:
         if answer["success"]:

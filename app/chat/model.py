@@ -11,6 +11,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelInde
 
 from app.chat.memory_line import memory_line
 from core.i18n import tr
+from core.turn.run import no_key
 
 MessageRole = Qt.ItemDataRole.UserRole + 1
 SHOWN_AT_START = 120  # newest messages laid out at start; older ones load on scrolling up
@@ -31,6 +32,7 @@ class ChatMessage:
     reasoning: str = ""
     error: str | None = None
     partial: bool = False
+    unsent: bool = False  # a reply that failed because no model was set up yet
     streaming: bool = False
     reasoning_open: bool = False
     turn_id: str | None = None
@@ -66,6 +68,8 @@ class ChatMessage:
                                            bool(row.get("undone")))
                    if row["role"] == "assistant" else "",
                    calls=row.get("tool_calls"), refused=row.get("rejected_tools"),
+                   unsent=row["role"] == "assistant" and not row.get("content")
+                   and row.get("error") == no_key(),
                    undone=bool(row.get("undone")), versions=list(row.get("versions") or []),
                    speaker=row.get("speaker"),
                    branch=tuple(row["branch"]) if row.get("branch") else None)

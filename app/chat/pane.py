@@ -36,15 +36,20 @@ class Notice(QFrame):
         self.text.setWordWrap(True)
         self.text.setTextFormat(Qt.TextFormat.PlainText)
         self.button = QPushButton()
+        self.other = QPushButton()  # a second choice, where there is one
         layout = QHBoxLayout(self)
         layout.addWidget(self.text, 1)
         layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignVCenter)
+        layout.addWidget(self.other, 0, Qt.AlignmentFlag.AlignVCenter)
         self.hide()
 
-    def show_message(self, text: str, button: str | None = None) -> None:
+    def show_message(self, text: str, button: str | None = None,
+                     other: str | None = None) -> None:
         self.text.setText(text)
         self.button.setVisible(bool(button))
         self.button.setText(button or "")
+        self.other.setVisible(bool(other))
+        self.other.setText(other or "")
         self.setAccessibleDescription(text)
         self.show()
 

@@ -32,6 +32,7 @@ class TurnController(QObject):
     model_missing = Signal()  # the endpoint does not know the model: offer the ones it has
     running_changed = Signal(bool)  # a turn started (True) or ended
     touched = Signal(object)  # what the ended turn recalled or changed, to highlight
+    unsent_settled = Signal()  # messages written before a model was set up came or went
 
     def __init__(self, host: BackendHost, chat: ChatModel, pane: ChatPane, trace: TraceModel,
                  registry: ActionRegistry, *, parent: QObject | None = None) -> None:
@@ -41,6 +42,7 @@ class TurnController(QObject):
         self.running = False
         self.failed_text: str | None = None
         self.deleted: list[str] = []  # exchanges deleted here, newest last: Ctrl+Z brings back
+        self.queued: list[str] = []  # messages written before a model was set up, to send
         self.stream = StreamBuffer(self._streamed, self)
         self.session_tokens = 0
         self.last_tokens = 0
@@ -184,13 +186,16 @@ class TurnController(QObject):
         for request in answer.get("approvals") or []:
             self.pane.approvals.add(request)
         self._count_tokens(answer.get("usage") or {})
-        if answer["success"]:
-            self.state_changed.emit(tr("Ready"))
-        elif stopped:
+        # what lasts in the status bar: nothing runs now (a failure's news goes after a
+        # while; "Waiting for the model…" stayed behind it)
+        self.state_changed.emit(tr("Ready"))
+        if stopped:
             self.state_changed.emit(tr("Stopped"))
-        else:
+        elif not answer["success"]:
+            self.queued.clear()  # the rest waits for the person, not for a failing model
             self._failed(text, answer, row)
         self.ended.emit()
+        self._send_queued()
 
     def _settled(self, request: dict[str, Any]) -> None:
         """A call that waited for the person ended: its reply's line and the trace say
@@ -228,8 +233,10 @@ class TurnController(QObject):
     def _failed(self, text: str, answer: dict[str, Any], row: int | None) -> None:
         if answer["code"] == ErrorCode.NO_KEY and row is not None:
             keys = self.registry.shortcut_text("app.settings")
-            self.chat.change(row, error=tr("{error}: add one in Settings ({keys})",
-                                           error=answer["error"], keys=keys))
+            self.chat.change(row, unsent=True, error=tr(
+                "{error}: add one in Settings ({keys}); this message can be sent then",
+                error=answer["error"], keys=keys))
+            self.unsent_settled.emit()
         self.failed_text = text
         if answer["code"] == ErrorCode.MODEL_NOT_FOUND:
             self.model_missing.emit()  # the message said so; here are the ones that exist
@@ -323,6 +330,47 @@ class TurnController(QObject):
                    None)
         if row is not None and not self.running:
             self.pane.view.start_edit(row)
+
+    # -- messages written before a model was set up -----------------------------------------
+
+    def unsent(self) -> list[tuple[str, str]]:
+        """(turn, text) of each message written before a model was set up, oldest first."""
+        messages = self.chat.messages
+        return [(reply.turn_id, messages[row - 1].content)
+                for row, reply in enumerate(messages)
+                if reply.unsent and reply.turn_id and row and messages[row - 1].role == "user"]
+
+    def send_unsent(self) -> None:
+        """Each of them sent now, in order, in place of its failed exchange."""
+        self._put_away(then_send=True)
+
+    def put_unsent_away(self) -> None:
+        """They go: the conversation does not keep exchanges nobody answered."""
+        self._put_away(then_send=False)
+
+    def _put_away(self, then_send: bool) -> None:
+        waiting = self.unsent()
+        if self.running or not waiting:
+            return
+        left = [turn for turn, _text in waiting]
+
+        def gone(turn: str, answer: dict[str, Any]) -> None:
+            if answer["success"]:
+                self.chat.remove_rows(self.chat.rows_of(turn))
+            left.remove(turn)
+            if not left:
+                self.unsent_settled.emit()
+                if then_send:
+                    self.queued = [text for _turn, text in waiting]
+                    self._send_queued()
+
+        for turn, _text in waiting:
+            self.host.send(PacketType.DELETE_TURN, {"turn_id": turn},
+                           lambda answer, turn=turn: gone(turn, answer))
+
+    def _send_queued(self) -> None:
+        if self.queued and not self.running:
+            self.send(self.queued.pop(0))
 
     def delete_turn(self, turn_id: str) -> None:
         if self.running:

@@ -53,13 +53,14 @@ class History:
         self.later = (*LATER_FIELDS, "sent") if store.schema_version() >= SENT_SCHEMA \
             else LATER_FIELDS if self.shown else ()
 
-    def append(self, role: str, content: str, **fields: Any) -> int:
+    def append(self, role: str, content: str, titles: bool = True, **fields: Any) -> int:
         """Add one message; `fields` may carry tool_calls, rejected_tools, usage, partial,
         error, turn_id, reasoning, round_trips, versions, refused_why and `sent` (what the
-        model was shown with a person's message, see `core.turn.prompt_window`)."""
+        model was shown with a person's message, see `core.turn.prompt_window`). Without
+        `titles`, a first message does not name the conversation (one never sent)."""
         if self.store.read_only:
             raise StoreError(self.store.read_only)
-        first = role == "user" and self.store.query_one(
+        first = titles and role == "user" and self.store.query_one(
             "SELECT 1 AS yes FROM messages WHERE conversation_id = ? AND role = 'user'"
             + self.shown + " LIMIT 1", (self.conversation_id,)) is None
         with self.store.conn:

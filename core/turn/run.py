@@ -127,7 +127,10 @@ class Turn:
         context = prompt_window.build(self.history, self.store, text, plain=extracting)
         self.message = text
         self.said = grounding.said_text([*context.said, text])
-        self.history.append("user", text, turn_id=self.turn_id, sent=context.sent)
+        # a message no model can answer yet does not name the conversation: it is offered
+        # to be sent once one is set up (the window's notice), or put away
+        self.history.append("user", text, titles=self.session is not None,
+                            turn_id=self.turn_id, sent=context.sent)
         if self.session is None:
             self.history.append("assistant", "", turn_id=self.turn_id, partial=True,
                                 error=no_key())

@@ -149,10 +149,78 @@ def test_first_run_without_a_key_says_what_is_missing(qtbot, open_window, tmp_pa
     assert window.pane.notice.button.text() == "Open settings…"
     type_and_send(qtbot, window, "hello")
     wait_turn(qtbot, window)
-    assert window.chat.messages[-1].error == "API Key not configured: add one in Settings (Ctrl+,)"
+    assert window.chat.messages[-1].error == ("API Key not configured: add one in Settings "
+                                              "(Ctrl+,); this message can be sent then")
     assert llm.requests == []
+    assert window.status.state_label.text() != "Waiting for the model…"
     window.refresh_memory_counts()  # what needs no key still works
     qtbot.waitUntil(lambda: "Memory: 0 facts" in window.status.memory_label.text())
+
+
+def _set_up_a_model(qtbot, window, llm) -> None:
+    """What Settings › OK does with a key and an endpoint."""
+    answers = []
+    window.host.send(PacketType.SET_CONFIG, {"api_key": "sk-later-000000",
+                                             "base_url": llm.base_url, "model": "m"},
+                     answers.append)
+    qtbot.waitUntil(lambda: bool(answers))
+    assert answers[0]["success"], answers
+    window.setup.changed.emit()
+
+
+def _conversations(folder) -> list[tuple[str, list[str]]]:
+    store = GraphStore(folder / "graph_memory.db")
+    try:
+        return [(c["title"], [m["content"] for m in store.query(
+            "SELECT content FROM messages WHERE conversation_id = ? AND deleted_at IS NULL"
+            " ORDER BY id", (c["id"],))])
+            for c in store.query("SELECT id, title FROM conversations WHERE deleted_at IS"
+                                 " NULL ORDER BY id")]
+    finally:
+        store.close()
+
+
+def test_what_was_written_before_a_model_is_sent_once_one_is_set_up(qtbot, open_window,
+                                                                    tmp_path, llm):
+    folder = tmp_path / "fresh"
+    window = open_window(folder)
+    for said in ("hello there", "what can you do?"):
+        type_and_send(qtbot, window, said)
+        wait_turn(qtbot, window)
+    assert _conversations(folder)[-1][0] == "New chat"  # not named by a message nobody read
+    llm.play({"text": "Hello!"}, {"text": "I remember what matters to you."})
+    _set_up_a_model(qtbot, window, llm)
+    notice = window.pane.notice
+    qtbot.waitUntil(lambda: notice.isVisible() and notice.button.text() == "Send now")
+    assert "hello there" in notice.text.text() and "1 more" in notice.text.text()
+    notice.button.click()
+    qtbot.waitUntil(lambda: len(llm.requests) >= 2 and not window.turns.running
+                    and not window.turns.queued, timeout=20000)
+    wait_turn(qtbot, window)
+    assert [(m.role, m.content, m.error) for m in window.chat.messages] == [
+        ("user", "hello there", None), ("assistant", "Hello!", None),
+        ("user", "what can you do?", None),
+        ("assistant", "I remember what matters to you.", None)]
+    assert _conversations(folder)[-1] == ("hello there", [
+        "hello there", "Hello!", "what can you do?", "I remember what matters to you."])
+    assert not notice.isVisible()
+
+
+def test_what_was_written_before_a_model_can_be_put_away(qtbot, open_window, tmp_path, llm):
+    folder = tmp_path / "fresh"
+    window = open_window(folder)
+    type_and_send(qtbot, window, "hello there")
+    wait_turn(qtbot, window)
+    window.close()
+    window = open_window(folder)  # a later start still knows it was never sent
+    assert window.turns.unsent() and window.turns.unsent()[0][1] == "hello there"
+    _set_up_a_model(qtbot, window, llm)
+    notice = window.pane.notice
+    qtbot.waitUntil(lambda: notice.isVisible() and notice.other.text() == "Put away")
+    notice.other.click()
+    qtbot.waitUntil(lambda: window.chat.messages == [] and not notice.isVisible())
+    assert llm.requests == []
+    assert _conversations(folder)[-1] == ("New chat", [])
 
 
 def test_limits_dialog_cancel_changes_nothing_and_ok_saves(qtbot, open_window, home):
