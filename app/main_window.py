@@ -37,7 +37,7 @@ from app.status.status_bar import StatusBar
 from app.trace.dock import TraceDock
 from app.trace.model import TraceModel
 from core.i18n import tr
-from core.paths import make_private_file
+from core.paths import make_private_file, memory_label
 from core.protocol.packets import PacketType
 
 STATE_VERSION = 1
@@ -50,6 +50,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowTitle("TrulyMEM")
+        self.memory_label = ""
         self.host = host
         self.settings = QSettings(str(home / "window.ini"), QSettings.Format.IniFormat)
         self.config: dict[str, Any] = {}
@@ -281,10 +282,19 @@ class MainWindow(QMainWindow):
     def _config_loaded(self, answer: dict[str, Any]) -> None:
         if answer["success"]:
             self.config = answer["data"]
+            self.name_memory(memory_label(self.config.get("home"),
+                                          self.config.get("memory_name") or ""))
             self.registry.apply_overrides(self.config.get("shortcuts") or {})
             if self.registry.problems:
                 self.notify(tr("Shortcuts ignored: {problems}",
                                problems="; ".join(self.registry.problems)), 10000)
+
+    def name_memory(self, label: str) -> None:
+        """Two memories open (two --home folders) are told apart by name: the title bar,
+        the tray's tooltip and its menu say which."""
+        self.memory_label = label
+        self.setWindowTitle(f"TrulyMEM — {label}" if label else "TrulyMEM")
+        self.desktop.name_memory(label)
 
     def _load_limits(self) -> None:
         self.host.send(PacketType.GET_TOOL_LIMITS, None, lambda answer: setattr(

@@ -76,6 +76,19 @@ def _instructions(name: str, value: Any) -> str:
     return value
 
 
+NAME_MOST = 60  # characters of a memory's own name
+
+
+def _memory_name(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(tr("{name} must be text", name=name))
+    value = " ".join(value.split())  # one line: it names a tray icon and a window
+    if len(value) > NAME_MOST:
+        raise ConfigError(tr("{name} may be {most} characters at most ({length} given)",
+                             name=name, most=NAME_MOST, length=len(value)))
+    return value
+
+
 def _seconds(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise ConfigError(tr("{name} must be a positive number of seconds", name=name))
@@ -187,6 +200,9 @@ class Config:
     thinking: bool = setting(False, _flag, "DeepSeek's thinking mode (others ignore it)")
     instructions: str = setting("", _instructions, "the person's own words on how the "
                                 "assistant answers: every turn's instructions end with them")
+    memory_name: str = setting("", _memory_name, "what this memory is called in the tray and "
+                               "the title bar (empty: its folder's name, where not the "
+                               "default one)")
     tool_set: str = setting("auto", _tool_set, "auto (compact for local servers, else "
                             "core), core, compact or full")
     memory_writer: str = setting("auto", _writer, "who writes the memory: the model's tool "

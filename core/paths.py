@@ -24,6 +24,18 @@ def data_home(explicit: str | os.PathLike[str] | None = None) -> Path:
     return Path.home() / ".trulymem"
 
 
+def memory_label(home: str | os.PathLike[str] | None, name: str = "") -> str:
+    """What a memory is called where two could be told apart (the title bar, the tray):
+    the name the person gave it, else its folder's name; "" for the default folder with
+    no name (the one memory most people have)."""
+    if name.strip():
+        return name.strip()
+    if not home:
+        return ""
+    folder = Path(home).expanduser()
+    return "" if folder == Path.home() / ".trulymem" else folder.name
+
+
 def add_home_option(parser: argparse.ArgumentParser) -> None:
     """The `--home` every command and mode takes, said the same way everywhere."""
     from core.i18n import tr  # noqa: PLC0415  (paths load before the languages)

@@ -105,8 +105,20 @@ class Desktop(QObject):
         self.tray.show()
 
     def _name_show_hide(self) -> None:
-        self.show_hide.setText(tr("Hide TrulyMEM") if self._in_front() else
-                               tr("Show TrulyMEM"))
+        label = self.window.memory_label
+        if label:
+            self.show_hide.setText(tr("Hide TrulyMEM ({memory})", memory=label)
+                                   if self._in_front() else
+                                   tr("Show TrulyMEM ({memory})", memory=label))
+        else:
+            self.show_hide.setText(tr("Hide TrulyMEM") if self._in_front() else
+                                   tr("Show TrulyMEM"))
+
+    def name_memory(self, label: str) -> None:
+        """The tray icon says which memory it is (two look alike)."""
+        if self.tray is not None:
+            self.tray.setToolTip(f"TrulyMEM — {label}" if label else "TrulyMEM")
+            self._name_show_hide()
 
     def _tray_clicked(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason in (QSystemTrayIcon.ActivationReason.Trigger,

@@ -41,6 +41,7 @@ from core import desktop_files, i18n
 from core.config import DEFAULT_MODEL
 from core.endpoint import profiles
 from core.i18n import N_, tr
+from core.paths import memory_label
 from core.protocol.packets import PacketType
 
 LOCAL_KEY = "not-needed"  # local servers ignore the key, but the protocol needs one
@@ -184,10 +185,7 @@ class SettingsDialog(SavingDialog):
             self.language.addItem(i18n.tr(name), code)
         self.language.setCurrentIndex(max(0, self.language.findData(
             config.get("language") or i18n.SYSTEM)))
-        self.start_at_login = QCheckBox(tr("Start TrulyMEM when I lo&g in"))
-        self.start_at_login.setChecked(bool(config.get("start_at_login")))
-        self.start_at_login.setToolTip(tr("Adds TrulyMEM to the programs your desktop starts "
-                                          "when you log in (its startup settings list it too)."))
+        self._make_general(config)
         self.sharing = SharingPage(config)
         self.host.send(PacketType.APPS_ACTIVITY, None, self._apps_activity)
         self.test_button = QPushButton(tr("&Test connection"))
@@ -221,6 +219,20 @@ class SettingsDialog(SavingDialog):
         self.thinking.setToolTip(tr(
             "DeepSeek's thinking mode: slower and dearer, sometimes better at hard "
             "questions. Other providers choose by model name."))
+
+    def _make_general(self, config: dict[str, Any]) -> None:
+        self.start_at_login = QCheckBox(tr("Start TrulyMEM when I lo&g in"))
+        self.start_at_login.setChecked(bool(config.get("start_at_login")))
+        self.start_at_login.setToolTip(tr("Adds TrulyMEM to the programs your desktop starts "
+                                          "when you log in (its startup settings list it too)."))
+        self.memory_name = QLineEdit(config.get("memory_name") or "")
+        self.memory_name.setObjectName("memoryName")
+        self.memory_name.setMaxLength(60)
+        self.memory_name.setPlaceholderText(memory_label(config.get("home")) or
+                                            tr("none (the only memory)"))
+        self.memory_name.setAccessibleName(tr("Name of this memory"))
+        self.memory_name.setToolTip(tr("Shown in the title bar and the tray, to tell two "
+                                       "memories (two --home folders) apart"))
 
     def _make_instructions(self, config: dict[str, Any]) -> None:
         """The person's own words on how the assistant replies, sent with every turn."""
@@ -301,9 +313,7 @@ class SettingsDialog(SavingDialog):
         form.addRow(tr("Keep deleted memories"), self.trash_days)
         form.addRow(tr("Recall"), self.recall_by_meaning)
         form.addRow("", self.meaning_note)
-        form.addRow(tr("&Language"), self.language)
-        if desktop_files.SUPPORTED:  # an XDG autostart entry: Linux and BSD desktops
-            form.addRow("", self.start_at_login)
+        self._general_rows(form)
 
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
@@ -380,6 +390,12 @@ class SettingsDialog(SavingDialog):
                 "first_token_timeout": self.first_token_timeout,
                 "turn_timeout": self.turn_timeout}
 
+    def _general_rows(self, form: QFormLayout) -> None:
+        form.addRow(tr("&Language"), self.language)
+        form.addRow(tr("Name of this &memory"), self.memory_name)
+        if desktop_files.SUPPORTED:  # an XDG autostart entry: Linux and BSD desktops
+            form.addRow("", self.start_at_login)
+
     def values(self) -> dict[str, Any]:
         return {"api_key": self.api_key.text().strip(), "base_url": self.base_url.text().strip(),
                 "model": self.model.text().strip(),
@@ -394,6 +410,7 @@ class SettingsDialog(SavingDialog):
                 "recall_by_meaning": self.recall_by_meaning.isChecked(),
                 "language": self.language.currentData(),
                 "start_at_login": self.start_at_login.isChecked(),
+                "memory_name": self.memory_name.text().strip(),
                 **self.sharing.values()}
 
     def fetch_models(self, refresh: bool = False) -> None:

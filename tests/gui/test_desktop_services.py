@@ -69,6 +69,10 @@ def test_the_tray_shows_hides_and_keeps_the_app_running_when_chosen(qtbot, home,
     menu = tray.contextMenu()
     texts = [a.text() for a in menu.actions() if not a.isSeparator()]
     assert texts[1:] == ["New chat", "Keep running in the tray when closed", "Quit TrulyMEM"]
+    # which memory it is: two memories open have two icons alike
+    qtbot.waitUntil(lambda: tray.toolTip() == "TrulyMEM — home")
+    menu.aboutToShow.emit()
+    assert menu.actions()[0].text() in ("Show TrulyMEM (home)", "Hide TrulyMEM (home)")
     window.desktop.close_to_tray.setChecked(True)
     window.close()
     assert not window.isVisible()

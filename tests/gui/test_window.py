@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit
 from app.chat.model import MessageRole
 from app.dialogs.limits import LimitsDialog
 from app.dialogs.settings import SettingsDialog
-from core.config import load_config
+from core.config import Config, load_config, save_config
 from core.protocol.packets import PacketType
 from core.store import GraphStore
 from core.tools.limits import DEFAULT_LIMITS
@@ -498,3 +498,22 @@ def test_a_packet_sent_while_the_window_is_built_is_answered_once_the_backend_ru
     host.shutdown()
     host.send(PacketType.GET_STATUS, None, got.append)
     assert got[-1]["error"] == "the backend is not running"
+
+
+def test_a_memory_is_named_in_the_title_bar_and_the_tray(qtbot, open_window, tmp_path, llm):
+    """Two memories (two --home folders) open at once are told apart: by the folder's
+    name, or the name the person gives one in Settings."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    save_config(folder / "config.json", Config(api_key="sk-gui-test-000000",
+                                               base_url=llm.base_url, model="test-model"))
+    window = open_window(folder)
+    qtbot.waitUntil(lambda: window.windowTitle() == "TrulyMEM — work")
+    dialog = SettingsDialog(window.host, {**window.config}, window)
+    assert dialog.memory_name.placeholderText() == "work"
+    dialog.memory_name.setText("  Family   photos ")
+    with qtbot.waitSignal(dialog.accepted, timeout=5000):
+        dialog.save()
+    window.setup.changed.emit()
+    qtbot.waitUntil(lambda: window.windowTitle() == "TrulyMEM — Family photos")
+    assert read_config(folder)["memory_name"] == "Family photos"
