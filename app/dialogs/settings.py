@@ -133,6 +133,9 @@ class SettingsDialog(SavingDialog):
         if self.api_key.text().strip():
             self.fetch_models()
         self.preset.currentIndexChanged.connect(self._apply_preset)
+        # DeepSeek's thinking mode only where it applies: other endpoints ignore it
+        self.base_url.textChanged.connect(self._show_thinking)
+        self._show_thinking(self.base_url.text())
         self.base_url.textEdited.connect(lambda _text: self._match_preset())
 
     def _apps_activity(self, answer: dict[str, Any]) -> None:
@@ -290,7 +293,7 @@ class SettingsDialog(SavingDialog):
         key_row = QHBoxLayout()
         key_row.addWidget(self.api_key)
         key_row.addWidget(self.show_key)
-        form = QFormLayout()
+        form = self.form = QFormLayout()
         form.addRow(tr("&Provider"), self.preset)
         form.addRow(tr("Base &URL"), self.base_url)
         key_label = QLabel(tr("API &key"))
@@ -365,6 +368,9 @@ class SettingsDialog(SavingDialog):
         self.preset.blockSignals(True)
         self.preset.setCurrentIndex(self.preset.findData(name))
         self.preset.blockSignals(False)
+
+    def _show_thinking(self, base_url: str) -> None:
+        self.form.setRowVisible(self.thinking, profiles.is_deepseek(base_url.strip()))
 
     def _apply_preset(self, index: int) -> None:
         name = self.preset.itemData(index)

@@ -97,7 +97,8 @@ def memory_writer(setting: str, base_url: str, model: str = "") -> str:
     return "extract" if small else "tools"
 
 
-def _is_deepseek(base_url: str) -> bool:
+def is_deepseek(base_url: str) -> bool:
+    """DeepSeek's own API (where its thinking mode applies)."""
     host = (urlsplit(base_url).hostname or "").lower()
     return host == "deepseek.com" or host.endswith(".deepseek.com")
 
@@ -106,7 +107,7 @@ def request_options(thinking: bool, base_url: str) -> dict[str, Any]:
     """Provider options sent in the request body. DeepSeek documents thinking mode as
     `{"thinking": {"type": "enabled" | "disabled"}}` and enables it when it is not sent,
     so it is always sent there; other servers may refuse a field they do not know."""
-    if _is_deepseek(base_url):
+    if is_deepseek(base_url):
         return {"thinking": {"type": "enabled" if thinking else "disabled"}}
     return {}
 

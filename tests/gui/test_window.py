@@ -517,3 +517,15 @@ def test_a_memory_is_named_in_the_title_bar_and_the_tray(qtbot, open_window, tmp
     window.setup.changed.emit()
     qtbot.waitUntil(lambda: window.windowTitle() == "TrulyMEM — Family photos")
     assert read_config(folder)["memory_name"] == "Family photos"
+
+
+def test_deepseek_thinking_is_offered_only_for_deepseek(qtbot, open_window, home):
+    window = open_window(home)
+    dialog = SettingsDialog(window.host, {**window.config}, window)
+    dialog.show()
+    for url, shown in (("https://api.deepseek.com", True), ("http://127.0.0.1:8080/v1", False),
+                       ("https://api.openai.com/v1", False),
+                       ("https://api.deepseek.com.evil.example/v1", False)):
+        dialog.base_url.setText(url)
+        assert dialog.thinking.isVisible() == shown, url
+    dialog.reject()
