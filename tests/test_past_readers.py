@@ -87,6 +87,9 @@ def test_elements_refuses_a_file_that_is_not_an_array_or_is_broken():
     for text in ("[1, 2", "[1 2]", "[1,]", "[1] [2]"):
         with pytest.raises(NotJSON):
             list(elements(io.StringIO(text)))
+    with pytest.raises(NotJSON) as said:  # json's "starting at", then ours: "at" once
+        list(elements(io.StringIO('[{"a": "no end')))
+    assert " at at " not in str(said.value) and "at character" in str(said.value)
 
 
 def test_elements_takes_its_limit_on_one_value():

@@ -58,6 +58,10 @@ class ChatMessage:
 
     @classmethod
     def from_history(cls, row: dict[str, Any]) -> ChatMessage:
+        unsent = row["role"] == "assistant" and not row.get("content") \
+            and row.get("error") == no_key()
+        if unsent:  # said in the window's words (the protocol keeps "API Key not configured")
+            row = {**row, "error": unsent_error()}
         # A reply the person stopped is partial without an error: it shows as it did
         # live, "stopped", not as a failure.
         return cls(role=row["role"], content=row.get("content") or "",
@@ -68,8 +72,7 @@ class ChatMessage:
                                            bool(row.get("undone")))
                    if row["role"] == "assistant" else "",
                    calls=row.get("tool_calls"), refused=row.get("rejected_tools"),
-                   unsent=row["role"] == "assistant" and not row.get("content")
-                   and row.get("error") == no_key(),
+                   unsent=unsent,
                    undone=bool(row.get("undone")), versions=list(row.get("versions") or []),
                    speaker=row.get("speaker"),
                    branch=tuple(row["branch"]) if row.get("branch") else None)
@@ -90,6 +93,14 @@ def stamp_of(message: ChatMessage) -> str:
     elif message.partial and not message.error:
         stamp += "  · " + tr("stopped")
     return stamp
+
+
+def unsent_error(keys: str = "") -> str:
+    """What a reply that failed for want of a key says: the window's words, "API key" as
+    everywhere else in it."""
+    return tr("No API key yet: add one in Settings ({keys}); this message can be sent then",
+              keys=keys) if keys else tr("No API key yet: add one in Settings; this message "
+                                         "can be sent then")
 
 
 def spoken(message: ChatMessage) -> str:

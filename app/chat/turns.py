@@ -7,6 +7,7 @@ only shows what it says (`state_changed`, `said`, `tokens_counted`).
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -14,7 +15,7 @@ from PySide6.QtCore import QObject, Signal
 from app.actions import ActionRegistry
 from app.backend_host import BackendHost
 from app.chat.memory_line import changed_memory, memory_line
-from app.chat.model import ChatMessage, ChatModel
+from app.chat.model import ChatMessage, ChatModel, unsent_error
 from app.chat.pane import ChatPane
 from app.chat.stream_buffer import StreamBuffer
 from app.looks.access import announce
@@ -169,7 +170,10 @@ class TurnController(QObject):
         if row is not None:
             message = self.chat.messages[row]
             content = answer.get("content") or message.content  # keep what streamed in
+            # stamped when it ended, as the history keeps it: after a restart a long
+            # reply's time was a minute later than the one shown while it streamed
             self.chat.change(row, streaming=False, content=content or "",
+                             created_at=time.time(),
                              error=None if answer["success"] or stopped else answer["error"],
                              partial=not answer["success"],
                              memory_note=memory_line(answer.get("tool_calls"),
@@ -233,9 +237,7 @@ class TurnController(QObject):
     def _failed(self, text: str, answer: dict[str, Any], row: int | None) -> None:
         if answer["code"] == ErrorCode.NO_KEY and row is not None:
             keys = self.registry.shortcut_text("app.settings")
-            self.chat.change(row, unsent=True, error=tr(
-                "{error}: add one in Settings ({keys}); this message can be sent then",
-                error=answer["error"], keys=keys))
+            self.chat.change(row, unsent=True, error=unsent_error(keys))
             self.unsent_settled.emit()
         self.failed_text = text
         if answer["code"] == ErrorCode.MODEL_NOT_FOUND:

@@ -12,6 +12,7 @@ from app.backend_host import BackendHost, shown_or_warned
 from app.dialogs.limits import LimitsDialog
 from app.dialogs.settings import SettingsDialog
 from app.looks.toast import CONFIRM_MSECS
+from app.status.status_parts import synced_words
 from core.i18n import tr
 from core.protocol.packets import PacketType
 
@@ -41,10 +42,7 @@ class SettingsActions(QObject):
         if not answer["success"]:
             self.said.emit(tr("Sync failed: {error}", error=answer["error"]), CONFIRM_MSECS)
             return
-        data = answer["data"]
-        self.said.emit(tr("Synced: sent {wrote} changed rows, {rows} arrived",
-                          wrote=data.get("wrote", 0), rows=data.get("applied_rows", 0)),
-                       CONFIRM_MSECS)
+        self.said.emit(synced_words(answer["data"]), CONFIRM_MSECS)
 
     def _open(self, page: str | None) -> None:
         """Settings, on `page` ("sync") when given."""

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from app.backend_host import BackendHost
 from app.looks.column import column
 from app.looks.notes import quiet
-from app.status.status_parts import count_of
+from app.status.status_parts import as_sentence, count_of, synced_words
 from core.i18n import tr
 from core.protocol.packets import PacketType
 
@@ -233,9 +233,7 @@ class SyncPage(QWidget):
             self.result.setText(tr("Sync failed: {error}", error=answer["error"]))
             return
         data = answer["data"]
-        words = tr("Sent {wrote} changed rows; {rows} arrived from {files} files.",
-                   wrote=data.get("wrote", 0), rows=data.get("applied_rows", 0),
-                   files=data.get("applied_files", 0))
+        words = as_sentence(synced_words(data))
         refused = data.get("refused") or []
         if refused:
             words += " " + tr("Refused {count} files: {first}", count=len(refused),

@@ -121,3 +121,15 @@ def as_sentence(text: str) -> str:
 def count_of(n: int, one: str, many: str) -> str:
     """`one` ("1 change") or `many` ("{n} changes") filled in: both already translated."""
     return one if n == 1 else many.format(n=f"{n:,}")
+
+
+def synced_words(data: dict) -> str:
+    """What a sync did, counted the same way in the toast and in Settings › Sync: the
+    changes this device sent and the ones that arrived ("1 change", never "1 rows")."""
+    sent = count_of(int(data.get("wrote", 0)), tr("1 change"), tr("{n} changes"))
+    came = count_of(int(data.get("applied_rows", 0)), tr("1 change"), tr("{n} changes"))
+    files = int(data.get("applied_files", 0))
+    if not files:
+        return tr("Synced: sent {sent}; nothing arrived", sent=sent)
+    return tr("Synced: sent {sent}; {came} arrived from {files}", sent=sent, came=came,
+              files=count_of(files, tr("1 file"), tr("{n} files")))

@@ -101,7 +101,7 @@ def _report(kind: PacketType, data: dict[str, Any], out: TextIO) -> None:
         for conflict in data.get("conflict_list") or []:
             out.write(f"  {conflict['words']}\n")
         return
-    out.write(tr("wrote {wrote} changed rows{file}; applied {files} files ({rows} rows, "
+    out.write(tr("sent {wrote} changes{file}; applied {files} files ({rows} changes, "
                  "{conflicts} conflicts, {merged} merged)", wrote=data.get("wrote", 0),
                  file=f" ({data['file']})" if data.get("file") else "",
                  files=data.get("applied_files", 0), rows=data.get("applied_rows", 0),

@@ -102,7 +102,8 @@ class _Buffer:
             return value
 
     def fail(self, reason: str) -> None:
-        raise NotJSON(f"{reason} at character {self.consumed + self.pos:,}")
+        # json's own words may end in "at" ("Unterminated string starting at"): said once
+        raise NotJSON(f"{reason.removesuffix(' at')} at character {self.consumed + self.pos:,}")
 
 
 def members(stream: TextIO) -> Iterator[tuple[str, str, Any]]:

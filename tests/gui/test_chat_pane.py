@@ -540,3 +540,17 @@ def test_a_small_models_memory_is_written_after_its_reply_and_its_line_follows(
     again = open_window(home)  # kept with the reply
     assert again.chat.messages[-1].memory_note == reply.memory_note
     assert again.chat.messages[-1].content == reply.content
+
+
+def test_a_reply_shows_the_time_the_history_keeps(qtbot, open_window, home, llm):
+    """Stamped when it ended, as stored: a long reply's time no longer moves on restart."""
+    window = open_window(home)
+    llm.play({"text": "A slow answer.", "delay": 1.5})
+    window.turns.send("take your time")
+    wait_turn(qtbot, window)
+    got = []
+    window.host.send(PacketType.GET_HISTORY, None, got.append)
+    qtbot.waitUntil(lambda: bool(got))
+    stored = got[0]["data"]["history"][-1]
+    assert stored["content"] == "A slow answer."
+    assert abs(window.chat.messages[-1].created_at - stored["created_at"]) < 0.5

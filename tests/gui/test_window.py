@@ -149,7 +149,7 @@ def test_first_run_without_a_key_says_what_is_missing(qtbot, open_window, tmp_pa
     assert window.pane.notice.button.text() == "Open settings…"
     type_and_send(qtbot, window, "hello")
     wait_turn(qtbot, window)
-    assert window.chat.messages[-1].error == ("API Key not configured: add one in Settings "
+    assert window.chat.messages[-1].error == ("No API key yet: add one in Settings "
                                               "(Ctrl+,); this message can be sent then")
     assert llm.requests == []
     assert window.status.state_label.text() != "Waiting for the model…"
