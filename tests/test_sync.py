@@ -189,6 +189,24 @@ def test_conversations_and_messages_travel(devices, shared):
                                " ?", (match_query("杭州"),))
 
 
+def test_what_syncthing_leaves_in_the_folder_is_passed_over(devices, shared):
+    """The README's Syncthing walk-through says nothing needs ignoring: its folder marker,
+    the temporary file of a file being carried and a conflict copy are not ours."""
+    laptop, desktop = devices("laptop"), devices("desktop")
+    pair(shared, laptop, desktop)
+    laptop.commit(("User", "lives in", "Hangzhou"))
+    laptop.sync.sync_now()
+    (shared / ".stfolder").mkdir()
+    device_dir = next(p for p in shared.iterdir() if p.is_dir() and p.name != ".stfolder")
+    written = sorted(device_dir.glob("*.tmsync"))[-1]
+    (device_dir / f".syncthing.{written.name}.tmp").write_bytes(written.read_bytes()[:40])
+    (device_dir / f"{written.stem}.sync-conflict-20261205-120000-ABCDEFG.tmsync"
+     ).write_bytes(b"junk")
+    settle(laptop, desktop)
+    assert ("User", "lives in", "Hangzhou", "active") in desktop.facts()
+    assert not desktop.sync.status()["refused"]
+
+
 def test_a_joining_memory_keeps_its_history_and_can_still_undo(devices, shared):
     laptop, desktop = devices("laptop"), devices("desktop")
     desktop.commit(("Ann", "likes", "tea"))
