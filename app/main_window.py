@@ -254,8 +254,8 @@ class MainWindow(QMainWindow):
         first = " ".join(waiting[0][1].split())
         self.notice_action = self.turns.send_unsent
         self.pane.notice.show_message(
-            tr("Written before a model was set up, not sent yet: “{first}”{more}. Send "
-               "now?", first=first[:80] + ("…" if len(first) > 80 else ""),
+            tr("Written before a model was set up, not sent yet: “{first}”{more}",
+               first=first[:80] + ("…" if len(first) > 80 else ""),
                more=tr(" and {n} more", n=len(waiting) - 1) if len(waiting) > 1 else ""),
             tr("Send now"), tr("Put away"))
         self.pane.notice.setToolTip("")

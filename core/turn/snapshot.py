@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from core.i18n import tr
 from core.recall import recall
 from core.recall.lines import fact_text, turn_text
 from core.store import GraphStore
@@ -56,7 +57,9 @@ def glance(store: GraphStore, facts: int = 6) -> dict[str, object]:
     lines = []
     for edge in person_profile(store)[:facts]:
         about = "" if edge["source_name"] == PERSON_NODE else f"{edge['source_name']} "
-        lines.append(f"{about}{edge['relation']} {edge['target_name']}")
+        # "Mei is the sister of you", not "… of User": the person reads it
+        target = tr("you") if edge["target_name"] == PERSON_NODE else edge["target_name"]
+        lines.append(f"{about}{edge['relation']} {target}")
     return {"persona": "" if persona.endswith("(empty)") else persona.removeprefix("Persona: "),
             "facts": lines}
 
