@@ -178,6 +178,7 @@ class NeighbourhoodView(QGraphicsView):
                      if graph.get("capped") else "")
         self.select(self.center)
         self.fit()
+        self.setAccessibleDescription(described(self.graph))
 
     def redraw(self) -> None:
         """Draw the last answer again (new highlights), keeping the selected node."""
@@ -191,6 +192,7 @@ class NeighbourhoodView(QGraphicsView):
                 self.zoomed = True
 
     def clear_picture(self) -> None:
+        self.setAccessibleDescription("")
         self.graph = None
         self.center = self.selected = None
         self.node_items.clear()
@@ -491,3 +493,21 @@ class NeighbourhoodView(QGraphicsView):
             painter.setPen(self.palette().color(QPalette.ColorRole.Text))
             painter.drawText(QRectF(area.left() + dot + 6, y, width, line),
                              Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+
+
+DESCRIBED_AT_MOST = 40  # links a screen reader reads out; the Facts tab has them all
+
+
+def described(graph: dict[str, Any]) -> str:
+    """The picture in words, for a screen reader: the chosen node and each link drawn from
+    it ("Mochi: User has a dog named Mochi; …")."""
+    names = {n["id"]: n["name"] for n in graph["nodes"]}
+    center = names.get(graph["center"], "")
+    links = [f"{names.get(e['source_id'], '?')} {shown_relation(e['relation'])} "
+             f"{names.get(e['target_id'], '?')}" for e in graph["edges"]
+             if graph["center"] in (e["source_id"], e["target_id"])]
+    more = len(links) - DESCRIBED_AT_MOST
+    said = "; ".join(links[:DESCRIBED_AT_MOST]) + (
+        tr("; and {n} more", n=more) if more > 0 else "")
+    return tr("{node}: {links}", node=center, links=said) if links else \
+        tr("{node}, linked to nothing", node=center)

@@ -110,3 +110,40 @@ def test_replies_errors_and_toasts_are_announced(qtbot, open_window, home, llm):
     assert "The assistant replied: Your plant could be called Fern." in heard
     window.notify("Text 120%")
     assert heard[-1] == "Text 120%"
+
+
+def test_the_memory_picture_has_a_text_alternative(qtbot, open_window, home):
+    window = open_window(home)
+    fill(qtbot, window)
+    window.tabs.setCurrentWidget(window.browser)
+    browser = window.browser
+    qtbot.waitUntil(lambda: browser.model.rowCount() > 0 and not window.host.busy)
+    row = [browser.model.index(r, 0).data() for r in range(browser.model.rowCount())] \
+        .index("小明")
+    browser.list.selectRow(row)
+    view = browser.view
+    qtbot.waitUntil(lambda: "龙井茶" in view.accessibleDescription())
+    assert view.accessibleDescription().startswith("小明: 小明 喜欢 龙井茶")
+
+
+def test_tab_goes_through_the_window_in_reading_order(qtbot, open_window, home, llm):
+    """Left to right, top to bottom: the conversations, the tabs, the conversation, the
+    message box and Send, then the tool trace."""
+    window = open_window(home)
+    llm.play({"text": "Noted."})
+    window.turns.send("I play the cello")
+    wait_turn(qtbot, window)
+    window.trace_dock.show()
+    sidebar = window.conversations.sidebar
+    anchors = [sidebar.new_button, sidebar.search, sidebar.list, window.tabs.tabBar(),
+               window.pane.view, window.pane.input, window.pane.send_button,
+               window.trace_dock.filter]
+    qtbot.waitUntil(lambda: all(a.isVisible() for a in anchors))
+    order, widget = [], anchors[0]
+    for _ in range(5000):
+        if widget in anchors and widget not in order:
+            order.append(widget)
+        widget = widget.nextInFocusChain()
+        if widget is anchors[0]:
+            break
+    assert order == anchors, [type(w).__name__ for w in order]
