@@ -24,6 +24,7 @@ from app.controllers.conversations import Conversations
 from app.controllers.go_to_message import go_to_message
 from app.controllers.history_import import HistoryImport
 from app.controllers.memory_actions import MemoryActions
+from app.controllers.notice import NoticeController
 from app.controllers.settings_actions import SettingsActions
 from app.desktop.citizen import Desktop
 from app.dialogs.palette import CommandPalette
@@ -32,7 +33,6 @@ from app.graph.browser import GraphBrowser
 from app.looks.toast import Toast
 from app.looks.zoom import TextZoom
 from app.status.model_shutdown import ModelNotice
-from app.status.start_notice import notice_for
 from app.status.status_bar import StatusBar
 from app.trace.dock import TraceDock
 from app.trace.model import TraceModel
@@ -50,7 +50,6 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowTitle("TrulyMEM")
-        self.memory_label = ""
         self.host = host
         self.settings = QSettings(str(home / "window.ini"), QSettings.Format.IniFormat)
         self.config: dict[str, Any] = {}
@@ -74,7 +73,8 @@ class MainWindow(QMainWindow):
         self._bind_actions()
         self.desktop.bind_actions()
         self.registry.build_menus(self.menuBar())
-        self.notice_action = self.setup.open_settings
+        self.notices = NoticeController(self.pane.notice, self.turns, self.setup.open_settings,
+                                        self.memory.open_backups)
         self._connect_signals()
         host.ready.connect(self.on_ready)
         self._restore_window_state()
@@ -137,9 +137,6 @@ class MainWindow(QMainWindow):
         self.pane.view.memory_note_clicked.connect(self.show_turn_memory)
         self.pane.view.code_copied.connect(lambda code: self.notify(
             tr("Code copied ({n} lines)", n=code.count(chr(10)) + 1), 3000))
-        self.pane.notice.button.clicked.connect(self._notice_clicked)
-        self.pane.notice.other.clicked.connect(self.turns.put_unsent_away)
-        self.turns.unsent_settled.connect(self._offer_unsent)
         self.pane.view.undo_turn_requested.connect(self.memory.undo_turn)
         self.trace_dock.undo_turn_requested.connect(self.memory.undo_turn)
         self.browser.empty_trash_requested.connect(self.memory.empty_trash)
@@ -224,41 +221,12 @@ class MainWindow(QMainWindow):
         self.refresh_memory_counts()
         self.status.set_state(tr("Ready"))
 
-    def _notice_clicked(self) -> None:
-        """The notice's one button does what its message asks for (settings or restore)."""
-        self.notice_action()
-
     def _show_status(self, status: dict[str, Any]) -> None:
-        """The endpoint in the status bar; a problem with the store or the setup in the
-        notice above the chat, with the one button that helps."""
+        """The endpoint in the status bar; a problem or an offer in the notice."""
         self.status_data = status or {}
         self.status.show_meaning(self.status_data.get("meaning") or {})
         self.status.show_endpoint(self.status_data.get("config") or {})
-        notice = notice_for(self.status_data)
-        if notice is None:
-            self._offer_unsent()
-            return
-        self.notice_action = self.memory.open_backups if notice.restore \
-            else self.setup.open_settings
-        self.pane.notice.show_message(notice.text, notice.button)
-        self.pane.notice.setToolTip(notice.detail)
-
-    def _offer_unsent(self) -> None:
-        """Messages written before a model was set up: once one is, send them or put them
-        away (the notice says which); nothing else to say, no notice."""
-        waiting = self.turns.unsent()
-        if not waiting or not self.status_data.get("client_initialized"):
-            if notice_for(self.status_data) is None:
-                self.pane.notice.hide()
-            return
-        first = " ".join(waiting[0][1].split())
-        self.notice_action = self.turns.send_unsent
-        self.pane.notice.show_message(
-            tr("Written before a model was set up, not sent yet: “{first}”{more}",
-               first=first[:80] + ("…" if len(first) > 80 else ""),
-               more=tr(" and {n} more", n=len(waiting) - 1) if len(waiting) > 1 else ""),
-            tr("Send now"), tr("Put away"))
-        self.pane.notice.setToolTip("")
+        self.notices.show_status(self.status_data)
 
     def _read_status(self) -> None:
         self.host.send(PacketType.GET_STATUS, None,
@@ -277,24 +245,17 @@ class MainWindow(QMainWindow):
     def _show_conversation(self, data: dict[str, Any]) -> None:
         self.turns.show_history(data.get("history") or [])
         self.pane.set_remembered(data.get("remembered"))
-        self._offer_unsent()
+        self.notices.offer_unsent()
 
     def _config_loaded(self, answer: dict[str, Any]) -> None:
         if answer["success"]:
             self.config = answer["data"]
-            self.name_memory(memory_label(self.config.get("home"),
-                                          self.config.get("memory_name") or ""))
+            self.desktop.name_memory(memory_label(self.config.get("home"),
+                                                  self.config.get("memory_name") or ""))
             self.registry.apply_overrides(self.config.get("shortcuts") or {})
             if self.registry.problems:
                 self.notify(tr("Shortcuts ignored: {problems}",
                                problems="; ".join(self.registry.problems)), 10000)
-
-    def name_memory(self, label: str) -> None:
-        """Two memories open (two --home folders) are told apart by name: the title bar,
-        the tray's tooltip and its menu say which."""
-        self.memory_label = label
-        self.setWindowTitle(f"TrulyMEM — {label}" if label else "TrulyMEM")
-        self.desktop.name_memory(label)
 
     def _load_limits(self) -> None:
         self.host.send(PacketType.GET_TOOL_LIMITS, None, lambda answer: setattr(

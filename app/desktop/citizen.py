@@ -34,6 +34,7 @@ class Desktop(QObject):
         self.home = Path(window.settings.fileName()).parent
         self.quitting = False
         self.tray: QSystemTrayIcon | None = None
+        self.memory_label = ""  # which memory this is, where two could be told apart
         self.portal: ShortcutSession | None = None
         self.shortcut_pressed.connect(self.toggle)
         self.notifier = Notifier(resource_path("trulymem.svg"), self._tray_can_say)
@@ -105,7 +106,7 @@ class Desktop(QObject):
         self.tray.show()
 
     def _name_show_hide(self) -> None:
-        label = self.window.memory_label
+        label = self.memory_label
         if label:
             self.show_hide.setText(tr("Hide TrulyMEM ({memory})", memory=label)
                                    if self._in_front() else
@@ -115,7 +116,10 @@ class Desktop(QObject):
                                    tr("Show TrulyMEM"))
 
     def name_memory(self, label: str) -> None:
-        """The tray icon says which memory it is (two look alike)."""
+        """Two memories open (two --home folders) are told apart by name: the title bar,
+        the tray's tooltip and its menu say which."""
+        self.memory_label = label
+        self.window.setWindowTitle(f"TrulyMEM — {label}" if label else "TrulyMEM")
         if self.tray is not None:
             self.tray.setToolTip(f"TrulyMEM — {label}" if label else "TrulyMEM")
             self._name_show_hide()
