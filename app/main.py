@@ -6,6 +6,7 @@ the window is wanted, so the terminal modes work on servers without a display.""
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import shlex
 import sys
@@ -38,7 +39,9 @@ def _modes() -> str:
              ("trulymem import-history PATH", tr("import past conversations and build the "
                                                  "memory from them")),
              ("trulymem sync", tr("the same memory on your other devices (trulymem sync "
-                                  "--help)"))]
+                                  "--help)")),
+             ("trulymem models", tr("models this computer can run itself (trulymem models "
+                                    "--help)"))]
     width = max(len(command) for command, _ in lines) + 2
     return tr("modes:") + "\n" + "\n".join(f"  {c:<{width}}{what}" for c, what in lines)
 
@@ -143,14 +146,18 @@ def desktop_entry(home, install: bool) -> int:
     return 0
 
 
-COMMANDS = ("mcp", "import-history", "sync")
+COMMAND_RUNNERS = {"mcp": ("core.share.run", "main"),
+                   "import-history": ("core.commands.import_history", "run"),
+                   "sync": ("core.commands.sync", "run"),
+                   "models": ("core.commands.models", "run")}
+COMMANDS = tuple(COMMAND_RUNNERS)
 # The options that take a value: a command's name right after one is that value.
 VALUED = ("--home", "--color-scheme", "--base-url", "--model", "--memory-writer",
           "--conversations", "--seed", "--fresh", "--eval-requests", "--tool", "--ask")
 
 
 def split_command(argv: list[str]) -> tuple[str | None, list[str]]:
-    """The command (`mcp`, `import-history`, `sync`) wherever it stands, and every other
+    """The command (`mcp`, `import-history`, `sync`, `models`) wherever it stands, and every other
     argument in order: `trulymem --home X sync` is `trulymem sync --home X`."""
     skip = False
     for n, word in enumerate(argv):
@@ -185,18 +192,10 @@ def handed_over(argv: list[str]) -> bool:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     command, rest = split_command(argv)
-    if command == "mcp":
-        from core.share.run import main as serve  # noqa: PLC0415  (the SDK loads only here)
-
-        return serve(rest)
-    if command == "import-history":
-        from core.commands.import_history import run as import_history  # noqa: PLC0415
-
-        return import_history(rest)
-    if command == "sync":
-        from core.commands.sync import run as sync  # noqa: PLC0415
-
-        return sync(rest)
+    if command is not None:
+        module, function = COMMAND_RUNNERS[command]
+        # each loads only when asked for (the MCP SDK, the backend)
+        return getattr(importlib.import_module(module), function)(rest)
     if handed_over(argv):
         return 0
     from core.config import language_setting  # noqa: PLC0415  (see the imports above)

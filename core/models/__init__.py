@@ -1,0 +1,1 @@
+"""Models that run on this computer: the catalogue, and fetching them checked."""

@@ -1,0 +1,66 @@
+"""The models the app can fetch and run itself: few, and each said honestly.
+
+Each names its Hugging Face repository and file, the file's size and sha256 (a download
+is used only when both match), the memory it needs, its licence and languages, and what
+was measured here with the app's eval. The 0.5B model the evals also use is not listed:
+the copy measured here is a community conversion whose checksum the hub's file could not
+be compared with (no model hub is reachable from where this was built), and a file that
+cannot be checked is not offered."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+HUB = "https://huggingface.co"
+MODELS_URL_ENV = "TRULYMEM_MODELS_URL"  # a mirror of the hub's file URLs (and the tests')
+MODELS_DIR_ENV = "TRULYMEM_MODELS_DIR"
+
+
+@dataclass(frozen=True)
+class Model:
+    id: str
+    name: str
+    repo: str
+    file: str
+    size: int  # bytes
+    sha256: str
+    ram_gb: float  # free memory it needs to run with the app's context
+    licence: str
+    languages: str
+    tools: str  # how the app writes its memory with it, as measured
+    measured: str  # what the app's eval measured with it here ("" when never measured)
+
+    def url(self, base: str | None = None) -> str:
+        """The file's address: `{base}/{repo}/resolve/main/{file}`, the hub's by default
+        or the mirror $TRULYMEM_MODELS_URL names."""
+        base = (base or os.environ.get(MODELS_URL_ENV) or HUB).rstrip("/")
+        return f"{base}/{self.repo}/resolve/main/{self.file}"
+
+
+CATALOGUE = (
+    Model(id="qwen2.5-coder-1.5b-instruct", name="Qwen2.5-Coder 1.5B Instruct (Q4_K_M)",
+          repo="Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF",
+          file="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", size=1_117_320_768,
+          sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+          ram_gb=2.5, licence="Apache-2.0", languages="English, Chinese and 90 more",
+          tools="the memory is written by a step after each answer (its own tool calls "
+                "are unreliable at this size)",
+          measured="the eval's conversation and generated ones: 34 of 36 answers, 98% of "
+                   "the facts kept, none destroyed (2 cores, about 60 prompt tokens/s)"),
+)
+DEFAULT = CATALOGUE[0].id
+
+
+def find(model_id: str) -> Model | None:
+    return next((m for m in CATALOGUE if m.id == model_id), None)
+
+
+def models_folder() -> Path:
+    """Where fetched models are kept: shared by every memory of this user (a model is a
+    gigabyte), $TRULYMEM_MODELS_DIR or the XDG data folder."""
+    if os.environ.get(MODELS_DIR_ENV):
+        return Path(os.environ[MODELS_DIR_ENV]).expanduser()
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "trulymem" / "models"

@@ -1,0 +1,190 @@
+"""Fetching a model over a real network, played on loopback: a mirror of the hub's file
+URLs (`{base}/{repo}/resolve/main/{file}`) with HTTP Range, that can cut a connection, send
+a wrong byte, ignore ranges or lack the file. A file is used only whole and checked."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import threading
+from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from core.commands import models as command
+from core.models import download
+from core.models.catalogue import CATALOGUE, Model
+
+BODY = os.urandom(3 << 20) + b"the end of a model file"
+
+
+class Mirror(ThreadingHTTPServer):
+    """Serves one file at the hub's path for it; `cut_after` closes the connection after
+    that many bytes (once), `wrong_byte` flips one byte, `ranges` False ignores Range."""
+
+    daemon_threads = True
+
+    def __init__(self, body: bytes, path: str) -> None:
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.body, self.file_path = body, path
+        self.cut_after: int | None = None
+        self.wrong_byte: int | None = None
+        self.ranges = True
+        self.asked: list[str | None] = []  # the Range header of each request
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: Mirror
+
+    def log_message(self, *_args) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        mirror = self.server
+        mirror.asked.append(self.headers.get("Range"))
+        if self.path != mirror.file_path:
+            self.send_error(404)
+            return
+        body = bytearray(mirror.body)
+        if mirror.wrong_byte is not None:
+            body[mirror.wrong_byte] ^= 0xFF
+        start = 0
+        asked = self.headers.get("Range")
+        if asked and mirror.ranges:
+            start = int(asked.removeprefix("bytes=").split("-")[0])
+            if start >= len(body):
+                self.send_response(416)
+                self.send_header("Content-Range", f"bytes */{len(body)}")
+                self.end_headers()
+                return
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start}-{len(body) - 1}/{len(body)}")
+        else:
+            self.send_response(200)
+        self.send_header("Content-Length", str(len(body) - start))
+        self.end_headers()
+        rest = bytes(body[start:])
+        if mirror.cut_after is not None:
+            cut, mirror.cut_after = mirror.cut_after, None
+            self.wfile.write(rest[:cut])
+            self.wfile.flush()
+            self.connection.shutdown(2)  # the network goes away mid-file
+            return
+        self.wfile.write(rest)
+
+
+MODEL = Model(id="test-model", name="A test model", repo="Test/Test-GGUF",
+              file="test-model.gguf", size=len(BODY), sha256=hashlib.sha256(BODY).hexdigest(),
+              ram_gb=0.1, licence="MIT", languages="English", tools="", measured="")
+
+
+@pytest.fixture
+def mirror():
+    server = Mirror(BODY, f"/{MODEL.repo}/resolve/main/{MODEL.file}")
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_model_is_fetched_whole_and_checked(mirror, tmp_path):
+    seen = []
+    done = download.download(MODEL, tmp_path, lambda have, total: seen.append((have, total)),
+                             base_url=mirror.base)
+    assert done["success"], done
+    assert (tmp_path / MODEL.file).read_bytes() == BODY
+    assert not (tmp_path / f"{MODEL.file}.part").exists()
+    assert seen[-1] == (len(BODY), len(BODY))
+    assert download.state(MODEL, tmp_path)["state"] == "installed"
+    again = download.download(MODEL, tmp_path, base_url=mirror.base)  # nothing to fetch
+    assert again["success"] and again["data"]["fetched"] == 0 and len(mirror.asked) == 1
+
+
+def test_a_cut_connection_is_resumed_where_it_stopped(mirror, tmp_path):
+    mirror.cut_after = 1 << 20
+    done = download.download(MODEL, tmp_path, base_url=mirror.base)
+    assert done["success"], done
+    assert (tmp_path / MODEL.file).read_bytes() == BODY
+    assert mirror.asked[0] is None and mirror.asked[1] is not None
+    resumed_from = int(mirror.asked[1].removeprefix("bytes=").rstrip("-"))
+    assert 0 < resumed_from <= 1 << 20  # the rest was asked for, not the whole file
+
+
+def test_a_download_cancelled_keeps_its_part_and_goes_on_later(mirror, tmp_path):
+    calls = []
+    done = download.download(MODEL, tmp_path, lambda have, _total: calls.append(have),
+                             cancelled=lambda: len(calls) >= 1, base_url=mirror.base)
+    assert not done["success"] and done["code"] == "cancelled"
+    here = download.state(MODEL, tmp_path)
+    assert here["state"] == "partial" and 0 < here["bytes"] < len(BODY)
+    assert not (tmp_path / MODEL.file).exists()  # never a half file under the model's name
+    done = download.download(MODEL, tmp_path, base_url=mirror.base)
+    assert done["success"] and (tmp_path / MODEL.file).read_bytes() == BODY
+    assert mirror.asked[-1] == f"bytes={here['bytes']}-"
+
+
+def test_a_wrong_byte_is_refused_and_nothing_is_kept(mirror, tmp_path):
+    mirror.wrong_byte = 12345
+    done = download.download(MODEL, tmp_path, base_url=mirror.base)
+    assert not done["success"] and "checksum" in done["error"]
+    assert download.state(MODEL, tmp_path)["state"] == "absent"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_server_that_ignores_ranges_is_fetched_again_from_the_start(mirror, tmp_path):
+    (tmp_path / f"{MODEL.file}.part").write_bytes(BODY[:1000])
+    mirror.ranges = False
+    done = download.download(MODEL, tmp_path, base_url=mirror.base)
+    assert done["success"], done
+    assert (tmp_path / MODEL.file).read_bytes() == BODY
+
+
+def test_a_file_the_mirror_lacks_is_said_plainly(mirror, tmp_path):
+    done = download.download(replace(MODEL, file="other.gguf"), tmp_path,
+                             base_url=mirror.base)
+    assert not done["success"] and "404" in done["error"]
+    assert "TRULYMEM_MODELS_URL" in done["error"]
+
+
+def test_too_little_disk_space_is_said_before_a_byte_is_fetched(mirror, tmp_path):
+    huge = replace(MODEL, size=1 << 60)
+    done = download.download(huge, tmp_path, base_url=mirror.base)
+    assert not done["success"] and "not enough disk space" in done["error"]
+    assert mirror.asked == []
+
+
+def test_the_hubs_address_or_the_mirrors(monkeypatch):
+    model = CATALOGUE[0]
+    monkeypatch.delenv("TRULYMEM_MODELS_URL", raising=False)
+    assert model.url() == ("https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/"
+                           "resolve/main/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
+    monkeypatch.setenv("TRULYMEM_MODELS_URL", "http://mirror.lan/hf/")
+    assert model.url().startswith("http://mirror.lan/hf/Qwen/")
+
+
+def test_the_command_lists_gets_and_removes(mirror, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRULYMEM_MODELS_DIR", str(tmp_path / "models"))
+    monkeypatch.setenv("TRULYMEM_MODELS_URL", mirror.base)
+    monkeypatch.setattr("core.commands.models.CATALOGUE", (MODEL,))
+    monkeypatch.setattr("core.commands.models.find",
+                        lambda name: MODEL if name == MODEL.id else None)
+    out, err = io.StringIO(), io.StringIO()
+    assert command.run([], out, err) == 0
+    assert "test-model" in out.getvalue() and "not fetched" in out.getvalue()
+    assert "Never measured with this app" in out.getvalue()
+    assert command.run(["get", "test-model"], out, err) == 0
+    assert (Path(tmp_path / "models") / MODEL.file).read_bytes() == BODY
+    assert "100%" in err.getvalue()
+    listed = io.StringIO()
+    command.run([], listed, err)
+    assert "installed" in listed.getvalue()
+    assert command.run(["remove", "test-model"], out, err) == 0
+    assert not (tmp_path / "models" / MODEL.file).exists()
+    assert command.run(["get", "no-such-model"], out, err) == 2
