@@ -92,7 +92,10 @@ class TerminalChat:
         status = self.client.get_status()
         problems = [status.get("config_warning"), status.get("store_error"),
                     status.get("store_notice")]
-        if not status.get("client_initialized"):
+        if status.get("local_problem"):  # the app's own runtime: why its model does not run
+            problems.append(tr("the model on this computer does not run: {problem}",
+                               problem=status["local_problem"]))
+        elif not status.get("client_initialized"):
             problems.append(tr("no API key: set it with TRULYMEM_API_KEY or in the config "
                                "file ({file}); /tool works without one",
                                file=self.server.backend.settings.config_file))

@@ -52,8 +52,10 @@ def _text(name: str, value: Any) -> str:
     if not isinstance(value, str):
         raise ConfigError(tr("{name} must be text", name=name))
     value = value.strip()
-    if name == "base_url" and not value.startswith(("http://", "https://")):
-        raise ConfigError(tr("base_url must start with http:// or https://"))
+    if name == "base_url" and not value.startswith(("http://", "https://")) \
+            and value.casefold() != "local":  # "local": the app's own runtime
+        raise ConfigError(tr("base_url must start with http:// or https://, or be local "
+                             "(a model this computer runs itself)"))
     if name == "model" and not value:
         raise ConfigError(tr("model must not be empty"))
     if name == "api_key" and any(not 33 <= ord(c) < 127 for c in value):

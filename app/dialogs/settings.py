@@ -41,6 +41,7 @@ from core import desktop_files, i18n
 from core.config import DEFAULT_MODEL
 from core.endpoint import profiles
 from core.i18n import N_, tr
+from core.models import catalogue, local
 from core.paths import memory_label
 from core.protocol.packets import PacketType
 
@@ -69,6 +70,8 @@ class Preset:
 # - Ollama's README and quickstart (docs.ollama.com/quickstart): `ollama run gemma4`.
 # - llama-server and LM Studio answer with whatever model they loaded, whatever the name.
 PRESETS = (
+    Preset(N_("On this computer (no key; nothing leaves it)"), local.LOCAL,
+           catalogue.DEFAULT, True),
     Preset("DeepSeek", "https://api.deepseek.com", DEFAULT_MODEL),
     Preset("OpenAI", "https://api.openai.com/v1", "gpt-6-luna"),
     Preset(N_("llama.cpp server (local)"), "http://127.0.0.1:8080/v1", "local-model", True),
@@ -84,6 +87,21 @@ WRITER_CHOICES = (("auto", N_("Automatic (a step after the answer for small loca
 # The language setting's choices; the languages are named in their own language.
 LANGUAGE_CHOICES = ((i18n.SYSTEM, N_("Follow the system")),
                     *((code, name) for code, name in i18n.LANGUAGES.items()))
+
+
+def local_words(model_id: str) -> str:
+    """What choosing the app's own runtime means, and what is still missing for it."""
+    said = [tr("The app runs the model itself with llama.cpp's server: no key, and nothing "
+               "you say leaves this computer.")]
+    model = catalogue.find(model_id)
+    if model is None:
+        said.append(tr("Models: {ids}.", ids=", ".join(m.id for m in catalogue.CATALOGUE)))
+    else:
+        found = local.problems(model)
+        said.append(tr("{model} is ready ({size} on disk).", model=model.id,
+                       size=f"{model.size / 1e9:.2f} GB") if not found else
+                    tr("Before it runs: {missing}.", missing="; ".join(found)))
+    return " ".join(said)
 
 
 def _seconds_box(value: Any, maximum: int, name: str, tip: str) -> QDoubleSpinBox:
@@ -128,14 +146,20 @@ class SettingsDialog(SavingDialog):
         self._make_instructions(config)
         self.sync_page = SyncPage(host)  # acts at once: nothing of it waits for OK
         self.key_note = key_note(config)  # in the system keychain, or in a private file
+        self.local_note = QLabel()
+        self.local_note.setObjectName("localNote")
+        self.local_note.setWordWrap(True)
         self._lay_out()
         self._match_preset()
         if self.api_key.text().strip():
             self.fetch_models()
         self.preset.currentIndexChanged.connect(self._apply_preset)
-        # DeepSeek's thinking mode only where it applies: other endpoints ignore it
-        self.base_url.textChanged.connect(self._show_thinking)
-        self._show_thinking(self.base_url.text())
+        # DeepSeek's thinking mode only where it applies: other endpoints ignore it; what
+        # runs on this computer is said where it is chosen
+        for follow in (self._show_thinking, self._show_local):
+            self.base_url.textChanged.connect(follow)
+            follow(self.base_url.text())
+        self.model.textChanged.connect(lambda _text: self._show_local(self.base_url.text()))
         self.base_url.textEdited.connect(lambda _text: self._match_preset())
 
     def _apps_activity(self, answer: dict[str, Any]) -> None:
@@ -300,6 +324,7 @@ class SettingsDialog(SavingDialog):
         key_label.setBuddy(self.api_key)
         form.addRow(key_label, key_row)
         form.addRow("", self.key_note)
+        form.addRow("", self.local_note)
         model_row = QHBoxLayout()
         model_row.addWidget(self.model_box, 1)
         model_row.addWidget(self.refresh_models)
@@ -369,6 +394,12 @@ class SettingsDialog(SavingDialog):
         self.preset.setCurrentIndex(self.preset.findData(name))
         self.preset.blockSignals(False)
 
+    def _show_local(self, base_url: str) -> None:
+        own = local.is_own(base_url)
+        self.form.setRowVisible(self.local_note, own)
+        if own:
+            self.local_note.setText(local_words(self.model.text().strip()))
+
     def _show_thinking(self, base_url: str) -> None:
         self.form.setRowVisible(self.thinking, profiles.is_deepseek(base_url.strip()))
 
@@ -379,8 +410,9 @@ class SettingsDialog(SavingDialog):
             return
         defaults = {p.model for p in PRESETS} | FORMER_PRESET_MODELS
         self.base_url.setText(preset.base_url)
-        if not self.model.text().strip() or self.model.text().strip() in defaults:
-            self.model.setText(preset.model)
+        if not self.model.text().strip() or self.model.text().strip() in defaults or (
+                local.is_own(preset.base_url) and catalogue.find(self.model.text()) is None):
+            self.model.setText(preset.model)  # the own runtime runs the catalogue's only
         if preset.local and not self.api_key.text().strip():
             self.api_key.setText(LOCAL_KEY)
         # Timeouts follow the kind of endpoint, unless the person chose their own.

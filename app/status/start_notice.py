@@ -28,6 +28,9 @@ def notice_for(status: dict[str, Any]) -> Notice | None:
             if status.get("store_error") \
             else tr("The memory store has a problem: {problems}.", problems=listed)
         return Notice(text, tr("Restore from backup…"), True, status.get("store_detail") or "")
+    if status.get("local_problem"):  # the own runtime: no key is missing
+        return Notice(tr("The model on this computer does not run: {problem}.",
+                         problem=status["local_problem"]), tr("Open settings…"), False)
     if not status.get("client_initialized"):
         also = problems[0] if problems else status.get("store_notice")
         return Notice(

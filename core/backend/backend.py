@@ -27,6 +27,7 @@ from core.history_import.saving import PAST_SCHEMA
 from core.i18n import N_, tr
 from core.meaning import engine as meaning_engine
 from core.meaning import glossary
+from core.models import local
 from core.paths import secure_home
 from core.redaction import scrub_logs
 from core.store import GraphStore
@@ -62,6 +63,7 @@ class Backend:
         self.store_generation = 0  # counts openings: the read lane reopens when it moves
         self.store_error: str | None = None
         self.store_warning: str | None = None  # opened, but read-only: why
+        self.local_problem: str | None = None  # why the own runtime's model does not run
         self.store_detail: str | None = None
         self.store_notice: str | None = None  # opened well, but worth telling once
         self.limiter = ToolLimiter()
@@ -121,6 +123,7 @@ class Backend:
         return {"running": self.running, "config": self.config.public(),
                 "graph_initialized": self.store is not None,
                 "client_initialized": self.session is not None,
+                "local_problem": self.local_problem,
                 "config_warning": self.settings.warning, "store_error": self.store_error,
                 "store_warning": self.store_warning, "store_detail": self.store_detail,
                 "store_notice": self.store_notice,
@@ -184,6 +187,7 @@ class Backend:
             self.sync.at_exit(self.store)
             self.backups.maybe_backup(self.store, self.config, at_exit=True)
         self.close_store()
+        local.stop_all()  # the own runtime's servers go with the memory that used them
 
     def cancel(self) -> None:
         self.stopped.set()
@@ -197,14 +201,22 @@ class Backend:
             self.session.reset()
 
     def make_session(self) -> None:
-        if not self.config.api_key:
+        self.local_problem = None
+        base_url, key = self.config.base_url, self.config.api_key
+        if local.is_own(base_url):
+            # the app's own runtime: started here (on the backend's thread), no key needed
+            served = local.serve(self.config.model, self.folder / "logs")
+            if not served["success"]:
+                self.session, self.local_problem = None, served["error"]
+                return
+            base_url, key = served["data"]["base_url"], key or local.LOCAL
+        if not key:
             self.session = None
             return
         # The client's read timeout bounds the wait for the answer to start; the stream
         # watchdog then measures chunks, which keep-alive comments do not fake.
-        client = make_client(self.config.api_key, self.config.base_url,
-                             self.config.first_token_timeout)
-        self.session = ChatSession(client, self.config.model, self.config.base_url)
+        client = make_client(key, base_url, self.config.first_token_timeout)
+        self.session = ChatSession(client, self.config.model, base_url)
         glossary.warm_up()  # the writer and the answers compare languages from turn one
 
     def _model_took_this_hour(self) -> int:

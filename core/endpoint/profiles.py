@@ -28,7 +28,10 @@ _MAINTENANCE = re.compile(
 
 
 def is_local(base_url: str) -> bool:
-    """The endpoint runs on this machine or the local network."""
+    """The endpoint runs on this machine or the local network ("local": the app's own
+    runtime)."""
+    if base_url.strip().casefold() == "local":
+        return True
     host = (urlsplit(base_url).hostname or "").lower()
     if host in _LOCAL_NAMES or host.endswith((".local", ".lan", ".localhost")):
         return True

@@ -529,3 +529,24 @@ def test_deepseek_thinking_is_offered_only_for_deepseek(qtbot, open_window, home
         dialog.base_url.setText(url)
         assert dialog.thinking.isVisible() == shown, url
     dialog.reject()
+
+
+def test_the_model_on_this_computer_says_what_it_needs_and_that_nothing_leaves(
+        qtbot, open_window, home, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRULYMEM_MODELS_DIR", str(tmp_path / "models"))
+    monkeypatch.setenv("TRULYMEM_RUNTIME_DIR", str(tmp_path / "no-runtime"))
+    window = open_window(home)
+    dialog = SettingsDialog(window.host, {**window.config}, window)
+    dialog.show()
+    assert not dialog.local_note.isVisible()
+    dialog.preset.setCurrentIndex(dialog.preset.findData(
+        "On this computer (no key; nothing leaves it)"))
+    assert dialog.base_url.text() == "local"
+    assert dialog.model.text() == "qwen2.5-coder-1.5b-instruct"
+    assert dialog.local_note.isVisible()
+    said = dialog.local_note.text()
+    assert "nothing you say leaves this computer" in said
+    assert "packaging/build_runtime.py" in said  # what is missing, said plainly
+    assert "trulymem models get qwen2.5-coder-1.5b-instruct" in said
+    assert not dialog.thinking.isVisible()
+    dialog.reject()

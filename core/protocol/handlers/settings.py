@@ -11,6 +11,8 @@ from core.endpoint import connection as endpoint
 from core.endpoint import profiles
 from core.errors import ErrorCode
 from core.i18n import N_, tr
+from core.models import local
+from core.models.catalogue import CATALOGUE
 from core.protocol.handlers.table import Refusal, handles
 from core.protocol.packets import PacketType
 from core.share.budget import apps_hour
@@ -91,6 +93,12 @@ def set_tool_limits(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, 
 def _unsaved(backend: HandlerBackend, body: dict[str, Any], names: tuple[str, ...]) -> Any:
     """The config with the dialog's unsaved values (a key, an address) over it."""
     config = updated(backend.config, **{k: body[k] for k in names if body.get(k)})
+    if local.is_own(config.base_url):  # the app's own runtime: its server, no key
+        served = local.serve(config.model, backend.folder / "logs")
+        if not served["success"]:
+            raise Refusal(served["error"])
+        return updated(config, base_url=served["data"]["base_url"],
+                       api_key=config.api_key or local.LOCAL)
     if not config.api_key:
         raise Refusal(NO_KEY, ErrorCode.NO_KEY)
     return config
@@ -126,6 +134,9 @@ def list_models(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]
     fetched again with `refresh`. `base_url` and `api_key` may name unsaved settings."""
     config = updated(backend.config, **{k: body[k] for k in ("api_key", "base_url")
                                         if body.get(k)})
+    if local.is_own(config.base_url):  # the catalogue, whatever runs now
+        return {"models": [m.id for m in CATALOGUE], "current": config.model,
+                "shutdowns": {}}
     key = (config.base_url, config.api_key)
     if body.get("refresh") or key not in backend.models:
         backend.models[key] = endpoint.list_models(
