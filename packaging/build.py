@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -188,6 +189,8 @@ def main() -> None:
                     str(ROOT / "packaging" / "trulymem.spec")],
                    check=True, env=env, cwd=ROOT)
     program = executable(kind)
+    if not args.onefile:
+        ship_runtime(program.parent)
     size_mb = folder_size(program if args.onefile else program.parent) / 1e6
     budget = BUDGET_MB[kind]
     print(f"built TrulyMEM {number} ({kind}) in {time.perf_counter() - started:.0f} s: "
@@ -205,6 +208,21 @@ def main() -> None:
               f"max {max(times) * 1000:.0f} ms over {len(times)} runs (target < 3,000 ms)")
     if args.deb:
         make_deb(number)
+
+
+def ship_runtime(folder: Path) -> None:
+    """The app's own model runtime (`packaging/build_runtime.py`), beside the program as
+    `runtime/`, where the frozen app looks for it; a build without it still runs, and
+    says the runtime is missing when a model of its own is chosen."""
+    sys.path.insert(0, str(ROOT))
+    from core.models.runtime import runtime_folder, server_program  # noqa: PLC0415
+
+    built = runtime_folder()
+    if server_program(built) is None:
+        print(f"no model runtime in {built}: the build ships without one")
+        return
+    shutil.copytree(built, folder / "runtime", dirs_exist_ok=True)
+    print(f"model runtime shipped: {folder_size(folder / 'runtime') / 1e6:.1f} MB")
 
 
 def make_deb(number: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import ssl
+import subprocess
 import sys
 import tempfile
 import time
@@ -117,6 +118,28 @@ def _check_keychain() -> str | None:
 QT_NOISE = ("This plugin does not support propagateSizeHints",)  # the offscreen platform's
 
 
+def _check_runtime() -> str | None:
+    """The model runtime shipped beside the program starts on this CPU (its version and
+    the devices it found); a build without one says so and passes."""
+    from core.models.runtime import server_program  # noqa: PLC0415
+
+    program = server_program()
+    if program is None:
+        print("smoke test: no model runtime shipped")
+        return None
+    environment = {**os.environ, "LD_LIBRARY_PATH": str(program.parent)}
+    try:
+        ran = subprocess.run([str(program), "--version"], capture_output=True, text=True,
+                             timeout=30, env=environment, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"the model runtime did not run: {error}"
+    said = (ran.stdout + ran.stderr).strip().splitlines()
+    if ran.returncode != 0:
+        return f"the model runtime failed ({ran.returncode}): {' '.join(said[-3:])}"
+    print(f"smoke test: model runtime runs: {next((x for x in said if 'version' in x), '')}")
+    return None
+
+
 def _qt_message(_kind: object, _context: object, message: str) -> None:
     """Qt's own messages go to stderr as usual, minus the offscreen platform's notice."""
     if not message.startswith(QT_NOISE):
@@ -133,6 +156,7 @@ def run() -> int:
         started = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="trulymem-smoke-") as folder:
             problems += _play_one_turn(Path(folder))
+        problems += [p for p in (_check_runtime(),) if p]
         problems += [f"Python warning: {w.category.__name__}: {w.message} "
                      f"({w.filename}:{w.lineno})" for w in caught]
     for problem in problems:

@@ -102,6 +102,16 @@ def wait_turn(qtbot, window, timeout=20000):
     qtbot.waitUntil(lambda: not window.turns.running and not window.host.busy, timeout=timeout)
 
 
+def a_reply_regenerated(qtbot, window, llm) -> None:
+    """One exchange whose reply wrote nothing, regenerated once: two versions of it,
+    "How about Fern?" and, shown, "Maybe Leafy?"."""
+    llm.play({"text": "How about Fern?"}, {"text": "Maybe Leafy?"})
+    window.turns.send("suggest a name for a houseplant")
+    wait_turn(qtbot, window)
+    window.registry.actions["chat.regenerate"].trigger()
+    wait_turn(qtbot, window)
+
+
 def when_shown(kind, act, tries: int = 500) -> None:
     """Once a top-level `kind` (a modal dialog the action opens) is visible, `act` on it;
     the look gives up after `tries` (10 s), so a dialog that never opens leaves no timer

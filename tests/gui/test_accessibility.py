@@ -11,7 +11,7 @@ from PySide6.QtGui import QAccessible, QAccessibleInterface
 from PySide6.QtWidgets import QToolButton, QWidget
 
 from app.looks.access import heard
-from tests.gui.conftest import wait_turn
+from tests.gui.conftest import a_reply_regenerated, wait_turn
 from tests.gui.surfaces import fill, open_surfaces
 
 Role = QAccessible.Role
@@ -80,11 +80,7 @@ def test_the_parts_qt_adds_have_names(qtbot, open_window, home):
 
 def test_a_message_reads_who_when_and_what_and_its_keys(qtbot, open_window, home, llm):
     window = open_window(home)
-    llm.play({"text": "How about Fern?"}, {"text": "Maybe Leafy?"})
-    window.turns.send("suggest a name for a houseplant")
-    wait_turn(qtbot, window)
-    window.registry.actions["chat.regenerate"].trigger()
-    wait_turn(qtbot, window)
+    a_reply_regenerated(qtbot, window, llm)
     view = window.pane.view
     reply = QAccessible.queryAccessibleInterface(view).child(1)
     said = reply.text(QAccessible.Text.Name)

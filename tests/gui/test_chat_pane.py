@@ -15,7 +15,7 @@ from app.chat.model import ChatMessage
 from core.config import Config, save_config
 from core.protocol.packets import Packet, PacketType
 from tests.conftest import make_dispatcher
-from tests.gui.conftest import wait_turn
+from tests.gui.conftest import a_reply_regenerated, wait_turn
 
 LONG = ("A long reply that wraps over many lines when the window is narrow. " * 30).strip()
 
@@ -323,11 +323,7 @@ def test_regenerate_takes_back_what_the_old_reply_wrote(qtbot, open_window, home
 
 def test_regenerating_a_reply_that_wrote_nothing_says_nothing(qtbot, open_window, home, llm):
     window = open_window(home)
-    llm.play({"text": "How about Fern?"}, {"text": "Maybe Leafy?"})
-    window.turns.send("suggest a name for a houseplant")
-    wait_turn(qtbot, window)
-    window.registry.actions["chat.regenerate"].trigger()
-    wait_turn(qtbot, window)
+    a_reply_regenerated(qtbot, window, llm)
     assert window.chat.messages[-1].content == "Maybe Leafy?"
     assert window.toast.current() == ""  # nothing was taken back, so nothing is said
 
