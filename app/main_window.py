@@ -74,7 +74,7 @@ class MainWindow(QMainWindow):
         self.desktop.bind_actions()
         self.registry.build_menus(self.menuBar())
         self.notices = NoticeController(self.pane.notice, self.turns, self.setup.open_settings,
-                                        self.memory.open_backups)
+                                        self.memory.open_backups, self.setup.open_local)
         self._connect_signals()
         host.ready.connect(self.on_ready)
         self._restore_window_state()

@@ -15,17 +15,23 @@ from core.i18n import tr
 
 class NoticeController:
     def __init__(self, notice: Notice, turns: TurnController, open_settings: Callable[[], None],
-                 open_backups: Callable[[], None]) -> None:
+                 open_backups: Callable[[], None],
+                 on_this_computer: Callable[[], None]) -> None:
         self.notice, self.turns = notice, turns
         self.open_settings, self.open_backups = open_settings, open_backups
+        self.on_this_computer = on_this_computer
         self.status: dict[str, Any] = {}
         self.action: Callable[[], None] = open_settings
+        self.other_action: Callable[[], None] = turns.put_unsent_away
         notice.button.clicked.connect(self._clicked)
-        notice.other.clicked.connect(turns.put_unsent_away)
+        notice.other.clicked.connect(self._other_clicked)
         turns.unsent_settled.connect(self.offer_unsent)
 
     def _clicked(self) -> None:
         self.action()  # what the notice shown asks for
+
+    def _other_clicked(self) -> None:
+        self.other_action()
 
     def show_status(self, status: dict[str, Any]) -> None:
         """A problem the status tells of, or else the unsent messages' offer."""
@@ -35,7 +41,9 @@ class NoticeController:
             self.offer_unsent()
             return
         self.action = self.open_backups if problem.restore else self.open_settings
-        self.notice.show_message(problem.text, problem.button)
+        self.other_action = self.on_this_computer
+        self.notice.show_message(problem.text, problem.button, tr("On this computer…")
+                                 if problem.on_this_computer else None)
         self.notice.setToolTip(problem.detail)
 
     def offer_unsent(self) -> None:
@@ -47,7 +55,7 @@ class NoticeController:
                 self.notice.hide()
             return
         first = " ".join(waiting[0][1].split())
-        self.action = self.turns.send_unsent
+        self.action, self.other_action = self.turns.send_unsent, self.turns.put_unsent_away
         self.notice.show_message(
             tr("Written before a model was set up, not sent yet: “{first}”{more}",
                first=first[:80] + ("…" if len(first) > 80 else ""),

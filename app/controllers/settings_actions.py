@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from app.backend_host import BackendHost, shown_or_warned
 from app.dialogs.limits import LimitsDialog
-from app.dialogs.settings import SettingsDialog
+from app.dialogs.settings import LOCAL_PRESET, SettingsDialog
 from app.looks.toast import CONFIRM_MSECS
 from app.status.status_parts import synced_words
 from core.i18n import tr
@@ -30,6 +30,10 @@ class SettingsActions(QObject):
 
     def open_settings(self) -> None:
         self._open(None)
+
+    def open_local(self) -> None:
+        """Settings with the model on this computer chosen: what it needs, said there."""
+        self._open("local")
 
     def open_sync(self) -> None:
         """Settings on its Sync page (the status bar's sync part, File › Sync…)."""
@@ -54,6 +58,8 @@ class SettingsActions(QObject):
         dialog = SettingsDialog(self.host, config, self.window)
         if page == "sync":
             dialog.tabs.setCurrentIndex(dialog.tabs.count() - 1)
+        elif page == "local":
+            dialog.choose_preset(LOCAL_PRESET)
         return dialog
 
 

@@ -69,9 +69,9 @@ class Preset:
 #   shuts down on 2027-01-14.
 # - Ollama's README and quickstart (docs.ollama.com/quickstart): `ollama run gemma4`.
 # - llama-server and LM Studio answer with whatever model they loaded, whatever the name.
+LOCAL_PRESET = N_("On this computer (no key; nothing leaves it)")
 PRESETS = (
-    Preset(N_("On this computer (no key; nothing leaves it)"), local.LOCAL,
-           catalogue.DEFAULT, True),
+    Preset(LOCAL_PRESET, local.LOCAL, catalogue.DEFAULT, True),
     Preset("DeepSeek", "https://api.deepseek.com", DEFAULT_MODEL),
     Preset("OpenAI", "https://api.openai.com/v1", "gpt-6-luna"),
     Preset(N_("llama.cpp server (local)"), "http://127.0.0.1:8080/v1", "local-model", True),
@@ -393,6 +393,9 @@ class SettingsDialog(SavingDialog):
         self.preset.blockSignals(True)
         self.preset.setCurrentIndex(self.preset.findData(name))
         self.preset.blockSignals(False)
+
+    def choose_preset(self, name: str) -> None:
+        self.preset.setCurrentIndex(self.preset.findData(name))
 
     def _show_local(self, base_url: str) -> None:
         own = local.is_own(base_url)

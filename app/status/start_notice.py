@@ -17,6 +17,7 @@ class Notice:
     button: str
     restore: bool  # the button opens Restore from backup (else Settings)
     detail: str = ""
+    on_this_computer: bool = False  # a second button: Settings with the own model chosen
 
 
 def notice_for(status: dict[str, Any]) -> Notice | None:
@@ -35,9 +36,11 @@ def notice_for(status: dict[str, Any]) -> Notice | None:
         also = problems[0] if problems else status.get("store_notice")
         return Notice(
             tr("No API key yet. Add the key of DeepSeek, OpenAI or another OpenAI-compatible "
-               "service, or the address of a local server (llama.cpp, Ollama, LM Studio). "
-               "Your memory can be browsed without one.")
-            + (f"\n{also}" if also else ""), tr("Open settings…"), False)
+               "service, or the address of a local server (llama.cpp, Ollama, LM Studio), "
+               "or chat with a model on this computer. Your memory can be browsed without "
+               "one.")
+            + (f"\n{also}" if also else ""), tr("Open settings…"), False,
+            on_this_computer=True)
     if problems:
         return Notice(problems[0], tr("Open settings…"), False)
     if status.get("store_notice"):

@@ -15,7 +15,7 @@ from core.config import Config, load_config, save_config
 from core.protocol.packets import PacketType
 from core.store import GraphStore
 from core.tools.limits import DEFAULT_LIMITS
-from tests.gui.conftest import wait_turn
+from tests.gui.conftest import wait_turn, when_shown
 
 COMMIT = {"name": "memory_commit", "arguments": {"triplets": [
     {"subject": "user", "relation": "likes", "object": "green tea"}]}}
@@ -147,6 +147,13 @@ def test_first_run_without_a_key_says_what_is_missing(qtbot, open_window, tmp_pa
     assert window.pane.notice.isVisible()
     assert "No API key yet" in window.pane.notice.text.text()
     assert window.pane.notice.button.text() == "Open settings…"
+    assert window.pane.notice.other.text() == "On this computer…"  # no key needed there
+    opened = []
+    when_shown(SettingsDialog, lambda dialog: (opened.append(
+        (dialog.base_url.text(), dialog.local_note.isVisible())), dialog.reject()))
+    window.pane.notice.other.click()
+    qtbot.waitUntil(lambda: bool(opened))
+    assert opened == [("local", True)]
     type_and_send(qtbot, window, "hello")
     wait_turn(qtbot, window)
     assert window.chat.messages[-1].error == ("No API key yet: add one in Settings "
