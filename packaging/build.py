@@ -221,7 +221,7 @@ def ship_runtime(folder: Path) -> None:
     if server_program(built) is None:
         print(f"no model runtime in {built}: the build ships without one")
         return
-    shutil.copytree(built, folder / "runtime", dirs_exist_ok=True)
+    shutil.copytree(built, folder / "runtime", symlinks=True, dirs_exist_ok=True)
     print(f"model runtime shipped: {folder_size(folder / 'runtime') / 1e6:.1f} MB")
 
 

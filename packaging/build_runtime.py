@@ -76,10 +76,10 @@ def build(into: Path, jobs: int) -> None:
         made = out / "bin"
         for path in made.iterdir():
             if path.name == "llama-server" or ".so" in path.name:
-                shutil.copy2(path, into / path.name, follow_symlinks=True)
+                shutil.copy2(path, into / path.name, follow_symlinks=False)  # links stay links
         shutil.copy2(tree / "LICENSE", into / "LICENSE-llama.cpp")
     (into / "VERSION").write_text(RUNTIME_VERSION + "\n")
-    size = sum(p.stat().st_size for p in into.iterdir())
+    size = sum(p.stat().st_size for p in into.iterdir() if not p.is_symlink())
     variants = sorted(p.name for p in into.glob("libggml-cpu-*.so"))
     print(f"built llama-server {RUNTIME_VERSION} in {time.monotonic() - started:.0f} s: "
           f"{size / 1e6:.1f} MB in {into}")

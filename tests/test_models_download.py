@@ -27,7 +27,7 @@ class Mirror(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, body: bytes, path: str) -> None:
+    def __init__(self, body: bytes | Path, path: str) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
         self.body, self.file_path = body, path
         self.cut_after: int | None = None
@@ -52,6 +52,9 @@ class Handler(BaseHTTPRequestHandler):
         mirror.asked.append(self.headers.get("Range"))
         if self.path != mirror.file_path:
             self.send_error(404)
+            return
+        if isinstance(mirror.body, Path):  # a real model: read from its file as it is sent
+            self._send_file(mirror.body)
             return
         body = bytearray(mirror.body)
         if mirror.wrong_byte is not None:
@@ -79,6 +82,27 @@ class Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(2)  # the network goes away mid-file
             return
         self.wfile.write(rest)
+
+
+    def _send_file(self, path: Path) -> None:
+        """The file from the range asked, cut once after `cut_after` bytes."""
+        size = path.stat().st_size
+        asked = self.headers.get("Range")
+        start = int(asked.removeprefix("bytes=").split("-")[0]) if asked else 0
+        self.send_response(206 if asked else 200)
+        if asked:
+            self.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
+        self.send_header("Content-Length", str(size - start))
+        self.end_headers()
+        cut, self.server.cut_after = self.server.cut_after, None
+        left = size - start if cut is None else min(cut, size - start)
+        with path.open("rb") as model:
+            model.seek(start)
+            while left > 0 and (block := model.read(min(1 << 20, left))):
+                self.wfile.write(block)
+                left -= len(block)
+        if cut is not None:
+            self.connection.shutdown(2)
 
 
 MODEL = Model(id="test-model", name="A test model", repo="Test/Test-GGUF",

