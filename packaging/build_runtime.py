@@ -78,6 +78,11 @@ def build(into: Path, jobs: int) -> None:
             if path.name == "llama-server" or ".so" in path.name:
                 shutil.copy2(path, into / path.name, follow_symlinks=False)  # links stay links
         shutil.copy2(tree / "LICENSE", into / "LICENSE-llama.cpp")
+    strip = shutil.which("strip")
+    if strip:  # symbols the program never needs (binutils; a third of the size)
+        subprocess.run([strip, "--strip-unneeded",
+                        *[str(p) for p in into.iterdir() if not p.is_symlink()
+                          and (p.name == "llama-server" or ".so" in p.name)]], check=True)
     (into / "VERSION").write_text(RUNTIME_VERSION + "\n")
     size = sum(p.stat().st_size for p in into.iterdir() if not p.is_symlink())
     variants = sorted(p.name for p in into.glob("libggml-cpu-*.so"))

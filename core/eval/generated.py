@@ -20,7 +20,7 @@ from typing import Any
 
 from core.eval.generator import generate
 from core.eval.recorder import RecordingProxy
-from core.eval.run import _endpoint_config, _play, score_cost
+from core.eval.run import _endpoint_config, _play, score_cost, served_endpoint
 from core.eval.scoring import WRONG_KINDS, score_conversation
 from core.eval.scripted import steps
 from core.store import GraphStore
@@ -53,6 +53,8 @@ def play_one(seed: int, endpoint: Endpoint, say: Callable[[str], None]) -> dict[
             scripted.play(*turn_steps)
         base_url, model, api_key = scripted.base_url, "local-model", "sk-eval-scripted"
         writer = "extract"
+    else:
+        base_url, api_key = served_endpoint(base_url, model, api_key)
     proxy = RecordingProxy(base_url)
     try:
         with tempfile.TemporaryDirectory(prefix="trulymem-eval-") as folder:

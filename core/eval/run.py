@@ -38,6 +38,7 @@ from core.eval.conversation import (
 from core.eval.recorder import RecordingProxy
 from core.eval.tokens import counted_with, token_count
 from core.events import Event
+from core.models import local
 from core.protocol.client import BackendClient
 from core.protocol.server import BackendServer
 from core.store import GraphStore
@@ -65,6 +66,18 @@ def _endpoint_config(home: Path, base_url: str, proxy_url: str, *, model: str | 
     return tool_set
 
 
+def served_endpoint(base_url: str, model: str | None,
+                    api_key: str | None) -> tuple[str, str | None]:
+    """`local` (the app's own runtime) as the address of its running server, as the
+    window starts it; any other address as it is."""
+    if not local.is_own(base_url):
+        return base_url, api_key
+    served = local.serve(model or "", Path(tempfile.gettempdir()) / "trulymem-eval-logs")
+    if not served["success"]:
+        raise SystemExit(f"trulymem: {served['error']}")
+    return served["data"]["base_url"], api_key or local.LOCAL
+
+
 def run_eval(base_url: str | None = None, model: str | None = None,
              api_key: str | None = None, say: Callable[[str], None] = print, *,
              writer: str = "auto", requests_file: str | None = None) -> dict[str, Any]:
@@ -78,6 +91,8 @@ def run_eval(base_url: str | None = None, model: str | None = None,
         for steps in ScriptedModel().steps:
             scripted.play(*steps)
         base_url, model, api_key = scripted.base_url, "scripted-model", "sk-eval-scripted"
+    else:
+        base_url, api_key = served_endpoint(base_url, model, api_key)
     proxy = RecordingProxy(base_url)
     try:
         with tempfile.TemporaryDirectory(prefix="trulymem-eval-") as folder:
