@@ -187,7 +187,6 @@ class Backend:
             self.sync.at_exit(self.store)
             self.backups.maybe_backup(self.store, self.config, at_exit=True)
         self.close_store()
-        local.stop_all()  # the own runtime's servers go with the memory that used them
 
     def cancel(self) -> None:
         self.stopped.set()
