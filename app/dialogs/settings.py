@@ -314,7 +314,7 @@ class SettingsDialog(SavingDialog):
             tr("How long one message may take in all, tool calls included."))
 
     def _lay_out(self) -> None:
-        key_row = QHBoxLayout()
+        key_row = self.key_row = QHBoxLayout()
         key_row.addWidget(self.api_key)
         key_row.addWidget(self.show_key)
         form = self.form = QFormLayout()
@@ -400,6 +400,8 @@ class SettingsDialog(SavingDialog):
     def _show_local(self, base_url: str) -> None:
         own = local.is_own(base_url)
         self.form.setRowVisible(self.local_note, own)
+        for key_part in (self.key_row, self.key_note):  # no key for the own runtime
+            self.form.setRowVisible(key_part, not own)
         if own:
             self.local_note.setText(local_words(self.model.text().strip()))
 

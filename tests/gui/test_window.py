@@ -556,4 +556,7 @@ def test_the_model_on_this_computer_says_what_it_needs_and_that_nothing_leaves(
     assert "packaging/build_runtime.py" in said  # what is missing, said plainly
     assert "trulymem models get qwen2.5-coder-1.5b-instruct" in said
     assert not dialog.thinking.isVisible()
+    assert not dialog.api_key.isVisible()  # no key for it
+    dialog.preset.setCurrentIndex(dialog.preset.findData("DeepSeek"))
+    assert dialog.api_key.isVisible() and not dialog.local_note.isVisible()
     dialog.reject()
