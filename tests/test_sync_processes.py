@@ -61,7 +61,7 @@ def test_two_processes_on_two_homes_share_one_memory_through_a_folder(tmp_path):
     assert facts(laptop) == facts(desktop) == expected
     remember(desktop, ("User", "likes", "tea"))
     wrote = trulymem("sync", "--home", str(desktop)).stdout
-    assert wrote.startswith("wrote ")
+    assert wrote.startswith("sent ")
     trulymem("sync", "--home", str(laptop))
     assert ("User", "likes", "tea") in facts(laptop)
     status = trulymem("sync", "--home", str(laptop), "--status").stdout
