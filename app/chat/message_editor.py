@@ -96,6 +96,7 @@ class MessageEditor(QFrame):
             self.text.document().documentMargin())
         self.note.setFixedWidth(max(1, width))
         note = self.note.heightForWidth(width) if self.note.hasHeightForWidth() else line
+        self.note.setMinimumHeight(note)  # whole, whatever the font: the text box gives way
         return text + note + self.send.sizeHint().height() + 2 * self.layout().spacing()
 
     def sizeHint(self) -> QSize:
