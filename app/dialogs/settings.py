@@ -41,7 +41,7 @@ from core import desktop_files, i18n
 from core.config import DEFAULT_MODEL
 from core.endpoint import profiles
 from core.i18n import N_, tr
-from core.models import catalogue, local
+from core.models import catalogue, download, local
 from core.paths import memory_label
 from core.protocol.packets import PacketType
 
@@ -99,7 +99,7 @@ def local_words(model_id: str) -> str:
     else:
         found = local.problems(model)
         said.append(tr("{model} is ready ({size} on disk).", model=model.id,
-                       size=f"{model.size / 1e9:.2f} GB") if not found else
+                       size=download.size_words(model.size)) if not found else
                     tr("Before it runs: {missing}.", missing="; ".join(found)))
     return " ".join(said)
 

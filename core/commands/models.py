@@ -53,7 +53,7 @@ def run(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -
             err.write(f"trulymem: {done['error']}\n")
             return 1
         out.write(tr("Removed {model} ({size} freed).", model=model.id,
-                     size=download._size(done["data"]["freed"])) + "\n")
+                     size=download.size_words(done["data"]["freed"])) + "\n")
         return 0
     return _get(model, folder, out, err)
 
@@ -64,13 +64,13 @@ def _list(out: TextIO, folder) -> None:
         here = download.state(model, folder)
         said = {"installed": tr("installed"),
                 "partial": tr("partly fetched ({have} of {total})",
-                              have=download._size(here["bytes"]),
-                              total=download._size(model.size)),
+                              have=download.size_words(here["bytes"]),
+                              total=download.size_words(model.size)),
                 "absent": tr("not fetched")}[here["state"]]
         mark = " " + tr("(default)") if model.id == DEFAULT else ""
         out.write(f"\n{model.id}{mark}: {said}\n")
         out.write("  " + tr("{name}, {size}, needs {ram} GB of free memory; {licence}; "
-                            "{languages}", name=model.name, size=download._size(model.size),
+                            "{languages}", name=model.name, size=download.size_words(model.size),
                             ram=model.ram_gb, licence=model.licence,
                             languages=model.languages) + "\n")
         out.write("  " + tr("Memory: {tools}", tools=model.tools) + "\n")
@@ -87,7 +87,7 @@ def _get(model, folder, out: TextIO, err: TextIO) -> int:
             shown[0] = now
             speed = have / max(now - started, 1e-3)
             err.write("\r" + tr("{model}: {have} of {total} ({percent}%)", model=model.id,
-                                have=download._size(have), total=download._size(total),
+                                have=download.size_words(have), total=download.size_words(total),
                                 percent=have * 100 // total)
                       + f"  {speed / 1e6:.1f} MB/s   ")
             err.flush()

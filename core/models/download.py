@@ -82,8 +82,8 @@ def download(model: Model, folder: Path, progress: Progress | None = None,
     if free < model.size - have + SPARE:
         return {"success": False, "error": tr(
             "not enough disk space in {folder}: {model} needs {need} more, {free} is free",
-            folder=folder, model=model.name, need=_size(model.size - have + SPARE),
-            free=_size(free))}
+            folder=folder, model=model.name, need=size_words(model.size - have + SPARE),
+            free=size_words(free))}
     digest = _hashed(part, have)
     url = model.url(base_url)
     fetched, lost = 0, 0
@@ -99,7 +99,7 @@ def download(model: Model, folder: Path, progress: Progress | None = None,
         except _Cancelled:
             return {"success": False, "error": tr(
                 "cancelled: {have} of {total} kept, fetched again from there next time",
-                have=_size(have), total=_size(model.size)), "code": "cancelled"}
+                have=size_words(have), total=size_words(model.size)), "code": "cancelled"}
         except _Refused as refused:
             return {"success": False, "error": str(refused)}
         except (OSError, http.client.HTTPException) as error:
@@ -110,7 +110,7 @@ def download(model: Model, folder: Path, progress: Progress | None = None,
                 return {"success": False, "error": tr(
                     "the download stopped ({error}); {have} of {total} are kept and the "
                     "next attempt goes on from there", error=_said(error),
-                    have=_size(have), total=_size(model.size))}
+                    have=size_words(have), total=size_words(model.size))}
             time.sleep(min(2 ** lost, 30) / 10)
     if have != model.size or digest.hexdigest() != model.sha256:
         part.unlink(missing_ok=True)
@@ -174,7 +174,8 @@ def _hashed(part: Path, length: int) -> Any:
     return digest
 
 
-def _size(count: int) -> str:
+def size_words(count: int) -> str:
+    """A size as a person reads it: "1.12 GB", "3.1 MB"."""
     return f"{count / 1e9:.2f} GB" if count >= 1e8 else f"{count / 1e6:.1f} MB"
 
 
