@@ -27,8 +27,8 @@ from core.models import download, local
 from core.models.catalogue import Model
 from core.models.runtime import server_program
 from core.protocol.packets import Packet, PacketType
+from core.testing.model_mirror import Mirror
 from tests.conftest import make_dispatcher
-from tests.test_models_download import Mirror
 
 GGUF = Path(os.environ.get("TRULYMEM_TEST_GGUF", "")) \
     if os.path.isfile(os.environ.get("TRULYMEM_TEST_GGUF", "")) else None
@@ -59,15 +59,14 @@ def fetched(small_model, tmp_path, monkeypatch):
     monkeypatch.setenv("TRULYMEM_MODELS_DIR", str(tmp_path / "models"))
     monkeypatch.setattr("core.models.local.find",
                         lambda name: small_model if name == small_model.id else None)
-    mirror = Mirror(GGUF, f"/{small_model.repo}/resolve/main/{small_model.file}")
+    mirror = Mirror.of(GGUF, small_model.repo, small_model.file)
     try:
         mirror.cut_after = 50 << 20
         done = download.download(small_model, tmp_path / "models", base_url=mirror.base)
         assert done["success"], done
         assert len(mirror.asked) == 2 and mirror.asked[1].startswith("bytes=")
     finally:
-        mirror.shutdown()
-        mirror.server_close()
+        mirror.close()
     yield small_model
     local.stop_all()
 

@@ -7,9 +7,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import threading
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -17,92 +15,9 @@ import pytest
 from core.commands import models as command
 from core.models import download
 from core.models.catalogue import CATALOGUE, Model
+from core.testing.model_mirror import Mirror
 
 BODY = os.urandom(3 << 20) + b"the end of a model file"
-
-
-class Mirror(ThreadingHTTPServer):
-    """Serves one file at the hub's path for it; `cut_after` closes the connection after
-    that many bytes (once), `wrong_byte` flips one byte, `ranges` False ignores Range."""
-
-    daemon_threads = True
-
-    def __init__(self, body: bytes | Path, path: str) -> None:
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.body, self.file_path = body, path
-        self.cut_after: int | None = None
-        self.wrong_byte: int | None = None
-        self.ranges = True
-        self.asked: list[str | None] = []  # the Range header of each request
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
-
-
-class Handler(BaseHTTPRequestHandler):
-    server: Mirror
-
-    def log_message(self, *_args) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        mirror = self.server
-        mirror.asked.append(self.headers.get("Range"))
-        if self.path != mirror.file_path:
-            self.send_error(404)
-            return
-        if isinstance(mirror.body, Path):  # a real model: read from its file as it is sent
-            self._send_file(mirror.body)
-            return
-        body = bytearray(mirror.body)
-        if mirror.wrong_byte is not None:
-            body[mirror.wrong_byte] ^= 0xFF
-        start = 0
-        asked = self.headers.get("Range")
-        if asked and mirror.ranges:
-            start = int(asked.removeprefix("bytes=").split("-")[0])
-            if start >= len(body):
-                self.send_response(416)
-                self.send_header("Content-Range", f"bytes */{len(body)}")
-                self.end_headers()
-                return
-            self.send_response(206)
-            self.send_header("Content-Range", f"bytes {start}-{len(body) - 1}/{len(body)}")
-        else:
-            self.send_response(200)
-        self.send_header("Content-Length", str(len(body) - start))
-        self.end_headers()
-        rest = bytes(body[start:])
-        if mirror.cut_after is not None:
-            cut, mirror.cut_after = mirror.cut_after, None
-            self.wfile.write(rest[:cut])
-            self.wfile.flush()
-            self.connection.shutdown(2)  # the network goes away mid-file
-            return
-        self.wfile.write(rest)
-
-
-    def _send_file(self, path: Path) -> None:
-        """The file from the range asked, cut once after `cut_after` bytes."""
-        size = path.stat().st_size
-        asked = self.headers.get("Range")
-        start = int(asked.removeprefix("bytes=").split("-")[0]) if asked else 0
-        self.send_response(206 if asked else 200)
-        if asked:
-            self.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
-        self.send_header("Content-Length", str(size - start))
-        self.end_headers()
-        cut, self.server.cut_after = self.server.cut_after, None
-        left = size - start if cut is None else min(cut, size - start)
-        with path.open("rb") as model:
-            model.seek(start)
-            while left > 0 and (block := model.read(min(1 << 20, left))):
-                self.wfile.write(block)
-                left -= len(block)
-        if cut is not None:
-            self.connection.shutdown(2)
 
 
 MODEL = Model(id="test-model", name="A test model", repo="Test/Test-GGUF",
@@ -112,10 +27,9 @@ MODEL = Model(id="test-model", name="A test model", repo="Test/Test-GGUF",
 
 @pytest.fixture
 def mirror():
-    server = Mirror(BODY, f"/{MODEL.repo}/resolve/main/{MODEL.file}")
+    server = Mirror.of(BODY, MODEL.repo, MODEL.file)
     yield server
-    server.shutdown()
-    server.server_close()
+    server.close()
 
 
 def test_a_model_is_fetched_whole_and_checked(mirror, tmp_path):

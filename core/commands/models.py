@@ -72,9 +72,9 @@ def _list(out: TextIO, folder) -> None:
         out.write("  " + tr("{name}, {size}, needs {ram} GB of free memory; {licence}; "
                             "{languages}", name=model.name, size=download.size_words(model.size),
                             ram=model.ram_gb, licence=model.licence,
-                            languages=model.languages) + "\n")
-        out.write("  " + tr("Memory: {tools}", tools=model.tools) + "\n")
-        out.write("  " + (tr("Measured here: {what}", what=model.measured) if model.measured
+                            languages=tr(model.languages)) + "\n")
+        out.write("  " + tr("Memory: {tools}", tools=tr(model.tools)) + "\n")
+        out.write("  " + (tr("Measured here: {what}", what=tr(model.measured)) if model.measured
                           else tr("Never measured with this app")) + "\n")
 
 

@@ -175,8 +175,11 @@ def _hashed(part: Path, length: int) -> Any:
 
 
 def size_words(count: int) -> str:
-    """A size as a person reads it: "1.12 GB", "3.1 MB"."""
-    return f"{count / 1e9:.2f} GB" if count >= 1e8 else f"{count / 1e6:.1f} MB"
+    """A size as a person reads it: "1.12 GB", "491 MB", "3.1 MB", never broken across
+    lines (a no-break space)."""
+    if count >= 1e9:
+        return f"{count / 1e9:.2f}\u00a0GB"
+    return f"{count / 1e6:.0f}\u00a0MB" if count >= 1e8 else f"{count / 1e6:.1f}\u00a0MB"
 
 
 def _said(error: BaseException) -> str:
