@@ -40,6 +40,13 @@ class Event(StrEnum):
     #   "refused", "waiting", "error", "arrived", "renumbered"?}: the state of this
     #   device's sync set after each sync (see `core.sync.schedule`); "renumbered" once it
     #   joined a set and its rows moved into its own range of ids (read everything again)
+    MODEL_DOWNLOAD = "model_download"  # {"model", "phase": "fetching" | "done" | "failed"
+    #   | "cancelled", "have", "total", "seconds_left"?, "error"?}: a model of the
+    #   catalogue being fetched (see `core.models.fetcher`), from its own thread
+    RUNTIME_BUILD = "runtime_build"  # {"phase": "fetching" | "configuring" | "building" |
+    #   "installing" | "done" | "failed" | "cancelled", "done"?: 0..1, "seconds_left"?,
+    #   "seconds"?, "error"?}: the runtime being built in a source checkout
+    #   (see `core.models.runtime_build`), from its own thread
     MEMORY_WRITTEN = "memory_written"  # {"turn_id", "tool_calls", "rejected_tools",
     #   "refused_why", "note", "touched"}: what the memory-writing step did after a reply
     #   was answered (its calls' own events carry "turn_id" and "after_answer": true)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -63,14 +64,16 @@ def targets(build: Path) -> list[str]:
 def build(into: Path, jobs: int) -> None:
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as scratch:
+        said("fetching", 0.0)
         tree = fetch_source(Path(scratch))
         out = Path(scratch) / "build"
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+        said("configuring", 0.0)
         subprocess.run(["cmake", "-S", str(tree), "-B", str(out), *generator, *OPTIONS],
                        check=True, stdout=subprocess.DEVNULL)
         wanted = targets(out)
-        subprocess.run(["cmake", "--build", str(out), "-j", str(jobs), "--target", *wanted],
-                       check=True, stdout=subprocess.DEVNULL)
+        compile_all(["cmake", "--build", str(out), "-j", str(jobs), "--target", *wanted])
+        said("installing", 1.0)
         shutil.rmtree(into, ignore_errors=True)
         into.mkdir(parents=True)
         made = out / "bin"
@@ -89,6 +92,33 @@ def build(into: Path, jobs: int) -> None:
     print(f"built llama-server {RUNTIME_VERSION} in {time.monotonic() - started:.0f} s: "
           f"{size / 1e6:.1f} MB in {into}")
     print(f"CPU backends: {', '.join(variants) or 'none'}")
+
+
+# Where the build is, one line each (the window reads them: core.models.runtime_build)
+PROGRESS = "progress: {phase} {percent}%"
+STEP = re.compile(r"^\[\s*(\d+)%\]|^\[(\d+)/(\d+)\]")  # make's "[ 45%]", ninja's "[12/345]"
+
+
+def said(phase: str, done: float) -> None:
+    print(PROGRESS.format(phase=phase, percent=int(done * 100)), flush=True)
+
+
+def compile_all(command: list[str]) -> None:
+    """The compile, its progress said as it goes (whole percents, each once)."""
+    shown = -1
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, errors="replace") as making:
+        for line in making.stdout:
+            step = STEP.match(line)
+            if step:
+                done = int(step[1]) / 100 if step[1] else int(step[2]) / int(step[3])
+                if int(done * 100) > shown:
+                    shown = int(done * 100)
+                    said("building", done)
+            elif "error" in line.lower():
+                print(line.rstrip(), file=sys.stderr, flush=True)
+    if making.returncode:
+        raise subprocess.CalledProcessError(making.returncode, command)
 
 
 def main() -> int:

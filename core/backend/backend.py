@@ -28,6 +28,8 @@ from core.i18n import N_, tr
 from core.meaning import engine as meaning_engine
 from core.meaning import glossary
 from core.models import local
+from core.models.fetcher import Fetcher
+from core.models.runtime_build import RuntimeBuilder
 from core.paths import secure_home
 from core.redaction import scrub_logs
 from core.store import GraphStore
@@ -83,6 +85,8 @@ class Backend:
         self.events: Progress = no_progress
         self.meaning: Any = None  # core.meaning.indexer.Meaning while recall by meaning runs
         self.models: dict[tuple[str, str], list[str]] = {}  # per endpoint and key
+        self.fetcher = Fetcher(lambda: self.events)  # model downloads beside the chat
+        self.runtime_builder = RuntimeBuilder(lambda: self.events)  # in a source checkout
         # The memory-writing step of small models runs after the reply went out (the
         # window does this: the person waits for the answer only); headless clients get
         # the step's calls in the answer, as the seed's process_message promises.
@@ -182,6 +186,8 @@ class Backend:
 
     def close(self) -> None:
         self.cancel()
+        self.fetcher.cancel()  # what came is kept; the next attempt goes on from there
+        self.runtime_builder.cancel()
         self.running = False
         if self.store is not None:
             self.sync.at_exit(self.store)

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from core.i18n import tr
-from core.models import download
-from core.models.catalogue import CATALOGUE, Model, find, models_folder
+from core.models import catalogue, download
+from core.models.catalogue import Model, find, models_folder
 from core.models.runtime import LocalServer, server_program
 
 LOCAL = "local"  # the base URL that means the app's own runtime
@@ -30,7 +30,7 @@ def is_own(base_url: str) -> bool:
 def installed() -> list[str]:
     """The catalogue's models whose checked file is here."""
     folder = models_folder()
-    return [m.id for m in CATALOGUE if download.state(m, folder)["state"] == "installed"]
+    return [m.id for m in catalogue.CATALOGUE if download.state(m, folder)["state"] == "installed"]
 
 
 def free_memory_gb() -> float | None:
@@ -59,15 +59,23 @@ def cpu_problem() -> str | None:
 
 def problems(model: Model) -> list[str]:
     """What stops `model` from running here, in plain words (empty: it can)."""
+    found = machine_problems(model)
+    if download.state(model, models_folder())["state"] != "installed":
+        found.insert(0, tr(
+            "{model} is not fetched: `trulymem models get {model}`", model=model.id))
+    return found
+
+
+def machine_problems(model: Model, runtime: bool = True) -> list[str]:
+    """What this computer lacks for `model`, its file aside: the runtime (unless
+    `runtime` is False: the window says that once, with a button that builds it), free
+    memory (not asked of a model already running: it holds its memory now), the CPU."""
     found = []
-    if server_program() is None:
+    if runtime and server_program() is None:
         found.append(tr("the local runtime (llama-server) is not built here: run "
                         "`python packaging/build_runtime.py` once"))
-    if download.state(model, models_folder())["state"] != "installed":
-        found.append(tr("{model} is not fetched: `trulymem models get {model}`",
-                        model=model.id))
     free = free_memory_gb()
-    if free is not None and free < model.ram_gb:
+    if free is not None and free < model.ram_gb and not is_running(model.id):
         found.append(tr("this computer has {free} GB of memory free; {model} needs "
                         "{need} GB", free=f"{free:.1f}", model=model.id, need=model.ram_gb))
     cpu = cpu_problem()
@@ -76,13 +84,28 @@ def problems(model: Model) -> list[str]:
     return found
 
 
+def is_running(model_id: str) -> bool:
+    """Without the lock: a server starting holds it for as long as its model loads, and
+    the window asks this meanwhile (a dict's get is atomic)."""
+    server = _servers.get(model_id)
+    return server is not None and server.alive()
+
+
+def stop(model_id: str) -> None:
+    """Stop the server of one model (its file is about to go)."""
+    with _lock:
+        server = _servers.pop(model_id, None)
+    if server is not None:
+        server.stop()
+
+
 def serve(model_id: str, log_folder: Path) -> dict[str, Any]:
     """The loopback base URL of a server running `model_id` (see above)."""
     model = find(model_id)
     if model is None:
         return {"success": False, "error": tr(
             "no local model named {name}; the ids are: {ids}", name=model_id,
-            ids=", ".join(m.id for m in CATALOGUE))}
+            ids=", ".join(m.id for m in catalogue.CATALOGUE))}
     with _lock:
         server = _servers.get(model.id)
         if server is None:

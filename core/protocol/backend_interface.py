@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from core.backend.settings import Settings
     from core.backend.work import Work
     from core.config import Config
+    from core.models.fetcher import Fetcher
+    from core.models.runtime_build import RuntimeBuilder
     from core.store import GraphStore
     from core.store.history import History
     from core.sync.schedule import SyncSchedule
@@ -61,6 +63,8 @@ class HandlerBackend(Protocol):
     stopped: threading.Event
     work: Work
     sync: SyncSchedule
+    fetcher: Fetcher  # model downloads, each on its own thread
+    runtime_builder: RuntimeBuilder  # the runtime's build in a source checkout
 
     def start_building(self, import_id: int | None = None) -> None: ...
     def cancel(self) -> None: ...

@@ -81,6 +81,13 @@ class PacketType(Enum):
     SYNC_JOIN = "sync_join"  # join the set in a folder with its code
     SYNC_NOW = "sync_now"  # write this device's changes, apply the others'
     SYNC_LEAVE = "sync_leave"  # this device stops syncing; its memory stays
+    # beyond the seed: models this computer runs itself (see core.models)
+    LOCAL_MODELS = "local_models"  # the catalogue: what is here, what the computer lacks
+    MODEL_GET = "model_get"  # fetch one beside the chat ("model_download" events)
+    MODEL_CANCEL = "model_cancel"  # stop its download; the part stays
+    MODEL_REMOVE = "model_remove"  # delete its file
+    BUILD_RUNTIME = "build_runtime"  # build llama-server once ("runtime_build" events)
+    STOP_RUNTIME_BUILD = "stop_runtime_build"
 
 
 @dataclass

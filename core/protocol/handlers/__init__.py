@@ -1,6 +1,6 @@
 """The packet handlers, declared next to their code (see `table`), one module per thing
 they serve: turns, memory, browsing, conversations, settings, backups, past
-conversations, sync. `load()` imports
+conversations, sync, the models this computer runs. `load()` imports
 them all, which fills the table."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ def load() -> dict[PacketType, Handler]:
         conversations,
         history_import,
         memory,
+        models,
         settings,
         sync,
         turns,

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import ErrorCode
 from core.i18n import N_
+from core.models import local
 from core.protocol.handlers.table import NAME, Refusal, handles
 from core.protocol.packets import PacketType
 from core.store import branches, browse, conversations, describe
@@ -24,6 +25,8 @@ SHOWN_CHARS = 200_000  # of one message, as the window loads the history
 def process_message(backend: HandlerBackend, body: dict[str, Any]) -> dict[str, Any]:
     """One turn of the shown conversation (see `core.turn.run`); its events arrive on
     the packet's progress channel."""
+    if backend.session is None and local.is_own(backend.config.base_url):
+        backend.make_session()  # its model may have been fetched since the last try
     turn = Turn(backend.need_store(), backend.history(), backend.session, backend.config,
                 backend.limiter, progress=backend.progress,
                 can_ask_person=backend.can_ask_person,
