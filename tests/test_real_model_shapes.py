@@ -111,6 +111,22 @@ def test_a_text_call_after_the_guard_does_not_run_either(llm):
     assert len(ran) == 2 and result.rescued == 1 and result.content == "OK."
 
 
+def test_a_reply_that_comes_out_empty_is_never_an_empty_bubble(llm):
+    """A small model that writes nothing (or only blanks): the person gets a short answer
+    in their language, not a blank."""
+    for said, person in (({"text": "  \n "}, "Hi! My name is Sofia."),
+                         ({"text": ""}, "我叫索菲亚")):
+        llm.play(said)
+        shown = []
+        result = session(llm).run([{"role": "user", "content": person}],
+                                  lambda *_: {"success": True}, lambda event, data:
+                                  shown.append(data.get("delta", "")),
+                                  TurnOptions([], local=True, person_text=person))
+        assert result.content.strip() and "{" not in result.content, result.content
+        assert "".join(shown).strip() == result.content.strip()
+        assert result.rescued == 1 and result.error is None
+
+
 @pytest.mark.slow
 def test_silence_while_the_server_generates_is_not_a_dead_server(llm):
     llm.play({"text": "Here you are.", "silent": 2.0})

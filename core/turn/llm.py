@@ -241,6 +241,9 @@ class ChatSession:
                 messages.append(assistant_message(text, reasoning, calls))
                 self._run_calls(calls, messages, turn_start=turn_start, run_tool=run_tool,
                                 progress=progress, result=result, guard=guard)
+            if not result.content.strip():  # nothing to show (a call written as text and
+                # not run, or no words at all): a short answer, never an empty bubble
+                result.content = self._rescue("", result, options, progress)
         except TurnCancelled as stop:
             result.content += stop.partial
             self._stopped(result)
