@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+import shiboken6
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 from PySide6.QtWidgets import QMessageBox, QWidget
 
@@ -30,6 +31,13 @@ Answer = Callable[[dict[str, Any]], None]
 # How often the backend looks for changes other programs (MCP servers) made to the memory:
 # the window shows them within a second, at the cost of one PRAGMA per look.
 OUTSIDE_CHANGES_MS = 250
+
+
+def _owner_gone(callback: Answer) -> bool:
+    """A widget's method whose widget was closed and deleted before its answer came (a
+    dialog asks, the person closes it): nobody is there to show the answer to."""
+    owner = getattr(callback, "__self__", None)
+    return isinstance(owner, QObject) and not shiboken6.isValid(owner)
 
 
 def shown_or_warned(parent: QWidget, title: str, show: Callable[[Any], None]) -> Answer:
@@ -197,7 +205,7 @@ class BackendHost(QObject):
     def _deliver(self, response: PacketResponse) -> None:
         self._ahead.pop(response.id, None)
         callback = self._waiting.pop(response.id, None)
-        if callback is not None:
+        if callback is not None and not _owner_gone(callback):
             callback(response.body)
 
     def cancel(self) -> None:

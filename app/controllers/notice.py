@@ -42,8 +42,12 @@ class NoticeController:
             return
         self.action = self.open_backups if problem.restore else self.open_settings
         self.other_action = self.on_this_computer
-        self.notice.show_message(problem.text, problem.button, tr("On this computer…")
-                                 if problem.on_this_computer else None)
+        local = tr("Chat on this computer…") if problem.on_this_computer else None
+        if problem.local_first:
+            self.action, self.other_action = self.other_action, self.action
+            self.notice.show_message(problem.text, local, problem.button)
+        else:
+            self.notice.show_message(problem.text, problem.button, local)
         self.notice.setToolTip(problem.detail)
 
     def offer_unsent(self) -> None:

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from app.backend_host import BackendHost, shown_or_warned
 from app.dialogs.limits import LimitsDialog
+from app.dialogs.local_start import LocalStartDialog
 from app.dialogs.settings import LOCAL_PRESET, SettingsDialog
 from app.looks.toast import CONFIRM_MSECS
 from app.status.status_parts import synced_words
@@ -32,8 +33,13 @@ class SettingsActions(QObject):
         self._open(None)
 
     def open_local(self) -> None:
-        """Settings with the model on this computer chosen: what it needs, said there."""
-        self._open("local")
+        """"Chat on this computer": a model fetched, started and chatted with, no key."""
+        dialog = LocalStartDialog(self.host, self.window)
+        if dialog.exec() and dialog.saved:
+            self.said.emit(tr("Chatting on this computer with {model}",
+                              model=dialog.chosen), CONFIRM_MSECS)
+        if dialog.config_saved:  # even when its model did not start: the notice says why
+            self.changed.emit()
 
     def open_sync(self) -> None:
         """Settings on its Sync page (the status bar's sync part, File › Sync…)."""

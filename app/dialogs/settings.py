@@ -31,17 +31,18 @@ from PySide6.QtWidgets import (
 from app.backend_host import BackendHost
 from app.dialogs.host_dialog import SavingDialog
 from app.dialogs.key_note import key_note
+from app.dialogs.local_models import LocalModels
 from app.dialogs.sharing import SharingPage
 from app.dialogs.sync_page import SyncPage
 from app.looks.notes import quiet
-from app.looks.sizes import chars
+from app.looks.sizes import TITLE_BAR, chars, fit_on_screen
 from app.looks.text_marks import unbroken_at_hyphens
 from app.status.model_shutdown import ShutdownNote
 from core import desktop_files, i18n
 from core.config import DEFAULT_MODEL
 from core.endpoint import profiles
 from core.i18n import N_, tr
-from core.models import catalogue, download, local
+from core.models import catalogue, local
 from core.paths import memory_label
 from core.protocol.packets import PacketType
 
@@ -90,17 +91,12 @@ LANGUAGE_CHOICES = ((i18n.SYSTEM, N_("Follow the system")),
 
 
 def local_words(model_id: str) -> str:
-    """What choosing the app's own runtime means, and what is still missing for it."""
+    """What choosing the app's own runtime means (each model's state is its row's)."""
     said = [tr("The app runs the model itself with llama.cpp's server: no key, and nothing "
                "you say leaves this computer.")]
-    model = catalogue.find(model_id)
-    if model is None:
-        said.append(tr("Models: {ids}.", ids=", ".join(m.id for m in catalogue.CATALOGUE)))
-    else:
-        found = local.problems(model)
-        said.append(tr("{model} is ready ({size} on disk).", model=model.id,
-                       size=download.size_words(model.size)) if not found else
-                    tr("Before it runs: {missing}.", missing="; ".join(found)))
+    if catalogue.find(model_id) is None:
+        said.append(tr("The model must be one of: {ids}.",
+                       ids=", ".join(m.id for m in catalogue.CATALOGUE)))
     return " ".join(said)
 
 
@@ -113,9 +109,6 @@ def _seconds_box(value: Any, maximum: int, name: str, tip: str) -> QDoubleSpinBo
     box.setAccessibleName(name)
     box.setToolTip(tip)
     return box
-
-
-TITLE_BAR = 32  # pixels a window manager's title bar may take, before it has drawn one
 
 
 class Scrolling(QScrollArea):
@@ -149,6 +142,9 @@ class SettingsDialog(SavingDialog):
         self.local_note = QLabel()
         self.local_note.setObjectName("localNote")
         self.local_note.setWordWrap(True)
+        self.local_models = LocalModels(host)  # the catalogue: fetch, use, remove
+        self.local_models.use.connect(self.model.setText)
+        self.local_models.said.connect(self.result.setText)
         self._lay_out()
         self._match_preset()
         if self.api_key.text().strip():
@@ -325,6 +321,7 @@ class SettingsDialog(SavingDialog):
         form.addRow(key_label, key_row)
         form.addRow("", self.key_note)
         form.addRow("", self.local_note)
+        form.addRow("", self.local_models)
         model_row = QHBoxLayout()
         model_row.addWidget(self.model_box, 1)
         model_row.addWidget(self.refresh_models)
@@ -366,21 +363,8 @@ class SettingsDialog(SavingDialog):
         self.setMinimumWidth(chars(self, 80))
 
     def showEvent(self, event) -> None:
-        """As tall and as wide as the pages want where the screen allows (Qt would cap a
-        new window at two thirds of the screen: on an 800 px wide screen the fields were cut
-        at the right), else the screen's size, the pages scrolling."""
         super().showEvent(event)
-        screen = self.screen().availableGeometry()
-        frame = max(self.frameGeometry().height() - self.height(), TITLE_BAR)
-        sides = max(self.frameGeometry().width() - self.width(), 0)
-        height = min(self.sizeHint().height(), screen.height() - frame)
-        width = max(self.width(), min(self.sizeHint().width(), screen.width() - sides))
-        if (width, height) != (self.width(), self.height()):
-            self.resize(width, height)
-        if self.y() + height + frame > screen.bottom():
-            self.move(self.x(), screen.top())
-        if self.x() + width + sides > screen.right():
-            self.move(max(screen.left(), screen.right() - width - sides), self.y())
+        fit_on_screen(self)
 
     def _reveal(self, shown: bool) -> None:
         self.api_key.setEchoMode(QLineEdit.EchoMode.Normal if shown
@@ -400,6 +384,7 @@ class SettingsDialog(SavingDialog):
     def _show_local(self, base_url: str) -> None:
         own = local.is_own(base_url)
         self.form.setRowVisible(self.local_note, own)
+        self.form.setRowVisible(self.local_models, own)
         for key_part in (self.key_row, self.key_note):  # no key for the own runtime
             self.form.setRowVisible(key_part, not own)
         if own:

@@ -95,3 +95,23 @@ def natural_size(dialog: QWidget) -> None:
         return
     dialog.adjustSize()
     dialog.setFixedSize(dialog.size())
+
+
+TITLE_BAR = 32  # pixels a window manager's title bar may take, before it has drawn one
+
+
+def fit_on_screen(dialog: QWidget) -> None:
+    """As tall and as wide as the dialog's pages want where the screen allows (Qt would
+    cap a new window at two thirds of the screen: on an 800 px wide screen the fields were
+    cut at the right), else the screen's size, the pages scrolling. Called when shown."""
+    screen = dialog.screen().availableGeometry()
+    frame = max(dialog.frameGeometry().height() - dialog.height(), TITLE_BAR)
+    sides = max(dialog.frameGeometry().width() - dialog.width(), 0)
+    height = min(dialog.sizeHint().height(), screen.height() - frame)
+    width = max(dialog.width(), min(dialog.sizeHint().width(), screen.width() - sides))
+    if (width, height) != (dialog.width(), dialog.height()):
+        dialog.resize(width, height)
+    if dialog.y() + height + frame > screen.bottom():
+        dialog.move(dialog.x(), screen.top())
+    if dialog.x() + width + sides > screen.right():
+        dialog.move(max(screen.left(), screen.right() - width - sides), dialog.y())

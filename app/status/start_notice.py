@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.i18n import tr
+from core.models import catalogue
+from core.models.download import size_words
 
 PROBLEMS = ("store_error", "store_warning", "config_warning", "backup_warning")
 
@@ -17,7 +19,8 @@ class Notice:
     button: str
     restore: bool  # the button opens Restore from backup (else Settings)
     detail: str = ""
-    on_this_computer: bool = False  # a second button: Settings with the own model chosen
+    on_this_computer: bool = False  # a second button: "Chat on this computer…"
+    local_first: bool = False  # …shown first (no model at all: the choice with no account)
 
 
 def notice_for(status: dict[str, Any]) -> Notice | None:
@@ -31,16 +34,18 @@ def notice_for(status: dict[str, Any]) -> Notice | None:
         return Notice(text, tr("Restore from backup…"), True, status.get("store_detail") or "")
     if status.get("local_problem"):  # the own runtime: no key is missing
         return Notice(tr("The model on this computer does not run: {problem}.",
-                         problem=status["local_problem"]), tr("Open settings…"), False)
+                         problem=status["local_problem"]), tr("Open settings…"), False,
+                      on_this_computer=True)
     if not status.get("client_initialized"):
         also = problems[0] if problems else status.get("store_notice")
         return Notice(
-            tr("No API key yet. Add the key of DeepSeek, OpenAI or another OpenAI-compatible "
-               "service, or the address of a local server (llama.cpp, Ollama, LM Studio), "
-               "or chat with a model on this computer. Your memory can be browsed without "
-               "one.")
-            + (f"\n{also}" if also else ""), tr("Open settings…"), False,
-            on_this_computer=True)
+            tr("No model to chat with yet. TrulyMEM can run one on this computer (a {size} "
+               "download; no account, and nothing you say leaves it), or use an API key: "
+               "DeepSeek, OpenAI, any OpenAI-compatible service or a local server. Your "
+               "memory can be browsed meanwhile.",
+               size=size_words(catalogue.find(catalogue.DEFAULT).size))
+            + (f"\n{also}" if also else ""), tr("Use an API key…"), False,
+            on_this_computer=True, local_first=True)
     if problems:
         return Notice(problems[0], tr("Open settings…"), False)
     if status.get("store_notice"):

@@ -14,6 +14,7 @@ from app.backend_host import BackendHost
 from app.status.status_parts import EndpointPart, StatusPart, count_of
 from app.status.status_row import StatusRow, is_lasting
 from core.i18n import tr
+from core.models import local
 
 NEWS_MSECS = 12000
 
@@ -71,6 +72,9 @@ class StatusBar(QObject):
     def show_endpoint(self, config: dict[str, Any]) -> None:
         url = config.get("base_url", "")
         host = url.split("://", 1)[-1].split("/", 1)[0] or url
+        if local.is_own(url):  # the app's own runtime: say where, not the setting's word
+            host, url = tr("this computer"), tr("The model runs on this computer; nothing "
+                                               "you say leaves it.")
         self.endpoint_label.set_endpoint(host, config.get("model", ""), url)
 
     def show_tokens(self, last: int, session: int) -> None:

@@ -11,8 +11,9 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 from app.dialogs.backups import BackupsDialog
 from app.dialogs.import_progress import ImportProgress
 from app.dialogs.limits import LimitsDialog
+from app.dialogs.local_start import LocalStartDialog
 from app.dialogs.palette import CommandPalette
-from app.dialogs.settings import SettingsDialog
+from app.dialogs.settings import LOCAL_PRESET, SettingsDialog
 from app.dialogs.shortcuts import ShortcutList
 from app.graph.fact_form import FactDialog
 from app.graph.node_picker import NodePicker
@@ -56,7 +57,17 @@ def open_surfaces(qtbot, window, look: Look,
         problems += look(settings, f"settings page {index}")
     settings.sharing.share.setChecked(True)
     problems += look(settings, "settings, sharing on")
+    settings.tabs.setCurrentIndex(0)
+    settings.choose_preset(LOCAL_PRESET)
+    qtbot.waitUntil(lambda: bool(settings.local_models.rows), timeout=5000)
+    problems += look(settings, "settings, on this computer")
     settings.close()
+    start = LocalStartDialog(window.host, window)
+    start.show()
+    qtbot.waitUntil(lambda: bool(start.models.rows), timeout=5000)
+    start.models.others.setChecked(True)
+    problems += look(start, "chat on this computer")
+    start.close()
     for dialog in (LimitsDialog(window.host, dict(DEFAULT_LIMITS), window),
                    ShortcutList(window.registry, window), CommandPalette(window.registry, window),
                    BackupsDialog(window.host, {"backups": [], "folder": "/tmp/backups"}, window),

@@ -38,11 +38,12 @@ KEEP = {w.lower() for w in """
     Claude Desktop Cursor Cherry HTTP HTTPS SQLite Markdown Ctrl Shift Alt Meta Esc Enter
     Return Tab Del Backspace PgUp PgDown Home End Space Ins Up Down Left Right Bearer
     Authorization pip sk deepseek chat test model User Noto Emoji Linux macOS Windows
-    token English Syncthing Nextcloud Dropbox
+    token English Syncthing Nextcloud Dropbox Qwen Coder Instruct
     """.split()}
-# Quoted config keys ("shortcuts") and another app's own menu path (Settings › Developer),
-# which the person must find as that app writes it.
-QUOTED = re.compile(r'"[^"]*"|[A-Za-z][A-Za-z ]*(?:\s*›\s*[A-Za-z][A-Za-z ]*)+')
+# Quoted config keys ("shortcuts"), commands as typed (`sudo apt-get install cmake`) and
+# another app's own menu path (Settings › Developer), which the person must find as that
+# app writes it.
+QUOTED = re.compile(r'"[^"]*"|`[^`]*`|[A-Za-z][A-Za-z ]*(?:\s*›\s*[A-Za-z][A-Za-z ]*)+')
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’]{2,}")
 TAG = re.compile(r"<[^>]+>")
 NOT_WORDS = re.compile(r"\S*(?:://|/|\\|_|\.\w)\S*")  # paths, addresses, identifiers

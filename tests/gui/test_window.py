@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit
 
 from app.chat.model import MessageRole
 from app.dialogs.limits import LimitsDialog
+from app.dialogs.local_start import LocalStartDialog
 from app.dialogs.settings import SettingsDialog
 from core.config import Config, load_config, save_config
 from core.protocol.packets import PacketType
@@ -145,15 +146,15 @@ def test_first_run_without_a_key_says_what_is_missing(qtbot, open_window, tmp_pa
     folder = tmp_path / "fresh"
     window = open_window(folder)
     assert window.pane.notice.isVisible()
-    assert "No API key yet" in window.pane.notice.text.text()
-    assert window.pane.notice.button.text() == "Open settings…"
-    assert window.pane.notice.other.text() == "On this computer…"  # no key needed there
+    assert "No model to chat with yet" in window.pane.notice.text.text()
+    assert window.pane.notice.button.text() == "Chat on this computer…"  # no key needed
+    assert window.pane.notice.other.text() == "Use an API key…"
     opened = []
-    when_shown(SettingsDialog, lambda dialog: (opened.append(
-        (dialog.base_url.text(), dialog.local_note.isVisible())), dialog.reject()))
-    window.pane.notice.other.click()
+    when_shown(LocalStartDialog, lambda dialog: (opened.append(dialog.models.isVisible()),
+                                                 dialog.reject()))
+    window.pane.notice.button.click()
     qtbot.waitUntil(lambda: bool(opened))
-    assert opened == [("local", True)]
+    assert opened == [True]
     type_and_send(qtbot, window, "hello")
     wait_turn(qtbot, window)
     assert window.chat.messages[-1].error == ("No API key yet: add one in Settings "
@@ -550,11 +551,13 @@ def test_the_model_on_this_computer_says_what_it_needs_and_that_nothing_leaves(
         "On this computer (no key; nothing leaves it)"))
     assert dialog.base_url.text() == "local"
     assert dialog.model.text() == "qwen2.5-coder-1.5b-instruct"
-    assert dialog.local_note.isVisible()
-    said = dialog.local_note.text()
-    assert "nothing you say leaves this computer" in said
-    assert "packaging/build_runtime.py" in said  # what is missing, said plainly
-    assert "trulymem models get qwen2.5-coder-1.5b-instruct" in said
+    assert dialog.local_note.isVisible() and dialog.local_models.isVisible()
+    assert "nothing you say leaves this computer" in dialog.local_note.text()
+    qtbot.waitUntil(lambda: "qwen2.5-coder-1.5b-instruct" in dialog.local_models.rows)
+    row = dialog.local_models.rows["qwen2.5-coder-1.5b-instruct"]
+    assert "Not downloaded" in row.state.text() and row.action.text() == "Download (1.12\u00a0GB)"
+    runtime = dialog.local_models.runtime  # not built in this folder: said, with a button
+    assert runtime.isVisible() and "packaging/build_runtime.py" in runtime.words.text()
     assert not dialog.thinking.isVisible()
     assert not dialog.api_key.isVisible()  # no key for it
     dialog.preset.setCurrentIndex(dialog.preset.findData("DeepSeek"))
