@@ -22,6 +22,7 @@ QUICK = {
     "history_import_bench.py": ["--conversations", "200", "--messages", "6"],
     "locomo.py": ["--quick", "--judge-base-url", "loopback"],
     "local_runtime_bench.py": ["--quick"],  # the small real model where CI assembled it
+    "local_first_answer_bench.py": ["--quick"],  # the same
     "mcp_bench.py": ["--facts", "50", "--calls", "5", "--changes", "3"],
     "recall_quality.py": ["--distractors", "60"],
     "store_bench.py": ["--sizes", "300", "--queries", "20", "--no-meaning"],
