@@ -73,7 +73,7 @@ def test_a_wrong_byte_is_refused_and_nothing_is_kept(mirror, tmp_path):
     done = download.download(MODEL, tmp_path, base_url=mirror.base)
     assert not done["success"] and "checksum" in done["error"]
     assert download.state(MODEL, tmp_path)["state"] == "absent"
-    assert list(tmp_path.iterdir()) == []
+    assert list(tmp_path.iterdir()) == [download.lock_of(MODEL, tmp_path)]  # no byte of it
 
 
 def test_a_server_that_ignores_ranges_is_fetched_again_from_the_start(mirror, tmp_path):
@@ -126,3 +126,23 @@ def test_the_command_lists_gets_and_removes(mirror, tmp_path, monkeypatch):
     assert command.run(["remove", "test-model"], out, err) == 0
     assert not (tmp_path / "models" / MODEL.file).exists()
     assert command.run(["get", "no-such-model"], out, err) == 2
+
+
+def test_two_programs_never_write_one_part(mirror, tmp_path):
+    """The models folder is shared by every memory: while one program fetches a model,
+    another asking for it is told so, and the first one's part is left alone."""
+    import fcntl
+
+    tmp_path.mkdir(exist_ok=True)
+    with download.lock_of(MODEL, tmp_path).open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        refused = download.download(MODEL, tmp_path, base_url=mirror.base)
+        assert not refused["success"] and "another TrulyMEM is fetching" in refused["error"]
+        assert mirror.asked == []
+    done = download.download(MODEL, tmp_path, base_url=mirror.base)  # the lock went with it
+    assert done["success"], done
+
+
+def test_a_mirror_that_is_no_address_is_said_not_raised(tmp_path):
+    done = download.download(MODEL, tmp_path, base_url="not an address")
+    assert not done["success"] and "cannot fetch not an address/" in done["error"]

@@ -10,18 +10,24 @@ Every answer is `{"success": ..., "error": ...}`, never an exception."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
 import shutil
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from core.i18n import tr
 from core.models.catalogue import Model
+
+try:
+    import fcntl
+except ImportError:  # Windows: one program fetches at a time, unchecked
+    fcntl = None  # type: ignore[assignment]
 
 CHUNK = 1 << 20
 SPARE = 256 << 20  # bytes left free on the disk after the file: the system needs room too
@@ -31,6 +37,12 @@ Progress = Callable[[int, int], None]  # bytes there, bytes in all
 
 def part_of(model: Model, folder: Path) -> Path:
     return folder / f"{model.file}.part"
+
+
+def lock_of(model: Model, folder: Path) -> Path:
+    """The empty file whose lock says a program is fetching the model (hidden, and kept:
+    deleting a lock file another program may be opening would let two hold it)."""
+    return folder / f".{model.file}.lock"
 
 
 def state(model: Model, folder: Path) -> dict[str, Any]:
@@ -47,7 +59,7 @@ def state(model: Model, folder: Path) -> dict[str, Any]:
 def remove(model: Model, folder: Path) -> dict[str, Any]:
     """The model's file and any part of it, gone."""
     removed = 0
-    for path in (folder / model.file, part_of(model, folder)):
+    for path in (folder / model.file, part_of(model, folder), lock_of(model, folder)):
         try:
             removed += path.stat().st_size
             path.unlink()
@@ -63,17 +75,48 @@ def download(model: Model, folder: Path, progress: Progress | None = None,
              cancelled: Callable[[], bool] | None = None,
              base_url: str | None = None) -> dict[str, Any]:
     """Fetch `model` into `folder` (see above); `progress(have, total)` as it grows,
-    `cancelled()` asked between chunks (the part stays, to go on later)."""
-    progress = progress or (lambda _have, _total: None)
-    cancelled = cancelled or (lambda: False)
-    whole, part = folder / model.file, part_of(model, folder)
+    `cancelled()` asked between chunks (the part stays, to go on later). One download of
+    a file at a time, across programs: the models folder is shared by every memory, and
+    two writers of one part would spoil it."""
+    whole = folder / model.file
     if state(model, folder)["state"] == "installed":
         return {"success": True, "data": {"path": str(whole), "fetched": 0}}
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        with _only_one(lock_of(model, folder)) as alone:
+            if not alone:
+                return {"success": False, "error": tr(
+                    "another TrulyMEM is fetching {model} now; it is here when that ends",
+                    model=model.id)}
+            return _download(model, folder, progress or (lambda _have, _total: None),
+                             cancelled or (lambda: False), base_url)
     except OSError as error:
-        return {"success": False, "error": tr("cannot make {folder}: {error}", folder=folder,
-                                              error=error.strerror)}
+        return {"success": False, "error": tr("cannot write in {folder}: {error}",
+                                              folder=folder, error=_said(error))}
+
+
+@contextlib.contextmanager
+def _only_one(lock_path: Path) -> Iterator[bool]:
+    """Whether this program holds the file's lock (an advisory lock: it goes with the
+    program, however it ends); True where locks do not exist."""
+    with lock_path.open("a") as lock:
+        if fcntl is None:
+            yield True
+            return
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _download(model: Model, folder: Path, progress: Progress,
+              cancelled: Callable[[], bool], base_url: str | None) -> dict[str, Any]:
+    whole, part = folder / model.file, part_of(model, folder)
     have = part.stat().st_size if part.is_file() else 0
     if have > model.size:  # not this file's beginning: start again
         part.unlink()
@@ -102,6 +145,9 @@ def download(model: Model, folder: Path, progress: Progress | None = None,
                 have=size_words(have), total=size_words(model.size)), "code": "cancelled"}
         except _Refused as refused:
             return {"success": False, "error": str(refused)}
+        except ValueError as error:  # not an address at all ($TRULYMEM_MODELS_URL)
+            return {"success": False, "error": tr("cannot fetch {url}: {error}", url=url,
+                                                  error=_said(error))}
         except (OSError, http.client.HTTPException) as error:
             lost += 1
             have = part.stat().st_size if part.is_file() else 0
