@@ -119,7 +119,8 @@ def test_a_reply_that_comes_out_empty_is_never_an_empty_bubble(llm):
         llm.play(said)
         shown = []
         result = session(llm).run([{"role": "user", "content": person}],
-                                  lambda *_: {"success": True}, lambda event, data:
+                                  lambda *_: {"success": True},
+                                  lambda _event, data, shown=shown:
                                   shown.append(data.get("delta", "")),
                                   TurnOptions([], local=True, person_text=person))
         assert result.content.strip() and "{" not in result.content, result.content

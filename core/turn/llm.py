@@ -219,16 +219,11 @@ class ChatSession:
                                    _must_answer(guard, result, options), offered=offered)
                 text, reasoning, calls = self._ask(messages, attempt, offered)
                 if attempt.parroted:  # the repeat was not shown: ask once more, then the
-                    result.parroted += 1  # app answers from the memory itself
-                    result.content += text  # what was shown before it ("Hello! ")
-                    if options.ask_again is not None:
-                        messages = options.ask_again(messages)
-                        options = replace(options, ask_again=None)
-                        continue
-                    text = options.fallback() if options.fallback else text
-                    progress(Event.TEXT, {"delta": text})
-                    result.content += text
-                    break
+                    again = self._parroted(messages, options, text, result, progress)
+                    if again is None:  # the app answered from the memory itself
+                        break
+                    messages, options = again
+                    continue
                 result.reasoning += reasoning
                 if calls and attempt.answer_now:  # told to answer, it called again: none runs
                     text, calls = self._rescue(text, result, options, progress), []
@@ -241,9 +236,7 @@ class ChatSession:
                 messages.append(assistant_message(text, reasoning, calls))
                 self._run_calls(calls, messages, turn_start=turn_start, run_tool=run_tool,
                                 progress=progress, result=result, guard=guard)
-            if not result.content.strip():  # nothing to show (a call written as text and
-                # not run, or no words at all): a short answer, never an empty bubble
-                result.content = self._rescue("", result, options, progress)
+            self._never_blank(result, options, progress)
         except TurnCancelled as stop:
             result.content += stop.partial
             self._stopped(result)
@@ -370,6 +363,29 @@ class ChatSession:
         if upto > attempt.shown:
             attempt.progress(Event.TEXT, {"delta": scrub_known(text[attempt.shown:upto])})
             attempt.shown = upto
+
+    @staticmethod
+    def _parroted(messages: list[dict[str, Any]], options: TurnOptions, text: str,
+                  result: TurnResult, progress: Progress
+                  ) -> tuple[list[dict[str, Any]], TurnOptions] | None:
+        """A reply that repeated the person: the request asking once more, or (asked once
+        already) None, the app's own answer from the memory given."""
+        result.parroted += 1
+        result.content += text  # what was shown before it ("Hello! ")
+        if options.ask_again is not None:
+            return options.ask_again(messages), replace(options, ask_again=None)
+        text = options.fallback() if options.fallback else text
+        progress(Event.TEXT, {"delta": text})
+        result.content += text
+        return None
+
+    @classmethod
+    def _never_blank(cls, result: TurnResult, options: TurnOptions,
+                     progress: Progress) -> None:
+        """A turn that ends with nothing to show (the model wrote no words, or blanks)
+        gets a short answer in the person's language, never an empty bubble."""
+        if not result.content.strip():
+            result.content = cls._rescue("", result, options, progress)
 
     @staticmethod
     def _rescue(shown: str, result: TurnResult, options: TurnOptions,
