@@ -225,7 +225,8 @@ class MainWindow(QMainWindow):
         """The endpoint in the status bar; a problem or an offer in the notice."""
         self.status_data = status or {}
         self.status.show_meaning(self.status_data.get("meaning") or {})
-        self.status.show_endpoint(self.status_data.get("config") or {})
+        self.status.show_endpoint(self.status_data.get("config") or {},
+                                  ready=bool(self.status_data.get("client_initialized")))
         self.notices.show_status(self.status_data)
 
     def _read_status(self) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from typing import Any
+from urllib.parse import urlsplit
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -126,7 +127,8 @@ class ModelRow(QFrame):
         row = self.row
         have, size = size_words(row["bytes"]), size_words(row["size"])
         if row["fetching"]:
-            said = tr("Downloading: {have} of {total}", have=have, total=size)
+            said = tr("Downloading: {have} of {total} ({percent}%)", have=have, total=size,
+                      percent=row["bytes"] * 100 // max(row["size"], 1))
             if speed:
                 said += " · " + tr("{speed} MB/s", speed=f"{speed / 1e6:.1f}")
             if left is not None:
@@ -232,7 +234,8 @@ class RuntimeRow(QFrame):
             return
         building = state.get("building")
         self.bar.setVisible(bool(building))
-        self.action.setVisible(self.can_build)
+        # the first start's one button builds it too: no second first step there
+        self.action.setVisible(self.can_build and not self.panel.starting)
         if building:
             self.told(building)
             return
@@ -245,6 +248,11 @@ class RuntimeRow(QFrame):
                       "once on this computer; that needs {tools} first: `sudo apt-get "
                       "install {tools}`, or `{command}` in a terminal.",
                       tools=" ".join(state["missing"]), command=state["command"])
+        elif self.panel.starting:
+            said = tr("The first time, the runtime that runs the model (llama.cpp's server) "
+                      "is built on this computer too, beside the download: {time} (measured "
+                      "with 2 cores; this one has {cores}).", time=took,
+                      cores=os.cpu_count() or 1)
         else:
             said = tr("The runtime that runs these models (llama.cpp's server) is built "
                       "once on this computer: {time} (measured with 2 cores; this one has "
@@ -268,6 +276,7 @@ class RuntimeRow(QFrame):
                                                        time=minutes_words(left))))
             self.action.setText(tr("Stop the build"))
             self.action.setAccessibleName(self.action.text())
+            self.action.setVisible(True)
             return
         self.state = {**self.state, "building": None}
         self.panel.refresh()
@@ -333,9 +342,11 @@ class LocalModels(QWidget):
             return
         data = answer["data"]
         free = data.get("free_disk")
+        source = urlsplit(data["source"]).netloc or data["source"]
         self.where.setText(tr("Kept in {folder} ({free} free there), fetched from {source}.",
-                              folder=data["folder"], source=data["source"],
+                              folder=data["folder"], source=source,
                               free=size_words(free) if free is not None else "?"))
+        self.where.setToolTip(data["source"])
         self.runtime.show_state(data["runtime"])
         for row in data["models"]:
             if row["id"] in self.rows:

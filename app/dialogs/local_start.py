@@ -42,8 +42,10 @@ class LocalStartDialog(HostDialog):
         self.note.setObjectName("localStartNote")
         self.note.setWordWrap(True)
         self.models.said.connect(self.note.setText)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.buttons.rejected.connect(self.reject)
+        self.buttons.button(QDialogButtonBox.StandardButton.Close).setToolTip(tr(
+            "Closing stops a download begun here; what came is kept for next time."))
         page = QWidget()
         inside = QVBoxLayout(page)
         inside.setContentsMargins(0, 0, 0, 0)

@@ -69,7 +69,14 @@ class StatusBar(QObject):
         else:
             self.news_timer.start(NEWS_MSECS)
 
-    def show_endpoint(self, config: dict[str, Any]) -> None:
+    def show_endpoint(self, config: dict[str, Any], ready: bool = True) -> None:
+        """The endpoint and model in use; none (`ready` False: no key, or a model of this
+        computer that does not run) says so rather than naming a default nobody chose."""
+        if not ready:
+            self.endpoint_label.set_endpoint(tr("no model yet"), "", tr(
+                "Nothing to chat with yet: the notice above the chat offers a model on "
+                "this computer or an API key."))
+            return
         url = config.get("base_url", "")
         host = url.split("://", 1)[-1].split("/", 1)[0] or url
         if local.is_own(url):  # the app's own runtime: say where, not the setting's word
