@@ -221,6 +221,18 @@ def make_dispatcher(*args: Any, **kwargs: Any) -> Dispatcher:
     return Dispatcher(Backend(*args, **kwargs))
 
 
+def told_until(told: Any, event: str, phase: str) -> list[dict[str, Any]]:
+    """The `event`s a backend told into the queue `told`, up to the first in `phase`
+    (each waited for at most 30 s)."""
+    seen = []
+    while True:
+        name, data = told.get(timeout=30)
+        if name == event:
+            seen.append(data)
+            if data["phase"] == phase:
+                return seen
+
+
 @pytest.fixture
 def http_server(tmp_path):
     """`trulymem mcp --http` on a free port over a shared folder; yields its address and

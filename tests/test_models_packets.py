@@ -15,7 +15,7 @@ from core.events import Event
 from core.models.catalogue import Model
 from core.protocol.packets import Packet, PacketType
 from core.testing.model_mirror import Mirror
-from tests.conftest import make_dispatcher
+from tests.conftest import make_dispatcher, told_until
 
 BODY = os.urandom(2 << 20)
 MODEL = Model(id="test-model", name="A test model", repo="Test/Test-GGUF",
@@ -47,15 +47,10 @@ def ask(dispatcher, type_: PacketType, body: dict | None = None) -> dict:
 
 
 def until(told: queue.Queue, phase: str) -> list[dict]:
-    """The download events up to the one in `phase` (at most 30 s)."""
-    seen = []
-    while True:
-        event, data = told.get(timeout=30)
-        if event == Event.MODEL_DOWNLOAD:
-            seen.append(data)
-            if data["phase"] == phase:
-                return seen
-            assert data["phase"] == "fetching", data
+    """The download events up to the one in `phase`, all on the way "fetching"."""
+    seen = told_until(told, Event.MODEL_DOWNLOAD, phase)
+    assert all(data["phase"] == "fetching" for data in seen[:-1]), seen
+    return seen
 
 
 def test_a_model_is_listed_fetched_beside_the_chat_and_removed(backend):

@@ -16,7 +16,7 @@ import pytest
 from core.events import Event
 from core.models import runtime_build
 from core.protocol.packets import Packet, PacketType
-from tests.conftest import make_dispatcher
+from tests.conftest import make_dispatcher, told_until
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "packaging"))
 import build_runtime
@@ -60,13 +60,7 @@ def ask(dispatcher, type_: PacketType) -> dict:
 
 
 def build_events(told: queue.Queue, last: str) -> list[dict]:
-    seen = []
-    while True:
-        event, data = told.get(timeout=30)
-        if event == Event.RUNTIME_BUILD:
-            seen.append(data)
-            if data["phase"] == last:
-                return seen
+    return told_until(told, Event.RUNTIME_BUILD, last)
 
 
 def test_the_runtime_is_built_with_its_progress_told(backend, tmp_path, monkeypatch):

@@ -50,6 +50,28 @@ def download_time_words(size: int) -> str:
               fast=minutes_words(size * 8 / 200e6), slow=minutes_words(size * 8 / 20e6))
 
 
+def plain_label() -> QLabel:
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    return label
+
+
+def progress_row(act) -> tuple[QProgressBar, QPushButton, QHBoxLayout]:
+    """A progress bar (shown while the work runs) and the row's button, in a row where
+    the button keeps its own width while the bar is hidden."""
+    bar = QProgressBar()
+    bar.setRange(0, STEPS)
+    bar.setTextVisible(False)
+    button = QPushButton()
+    button.clicked.connect(act)
+    row = QHBoxLayout()
+    row.addWidget(bar, 1)
+    row.addStretch(0)
+    row.addWidget(button)
+    return bar, button, row
+
+
 class ModelRow(QFrame):
     """One model: its name and what it needs, where it stands, and what can be done."""
 
@@ -66,20 +88,10 @@ class ModelRow(QFrame):
         self.about = QLabel()
         self.about.setWordWrap(True)
         quiet(self.about)
-        self.state = QLabel()
-        self.state.setWordWrap(True)
-        self.state.setTextFormat(Qt.TextFormat.PlainText)
-        self.bar = QProgressBar()
-        self.bar.setRange(0, STEPS)
-        self.bar.setTextVisible(False)
-        self.action = QPushButton()
-        self.action.clicked.connect(self._act)
+        self.state = plain_label()
+        self.bar, self.action, buttons = progress_row(self._act)
         self.remove = QPushButton(tr("Remove"))
         self.remove.clicked.connect(self._remove)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.bar, 1)
-        buttons.addStretch(0)
-        buttons.addWidget(self.action)
         buttons.addWidget(self.remove)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
@@ -201,19 +213,9 @@ class RuntimeRow(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.panel = panel
         self.state: dict[str, Any] = {}
-        self.words = QLabel()
-        self.words.setWordWrap(True)
-        self.words.setTextFormat(Qt.TextFormat.PlainText)
-        self.bar = QProgressBar()
-        self.bar.setRange(0, STEPS)
-        self.bar.setTextVisible(False)
+        self.words = plain_label()
+        self.bar, self.action, row = progress_row(self._act)
         self.bar.setAccessibleName(tr("Build of the runtime"))
-        self.action = QPushButton()
-        self.action.clicked.connect(self._act)
-        row = QHBoxLayout()
-        row.addWidget(self.bar, 1)
-        row.addStretch(0)  # the button keeps its own width while the bar is hidden
-        row.addWidget(self.action)
         layout = QVBoxLayout(self)
         layout.addWidget(self.words)
         layout.addLayout(row)

@@ -39,6 +39,8 @@ class Model:
         return f"{base}/{self.repo}/resolve/main/{self.file}"
 
 
+WRITTEN_AFTER = N_("the memory is written by a step after each answer (its own tool calls "
+                   "are unreliable at this size)")
 # `measured`: the app's eval (`trulymem --eval`, its conversation and generated ones, fixed
 # and fresh seeds) with the app's own runtime on 2 cores, 2026-12-05; the default is the
 # model that kept the person's facts best.
@@ -48,8 +50,7 @@ CATALOGUE = (
           file="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", size=1_117_320_768,
           sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
           ram_gb=2.5, licence="Apache-2.0", languages=N_("English, Chinese and 90 more"),
-          tools=N_("the memory is written by a step after each answer (its own tool calls "
-                   "are unreliable at this size)"),
+          tools=WRITTEN_AFTER,
           measured=N_("in this app's tests it kept 94 to 100% of what the person said, "
                       "answered 34 of 36 questions from its memory and destroyed no true "
                       "fact; a short answer takes 2 to 3 seconds on 2 cores")),
@@ -58,8 +59,7 @@ CATALOGUE = (
           file="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", size=491_400_064,
           sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
           ram_gb=1.0, licence="Apache-2.0", languages=N_("English, Chinese and 90 more"),
-          tools=N_("the memory is written by a step after each answer (its own tool calls "
-                   "are unreliable at this size)"),
+          tools=WRITTEN_AFTER,
           measured=N_("not recommended: in this app's tests it kept 19 to 47% of what the "
                       "person said, answered 14 of 36 questions and once destroyed a true "
                       "fact; for computers where the 1.5B does not fit")),
