@@ -146,3 +146,15 @@ def test_two_programs_never_write_one_part(mirror, tmp_path):
 def test_a_mirror_that_is_no_address_is_said_not_raised(tmp_path):
     done = download.download(MODEL, tmp_path, base_url="not an address")
     assert not done["success"] and "cannot fetch not an address/" in done["error"]
+
+
+def test_a_mirror_that_is_down_says_nothing_was_fetched(tmp_path):
+    import socket
+
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    done = download.download(MODEL, tmp_path, base_url=f"http://127.0.0.1:{port}")
+    assert not done["success"] and "did not start" in done["error"]
+    assert "nothing was fetched" in done["error"]
+    assert download.state(MODEL, tmp_path)["state"] == "absent"

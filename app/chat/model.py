@@ -96,11 +96,13 @@ def stamp_of(message: ChatMessage) -> str:
 
 
 def unsent_error(keys: str = "") -> str:
-    """What a reply that failed for want of a key says: the window's words, "API key" as
-    everywhere else in it."""
-    return tr("No API key yet: add one in Settings ({keys}); this message can be sent then",
-              keys=keys) if keys else tr("No API key yet: add one in Settings; this message "
-                                         "can be sent then")
+    """What a reply that failed for want of a model says: where one is chosen (the notice
+    above the chat: a model on this computer, or an API key), "API key" as everywhere
+    else in the window."""
+    return tr("No model yet: choose one in the notice above (on this computer, or an API "
+              "key; Settings: {keys}); this message can be sent then", keys=keys) if keys \
+        else tr("No model yet: choose one in the notice above (on this computer, or an API "
+                "key); this message can be sent then")
 
 
 def spoken(message: ChatMessage) -> str:

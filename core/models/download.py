@@ -152,6 +152,10 @@ def _download(model: Model, folder: Path, progress: Progress,
             lost += 1
             have = part.stat().st_size if part.is_file() else 0
             digest = _hashed(part, have)
+            if lost >= TRIES and not have:
+                return {"success": False, "error": tr(
+                    "the download did not start ({error}); nothing was fetched",
+                    error=_said(error))}
             if lost >= TRIES:
                 return {"success": False, "error": tr(
                     "the download stopped ({error}); {have} of {total} are kept and the "

@@ -157,8 +157,9 @@ def test_first_run_without_a_key_says_what_is_missing(qtbot, open_window, tmp_pa
     assert opened == [True]
     type_and_send(qtbot, window, "hello")
     wait_turn(qtbot, window)
-    assert window.chat.messages[-1].error == ("No API key yet: add one in Settings "
-                                              "(Ctrl+,); this message can be sent then")
+    assert window.chat.messages[-1].error == (
+        "No model yet: choose one in the notice above (on this computer, or an API key; "
+        "Settings: Ctrl+,); this message can be sent then")
     assert llm.requests == []
     assert window.status.state_label.text() != "Waiting for the model…"
     window.refresh_memory_counts()  # what needs no key still works
