@@ -80,6 +80,7 @@ class ModelRow(QFrame):
         self.setObjectName(f"model-{row['id']}")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.panel, self.row = panel, row
+        self.failure = ""  # why the last download failed: said until the next try
         self.title = QLabel()
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         font = self.title.font()
@@ -156,6 +157,8 @@ class ModelRow(QFrame):
         problems = row.get("problems") or []
         if problems:
             said += "\n" + tr("Before it runs: {missing}.", missing="; ".join(problems))
+        if self.failure and not row["fetching"]:
+            said = self.failure + "\n" + said
         self.state.setText(said)
 
     def told(self, data: dict[str, Any]) -> None:
@@ -171,15 +174,15 @@ class ModelRow(QFrame):
             speed = None if not left else (self.row["size"] - self.row["bytes"]) / left
             self._say_state(speed, left)
             return
+        if phase == "failed":
+            self.failure = tr("The download failed: {error}", error=data.get("error"))
+            announce(self, self.failure, urgent=True)
         here = "installed" if phase == "done" else "partial" if self.row["bytes"] else "absent"
         self.show_row({**self.row, "state": here})  # at once; the list follows
         self.panel.refresh()
-        if phase == "failed":
-            self.state.setText(tr("The download failed: {error}", error=data.get("error")))
-            announce(self, self.state.text(), urgent=True)
 
     def _act(self) -> None:
-        row = self.row
+        row, self.failure = self.row, ""
         if row["fetching"]:
             self.panel.host.send(PacketType.MODEL_CANCEL, {"model": row["id"]})
         elif row["state"] == "installed":

@@ -87,6 +87,26 @@ def test_settings_fetch_a_model_with_progress_cancel_go_on_use_and_remove(
     dialog.reject()
 
 
+def test_a_failed_download_stays_said_until_the_next_try(qtbot, open_window, home, mirror):
+    window = open_window(home)
+    dialog = SettingsDialog(window.host, {**window.config}, window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.choose_preset(LOCAL_PRESET)
+    qtbot.waitUntil(lambda: MODEL.id in dialog.local_models.rows)
+    row = dialog.local_models.rows[MODEL.id]
+    mirror.wrong_byte = 100
+    row.action.click()
+    qtbot.waitUntil(lambda: "The download failed" in row.state.text(), timeout=10000)
+    qtbot.waitUntil(lambda: not window.host.busy)  # the list came again after it
+    assert "checksum" in row.state.text() and "Not downloaded" in row.state.text()
+    mirror.wrong_byte = None
+    row.action.click()
+    qtbot.waitUntil(lambda: row.row["state"] == "installed", timeout=10000)
+    assert "failed" not in row.state.text()
+    dialog.reject()
+
+
 def test_first_start_fetches_the_model_and_says_plainly_when_it_cannot_run(
         qtbot, open_window, tmp_path, mirror):
     window = open_window(tmp_path / "fresh")
