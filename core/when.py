@@ -36,7 +36,13 @@ def _month(moment: date, months: int) -> str:
 
 def _relative(text: str, said: date) -> str | None:
     """The date `text` names counted from `said`, or None when it names none."""
-    words = text.casefold()
+    found = _relative_at(text, said)
+    return found[1] if found else None
+
+
+def _relative_at(text: str, said: date) -> tuple[int, str] | None:
+    """Where the first relative time in `text` ends, and the date it names from `said`."""
+    words = text.lower()  # the same length as the text, so places in it are places in text
     fixed = {"yesterday": lambda: day(said - timedelta(days=1)),
              "the day before yesterday": lambda: day(said - timedelta(days=2)),
              "tomorrow": lambda: day(said + timedelta(days=1)),
@@ -56,26 +62,26 @@ def _relative(text: str, said: date) -> str | None:
              "去年": lambda: str(said.year - 1), "明年": lambda: str(said.year + 1)}
     # the longest phrase first: "the day before yesterday" is not "yesterday"
     for phrase in sorted(fixed, key=len, reverse=True):
-        if re.search(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", words):
-            return fixed[phrase]()
+        if hit := re.search(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", words):
+            return hit.end(), fixed[phrase]()
     for n, name in enumerate(WEEKDAYS):
-        if re.search(rf"\blast {name}\b", words):
+        if hit := re.search(rf"\blast {name}\b", words):
             back = (said.weekday() - n) % 7 or 7
-            return day(said - timedelta(days=back))
-        if re.search(rf"\bnext {name}\b", words):
+            return hit.end(), day(said - timedelta(days=back))
+        if hit := re.search(rf"\bnext {name}\b", words):
             ahead = (n - said.weekday()) % 7 or 7
-            return day(said + timedelta(days=ahead))
+            return hit.end(), day(said + timedelta(days=ahead))
     found = _AGO.search(words)
     if found:
         count = int(found.group(1)) if found.group(1).isdigit() else _NUMBERS[found.group(1)]
         unit = found.group(2)
         if unit == "day":
-            return day(said - timedelta(days=count))
+            return found.end(), day(said - timedelta(days=count))
         if unit == "week":
-            return f"the week of {day(said - timedelta(weeks=count))}"
+            return found.end(), f"the week of {day(said - timedelta(weeks=count))}"
         if unit == "month":
-            return _month(said, -count)
-        return str(said.year - count)
+            return found.end(), _month(said, -count)
+        return found.end(), str(said.year - count)
     return None
 
 
@@ -108,6 +114,19 @@ def within(text: str, said_at: float) -> str | None:
     """The date the first relative time in `text` names ("last weekend" in a message of
     17 July 2023: "the weekend before 17 July 2023"), or None."""
     return _relative(text, date(*time.localtime(said_at)[:3]))
+
+
+def dated_inline(text: str, said_at: float) -> str:
+    """`text` with the date its first relative time names right after those words ("I
+    went last year [2022] with my team"): with the date at the end of the line, the
+    1.5B model answered "last year"."""
+    found = _relative_at(text, date(*time.localtime(said_at)[:3]))
+    if found is None:
+        return text
+    end, named = found
+    if len(text.lower()) != len(text):  # a letter that lowercases longer: no place to trust
+        return f"{text} [{named}]"
+    return f"{text[:end]} [{named}]{text[end:]}"
 
 
 def said_day(said_at: float) -> str:

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from core.when import resolved
+from core.when import dated_inline, resolved
 
 MAY_8 = time.mktime((2023, 5, 8, 13, 56, 0, 0, 0, -1))  # a Monday
 
@@ -35,3 +35,17 @@ MAY_8 = time.mktime((2023, 5, 8, 13, 56, 0, 0, 0, -1))  # a Monday
 ])
 def test_relative_times_are_counted_from_the_conversations_day(when, fact, message, expected):
     assert resolved(when, fact, message, MAY_8) == expected
+
+
+@pytest.mark.parametrize(("words", "shown"), [
+    ("I went to a pride parade last Friday with friends",
+     "I went to a pride parade last Friday [11 August 2023] with friends"),
+    ("We went to the Rockies LAST YEAR, it was great",
+     "We went to the Rockies LAST YEAR [2022], it was great"),
+    ("我昨天去了公园", "我昨天 [13 August 2023]去了公园"),
+    ("Nothing here says when", "Nothing here says when"),
+])
+def test_a_turn_quoted_for_a_question_carries_the_date_right_after_its_relative_words(
+        words, shown):
+    said = time.mktime((2023, 8, 14, 12, 0, 0, 0, 0, -1))  # a Monday
+    assert dated_inline(words, said) == shown

@@ -278,3 +278,28 @@ def test_a_matching_question_brings_the_turn_that_answered_it(tmp_path, headless
     assert "8 May 2023, Ben: Five years already! Time flies." in text
     assert "Ada: How long have you been married?" in text
     assert "pottery" not in text
+
+
+def test_questions_the_person_asked_are_not_evidence_and_never_crowd_it_out(store):
+    said = say(store, conversations.create(store),
+               ("user", "Our neighbour's dog is called Pepper, a lovely beagle."))
+    for _ in range(60):  # asked again and again, each time in a new chat
+        say(store, conversations.create(store),
+            ("user", "What is our neighbour's dog called?"), ("assistant", "Pepper."))
+    found = recall(store, "What is our neighbour's dog called?")
+    assert [t["id"] for t in found.turns] == [said[0][0]]
+
+
+def test_the_same_words_are_shown_once_where_they_were_first_said(store):
+    first = say(store, conversations.create(store), ("user", "I keep bees on the roof."),
+                at=store.clock() - 86_400)
+    say(store, conversations.create(store), ("user", "I keep  bees on the roof."))
+    assert [t["id"] for t in recall(store, "Who keeps bees?").turns] == [first[0][0]]
+
+
+def test_a_facts_date_is_shown_without_the_relative_words_the_writer_kept():
+    fact = {"source_name": "User", "relation": "went to", "target_name": "a poetry reading",
+            "temporal_tag": "last Fri, 13 Oct 2023"}
+    assert fact_text(fact) == "- went to a poetry reading (13 Oct 2023)"
+    assert fact_text({**fact, "temporal_tag": "the week before 9 June 2023"}).endswith(
+        "(the week before 9 June 2023)")

@@ -8,7 +8,9 @@ hidden branch, in the prompt already (the conversation's recent messages), nor o
 a forgotten fact came from or that asked to forget (a person who asked to forget something
 should not meet it again in the words), nor of a turn a fact replaced since came from (its
 words are out of date: "I live in Hangzhou, I'm a nurse" after the move to Shanghai; the
-nurse is still a fact).
+nurse is still a fact), nor a person's short question in a live conversation (it says
+nothing true; asked again and again, the same question filled the evidence), nor the same
+words twice.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 from core.store.conversations import with_speakers
 from core.store.graph import GraphStore, Row
 from core.store.search import fts_candidates, marks
+from core.store.text import short_question
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +60,8 @@ def by_words(store: GraphStore, question: str, speakers: set[str] = frozenset())
                        flags=re.IGNORECASE)
     if not words.strip(" ?？.!"):
         words = question
-    return [rowid for rowid, _ in fts_candidates(store, "message_fts", words, POOL)]
+    found = [rowid for rowid, _ in fts_candidates(store, "message_fts", words, POOL * 3)]
+    return showable(store, found)[:POOL]
 
 
 def speakers_named(store: GraphStore, question: str) -> set[str]:
@@ -154,18 +158,37 @@ def in_span(store: GraphStore, start: float | None, end: float | None, count: in
         " ORDER BY created_at DESC LIMIT ?", (*params, count))]
 
 
-def rows(store: GraphStore, ids: list[int], exclude: Collection[int] = ()) -> dict[int, Row]:
-    """The showable messages among `ids` (see the module's rules), each with its speaker;
-    `exclude`: those in front of the model already (the conversation's recent messages)."""
-    shown = set(exclude)
-    ids = [i for i in ids if i not in shown]
+def _showable_rows(store: GraphStore, ids: list[int]) -> dict[int, Row]:
     if not ids:
         return {}
     sql = _SHOWN + f" AND m.id IN ({marks(ids)})"
     params: list[Any] = [TURN_CHARS + 1, *ids]
     if store.schema_version() >= 16:
         sql += " AND m.branch_hidden IS NULL"
-    found = {r["id"]: r for r in store.query(sql, params)}
+    return {r["id"]: r for r in store.query(sql, params)
+            if r["import_id"] is not None or not short_question(r["content"])}
+
+
+def showable(store: GraphStore, ids: list[int]) -> list[int]:
+    """The ids among `ids` recall may show, in their order: a pool cut before this filled
+    with the questions a person asked and conversations they deleted."""
+    kept = _showable_rows(store, ids)
+    return [i for i in ids if i in kept]
+
+
+def rows(store: GraphStore, ids: list[int], exclude: Collection[int] = ()) -> dict[int, Row]:
+    """The showable messages among `ids` (see the module's rules), each with its speaker;
+    `exclude`: those in front of the model already (the conversation's recent messages)."""
+    shown = set(exclude)
+    found = _showable_rows(store, [i for i in ids if i not in shown])
+    if not found:
+        return {}
+    said: set[str] = set()
+    for message_id in sorted(found, key=lambda m: found[m]["created_at"]):
+        words = " ".join(found[message_id]["content"].casefold().split())
+        if words in said:
+            del found[message_id]  # the same words once, where they were first said
+        said.add(words)
     forgotten = _stale_turns(store, {r["turn_id"] for r in found.values() if r["turn_id"]})
     for message_id in [m for m, r in found.items() if r["turn_id"] in forgotten]:
         del found[message_id]

@@ -3,10 +3,16 @@ dates and who said what, never relative words the model would have to count from
 
 from __future__ import annotations
 
+import re
+
 from core import when
 from core.store.graph import Row
 
 PERSON_NODE = "User"  # the person talking (core.tools.base); kept here to stay importable
+
+
+# "last Fri, 13 Oct 2023": the date is there, the relative words only mislead
+_RELATIVE_LEAD = re.compile(r"^(?:last|next|this|on)\s+[^\W\d]+,?\s+(?=\d)", re.IGNORECASE)
 
 
 def fact_text(edge: Row) -> str:
@@ -17,15 +23,15 @@ def fact_text(edge: Row) -> str:
     about = "" if edge["source_name"] == PERSON_NODE else f"{edge['source_name']} "
     target = "you" if edge["target_name"] == PERSON_NODE else edge["target_name"]
     # when it happened is part of what it says ("went to the support group (7 May 2023)")
-    happened = f" ({edge['temporal_tag']})" if edge.get("temporal_tag") else ""
+    tag = _RELATIVE_LEAD.sub("", str(edge.get("temporal_tag") or "")).strip()
+    happened = f" ({tag})" if tag else ""
     return f"- {about}{edge['relation']} {target}{happened}"
 
 
 def turn_text(message: Row) -> str:
     """A turn as a line: its day, who said it, its words, and the date a relative time in
-    them names ("last weekend" said on 17 July 2023): a small model answered "Last
-    weekend." to "when did…?"."""
+    them names right after those words ("last weekend [the weekend before 17 July 2023]"):
+    a small model answered "Last weekend." to "when did…?"."""
     who = message.get("speaker") or ("the user" if message["role"] == "user" else "you")
-    named = when.within(message["content"], message["created_at"])
-    return (f"- {when.said_day(message['created_at'])}, {who}: {message['content']}"
-            + (f" [{named}]" if named else ""))
+    words = when.dated_inline(message["content"], message["created_at"])
+    return f"- {when.said_day(message['created_at'])}, {who}: {words}"

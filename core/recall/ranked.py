@@ -151,10 +151,10 @@ def _rank_turns(store: GraphStore, question: str, ranking: _Ranking,  # noqa: PL
             ranking.score[f"m{message}"] += SOURCE_WEIGHT / (RRF_K + rank + 1)
     speakers = evidence.speakers_named(store, question)
     ranking.add(evidence.by_words(store, question, speakers), TURN_WORDS_WEIGHT, "m")
-    ranking.add(by_meaning, TURN_MEANING_WEIGHT, "m")
+    ranking.add(evidence.showable(store, by_meaning), TURN_MEANING_WEIGHT, "m")
     if span is not None and (span.start or span.end):
-        ranking.add(evidence.in_span(store, _seconds(span.start), _seconds(span.end), 20),
-                    IN_SPAN_WEIGHT, "m")
+        said_then = evidence.in_span(store, _seconds(span.start), _seconds(span.end), 60)
+        ranking.add(evidence.showable(store, said_then)[:20], IN_SPAN_WEIGHT, "m")
     matched = sorted((k for k in ranking.score if k.startswith("m")),
                      key=lambda k: -ranking.score[k])[:REPLIES_OF]
     for message, reply in evidence.replies(store, [int(k[1:]) for k in matched]).items():

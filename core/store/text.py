@@ -108,3 +108,14 @@ def match_query(text: str) -> str | None:
     """An FTS5 MATCH expression finding rows that share any term with `text`, or None."""
     terms = query_terms(text)
     return " OR ".join(terms) if terms else None
+
+
+SHORT_QUESTION = 160  # characters: "Answer in a few words: when did Caroline…?" is one
+_ENDS_ASKING = re.compile(r"[?？]\s*$")
+
+
+def short_question(message: str) -> bool:
+    """A message that only asks ("What pets does Melanie have?"): nothing is written from
+    it, and recall does not show it as evidence (it says nothing true; asked again and
+    again, it crowded out what was said)."""
+    return bool(_ENDS_ASKING.search(message)) and len(message) < SHORT_QUESTION

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import Any
 
+from core.store.text import short_question
 from core.tools.base import fact_line
 from core.writer import clauses, forget_scope, forgetting, grounding, requests, whose
 from core.writer.language import language_of
@@ -58,15 +59,11 @@ _DONE_WORDS = re.compile(
     r"\b(booked|bought|done|finished|completed|sent|paid|ordered|reserved|made|did|got|"
     r"sorted|handled|took care of)\b|已经|好了|完成|做完|买了|订了|办好",
     re.IGNORECASE)
-_QUESTION = re.compile(r"[?？]\s*$")
-
-
-SHORT_QUESTION = 160  # characters: "Answer in a few words: when did Caroline…?" is one
 
 
 def worth_asking(message: str) -> bool:
     """A short question adds no facts: the step is skipped (and the turn is faster)."""
-    return not (_QUESTION.search(message) and len(message) < SHORT_QUESTION)
+    return not short_question(message)
 
 
 def request_messages(message: str, facts: list[dict[str, Any]],
