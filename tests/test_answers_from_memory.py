@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.turn import answering
+from core.turn.prompts import FACT_FIRST
 
 FACTS = [("User", "name", "Sofia"), ("User", "lives in", "Osaka"), ("User", "job", "pilot"),
          ("User", "plays", "saxophone"), ("User", "sister", "Omar"),
@@ -76,7 +77,7 @@ def test_the_question_goes_out_with_them_and_later_requests_repeat_it_as_sent(he
     first, second = (r["messages"] for r in llm.requests)
     assert first[-1]["content"].endswith(
         "- the user lives in Osaka\n</memory_snapshot>\nWhere do I live now?\n"
-        "(Reply to this in English.)")
+        f"(Reply to this in English{FACT_FIRST})")
     assert second[:len(first)] == first  # the prefix a server caches
     assert "- Omar lives in Kunming\n</memory_snapshot>" in second[-1]["content"]
 
@@ -136,3 +137,34 @@ def test_what_remains_of_a_plan_is_answered_by_its_tasks_even_by_the_app(executo
             "success"]
     said = answering.reply_from_memory(store, "去莫斯科旅行还有什么没做？")
     assert said == "还没做的：reserve a hotel、make an itinerary。"
+
+
+OTHERS = [("User", "name", "Caroline"), ("User", "has", "a dream"), ("User", "likes", "nature"),
+          ("Melanie", "has", "a book"), ("Melanie", "has", "a kitty"),
+          ("Melanie", "plays", "clarinet"), ("Caroline", "made", "a stained glass window")]
+
+
+@pytest.fixture
+def someone_else(executor, store):
+    assert executor.execute("memory_commit", {"triplets": [
+        {"subject": s, "relation": r, "object": o} for s, r, o in OTHERS]})["success"]
+    return store
+
+
+@pytest.mark.parametrize(("question", "expected", "never"), [
+    ("What instruments does Melanie play?", "Melanie plays clarinet", "the user"),
+    # "has" names no kind: the kitty answers a question about pets, the book does not
+    ("What pets does Melanie have?", "Melanie has a kitty", "a book"),
+])
+def test_a_question_about_someone_else_gets_their_facts_never_the_persons(
+        someone_else, question, expected, never):
+    shown = answering.render(answering.facts_for(someone_else, question))
+    assert f"- {expected}" in shown.splitlines() and never not in shown
+
+
+def test_a_question_about_no_one_known_gets_none_of_the_persons_facts(someone_else):
+    # Oliver is nobody the memory knows: the person's "has a dream" answered it once
+    assert answering.facts_for(someone_else, "Where did Oliver hide his bone once?") == []
+    # the person by their name, or by "I", still gets their own facts
+    assert answering.facts_for(someone_else, "What does Caroline like?")
+    assert answering.facts_for(someone_else, "What do I like?")

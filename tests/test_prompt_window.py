@@ -10,6 +10,7 @@ import pytest
 
 from core import PacketType
 from core.turn.prompt_window import WINDOW_KEEP, WINDOW_STEP
+from core.turn.snapshot import render_full, snapshot_items
 
 
 @pytest.fixture
@@ -89,3 +90,26 @@ def test_deleting_the_exchange_that_carried_the_snapshot_starts_a_new_window(sma
     last = chat_requests(llm)[-1]
     assert "plays the cello" in last[-1]["content"]  # shown again, whole
     assert "First?" not in str(last)
+
+
+@pytest.mark.parametrize(("question", "profile_shown"), [
+    ("What instruments does Melanie play?", False),  # someone else, by a name it knows
+    ("Where does Melanie play?", False),
+    ("What's left to do for the Kyoto trip?", True),  # a capital letter is no one
+    ("What did Caroline make for the church?", True),  # the person, by their name
+    ("Any good book for the weekend?", True),  # no one named: what suits the person
+    ("What should I cook tonight?", True),
+    ("Melanie plays the clarinet, and I love it.", True),  # not a question
+])
+def test_a_question_about_someone_else_shows_who_the_person_is_not_all_they_said(
+        store, executor, question, profile_shown):
+    assert executor.execute("memory_commit", {"triplets": [
+        {"subject": s, "relation": r, "object": o} for s, r, o in (
+            ("User", "name", "Caroline"), ("User", "likes", "nature"),
+            ("User", "plays", "guitar"), ("Melanie", "plays", "clarinet"))]})["success"]
+    items = snapshot_items(store, question, plain=True)
+    profile = [i.line for i in items if i.section == "profile"]
+    assert "- name Caroline" in profile  # who "the user" is, in every case
+    assert ("- likes nature" in profile) is profile_shown
+    text = render_full(items, plain=True)
+    assert "nothing yet" not in text  # left out is not "nothing known"

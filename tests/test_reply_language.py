@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from core.turn.prompts import FACT_FIRST
 from core.writer.language import language_of
 
 
@@ -45,9 +46,11 @@ def test_each_message_names_its_language_to_the_model(small_local, llm):
     small_local.process_message("ok?")
     chat = [r["messages"] for r in llm.requests if "response_format" not in r]
     # the words, then what to do with them: never the words last, after a label
-    assert chat[0][-1]["content"].endswith("\n我的宠物叫什么名字？\n(Reply to this in Chinese.)")
+    fact_first = FACT_FIRST + ")"
+    assert chat[0][-1]["content"].endswith(
+        "\n我的宠物叫什么名字？\n(Reply to this in Chinese" + fact_first)
     assert chat[1][-1]["content"].endswith(
-        "\nWhere does my sister live?\n(Reply to this in English.)")
+        "\nWhere does my sister live?\n(Reply to this in English" + fact_first)
     assert chat[2][-1]["content"].endswith("\nok?\n(Reply to this.)")  # unsure: not named
     assert chat[2][:len(chat[1])] == chat[1]  # the earlier ones went out as before
 

@@ -19,7 +19,14 @@ from core.store import GraphStore
 from core.store.search import EDGE_SELECT, search_edges
 from core.tools.base import PERSON_NODE
 from core.tools.one_value import family
-from core.turn.snapshot import active_tasks, person_profile, plain_line
+from core.turn.snapshot import (
+    active_tasks,
+    names_person,
+    others_named,
+    person_profile,
+    plain_line,
+    speaks_of_self,
+)
 from core.writer import forget_scope, grounding, kin, relatives, slots
 from core.writer.language import language_of
 
@@ -67,9 +74,16 @@ def _asked_slots(message: str) -> set[str]:
     return wanted
 
 
-def _asked_kind(message: str, relation: str) -> bool:
-    """The question asks for what this relation says (a hobby, an instrument, a pet)."""
-    return any(asks.search(message) and says.search(relation) for asks, says in KINDS_ASKED)
+# A relation that says nothing of what is had ("Melanie has a book"): its object says it
+_BARE_HAVING = re.compile(r"(?i)\s*(?:has|have|had|owns?|got|有)\s*")
+
+
+def _asked_kind(message: str, fact: dict[str, Any]) -> bool:
+    """The question asks for what this fact says (a hobby, an instrument, a pet)."""
+    relation, target = str(fact["relation"]), str(fact["target_name"])
+    return any(asks.search(message) and says.search(relation) and (
+        not _BARE_HAVING.fullmatch(relation) or asks.search(target))
+        for asks, says in KINDS_ASKED)
 
 
 def _names_relation(message: str, relation: str) -> bool:
@@ -102,8 +116,23 @@ def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
             EDGE_SELECT + f" WHERE s.name IN ({marks}) AND e.status = 'active' AND"
             " e.category = 'general' ORDER BY e.mention_count DESC, e.updated_at DESC"
             " LIMIT 30", names)
-    else:
+    elif others := others_named(store, message, person):
+        # asked about someone else by name ("what pets does Melanie have?"): their facts,
+        # not the person's unless it speaks of them too (the person's "has adopted"
+        # answered for Melanie's pets)
+        marks = ", ".join("?" * len(others))
+        theirs = store.query(
+            EDGE_SELECT + f" WHERE e.source_id IN ({marks}) AND e.status = 'active' AND"
+            " e.category = 'general' ORDER BY e.mention_count DESC, e.updated_at DESC"
+            " LIMIT 30", [n["id"] for n in others])
+        if speaks_of_self(message):
+            theirs += [f for f in profile if str(f["source_name"]).casefold() in person]
+    elif speaks_of_self(message) or names_person(message, person):
         theirs = [f for f in profile if str(f["source_name"]).casefold() in person]
+    else:
+        # of no one it knows ("where did Oliver hide his bone?"): the person's facts
+        # answered it ("the user made a stained glass window")
+        return []
     if not theirs:
         return []
     wanted = _asked_slots(message)
@@ -115,28 +144,35 @@ def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
     # Biscuit"): the facts closest in meaning stand for it
     kind_by_meaning = set()
     if any(asks.search(message) for asks, _says in KINDS_ASKED) and not any(
-            _asked_kind(message, str(f["relation"])) for f in theirs):
+            _asked_kind(message, f) for f in theirs):
         kind_by_meaning = {f["id"] for f in _by_meaning(message, theirs[:MEANING_AT_MOST])[:1]}
 
     def rank(fact: dict[str, Any]) -> tuple[int, int, int, int, int]:
         """What the question asks for first (a pet's name is the pet's, not the
         person's name), then the slot, shared words and the search's order."""
         slot = family(str(fact["relation"]), str(fact["target_name"]))
-        by_kind = int(_asked_kind(message, str(fact["relation"]))
+        by_kind = int(_asked_kind(message, fact)
                       or fact["id"] in kind_by_meaning)
         by_name = int(_names_relation(message, str(fact["relation"])))
         by_slot = int(slot is not None and slot in wanted)
         by_words = grounding.shared_words(f"{fact['relation']} {fact['target_name']}", said)
         return (-by_kind, -by_name, -by_slot, -min(by_words, 1), found.get(fact["id"], 99))
 
-    ranked = [f for f in sorted(theirs, key=rank) if rank(f) != (0, 0, 0, 0, 99)][:MOST]
+    # asked in the third person ("what has John cooked?", "how did John overcome his
+    # injury?"), only a fact of the kind, relation or slot asked for answers: one the
+    # search ranked or that shares a word is what the 1.5B model answered with ("John
+    # has a team", "John had a tough time with his English lit class"), the turns that
+    # said the answer above it
+    third_person = not asked and not speaks_of_self(message)
+    ranked = [f for f in sorted(theirs, key=rank) if rank(f) != (0, 0, 0, 0, 99)
+              and (any(rank(f)[:3]) or not third_person)][:MOST]
     if ranked and any(rank(ranked[0])[:3]):
         # what the question asks for was found: only facts of that standing go before it
         # (with "likes climbing" first and "plays erhu" second, the 1.5B model answered a
         # hobby question with the erhu)
         best = next(i for i, v in enumerate(rank(ranked[0])[:3]) if v)
         ranked = [f for f in ranked if rank(f)[best]]
-    if ranked:
+    if ranked or third_person:
         return ranked
     # nothing shares a slot or a word: the closest in meaning ("我会什么乐器？" and
     # "会弹 吉他"), embedded now; asked about a relative, what is known of them

@@ -10,6 +10,7 @@ be here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -17,8 +18,8 @@ from core.i18n import tr
 from core.recall import recall
 from core.recall.lines import fact_text, turn_text
 from core.store import GraphStore
-from core.store.search import EDGE_SELECT, search_edges
-from core.store.text import normalize_name
+from core.store.search import EDGE_SELECT, named_subjects, search_edges
+from core.store.text import normalize_name, short_question
 from core.tools.base import PERSON_NODE, fact_line
 from core.tools.persona import persona_text
 from core.tools.tasks import task_line
@@ -43,11 +44,50 @@ def person_profile(store: GraphStore) -> list[dict]:
         (person["id"], *[normalize_name(r) for r in NAME_RELATIONS]))]
     subjects = [person["id"], *names[:3]]
     marks = ", ".join("?" * len(subjects))
+    # their name first: a question names them ("What did Caroline research?")
     return store.query(
         EDGE_SELECT + f" WHERE (e.source_id IN ({marks}) OR e.target_id = ?) AND e.status ="
-        " 'active' AND e.category = 'general' ORDER BY e.source_id != ?, e.mention_count"
-        " DESC, e.updated_at DESC LIMIT ?", (*subjects, person["id"], person["id"],
-                                            PROFILE_FACTS))
+        " 'active' AND e.category = 'general' ORDER BY e.source_id != ?, e.norm_relation !="
+        " 'name', e.mention_count DESC, e.updated_at DESC LIMIT ?",
+        (*subjects, person["id"], person["id"], PROFILE_FACTS))
+
+
+_SELF = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd)\b|我", re.IGNORECASE)
+
+
+def speaks_of_self(message: str) -> bool:
+    """The message speaks of the person who writes it ("my", "I", "我")."""
+    return bool(_SELF.search(message))
+
+
+def others_named(store: GraphStore, message: str, person: set[str]) -> list[dict]:
+    """The subjects `message` names by a whole name that are not the person (`person`:
+    the names they go by, casefolded)."""
+    return [n for n in named_subjects(store, message) if str(n["name"]).casefold() not in person]
+
+
+def names_person(message: str, person: set[str]) -> bool:
+    """`message` names the person by a name of theirs ("What did Caroline make?";
+    `person`: the names they go by, casefolded)."""
+    from core.writer.grounding import PERSON  # noqa: PLC0415  (as below)
+
+    folded = message.casefold()
+    return any(len(name) > 1 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", folded)
+               for name in person - PERSON)
+
+
+def _asks_of_others(store: GraphStore, message: str, profile: list[dict]) -> bool:
+    """A question about someone else the memory knows, by name, not about the person
+    ("What pets does Melanie have?"): the person's every fact is noise before it (on a
+    1.5B model, and seconds of reading on 2 cores). A question that names no one the
+    memory knows ("any book for me?", "what's left for the Kyoto trip?") keeps them: they
+    say what suits the person, and a capital letter is no one."""
+    from core.writer.forget_scope import person_names  # noqa: PLC0415  (as below)
+
+    if not short_question(message) or speaks_of_self(message):
+        return False
+    person = person_names(profile)
+    return not names_person(message, person) and bool(others_named(store, message, person))
 
 
 def glance(store: GraphStore, facts: int = 6) -> dict[str, object]:
@@ -129,6 +169,10 @@ def snapshot_items(store: GraphStore, message: str, plain: bool = False,
     and calls no tools. `in_prompt`: the messages the model is shown already (the
     conversation's recent ones), not quoted again."""
     profile = person_profile(store)
+    lean = plain and _asks_of_others(store, message, profile)
+    if lean:  # who the person is, not all they said
+        profile = [e for e in profile if e["source_name"] == PERSON_NODE
+                   and normalize_name(e["relation"]) == "name"]
     if plain:
         profile = sorted(profile, key=lambda e: e["source_name"] != PERSON_NODE)
     items, used = [], 0
@@ -138,7 +182,9 @@ def snapshot_items(store: GraphStore, message: str, plain: bool = False,
         if used > PROFILE_CHARS:
             break
         items.append(item)
-    people = their_people(store, profile) if plain else []
+    if lean:  # the profile is not "nothing yet": it is left out
+        items.append(Item("lean", "lean", "", ""))
+    people = their_people(store, profile) if plain and not lean else []
     items += [_fact("people", e, plain) for e in people]
     persona = persona_text(store)
     if not persona.endswith("(empty)"):
@@ -176,7 +222,9 @@ def render_full(items: list[Item], plain: bool = False) -> str:
     """Every section, in order; an empty one is left out (every line is sent with the
     message), except the profile, which says "nothing yet"."""
     profile = [i.line for i in items if i.section == "profile"]
-    lines = [_profile_heading(plain) + (" nothing yet" if not profile else ""), *profile]
+    lean = any(i.section == "lean" for i in items)
+    lines = [] if lean and not profile else [
+        _profile_heading(plain) + (" nothing yet" if not profile else ""), *profile]
     for section in ("people", "persona", "tasks", "related", "history", "span"):
         shown = [i.line for i in items if i.section == section and i.line]
         if shown and section in HEADINGS:

@@ -12,6 +12,7 @@ import time
 from functools import cache
 from importlib.resources import files
 
+from core.store.text import has_cjk, short_question
 from core.writer.language import language_of
 
 
@@ -35,6 +36,11 @@ def system_prompt(compact: bool = False, tools: bool = True, own: str = "") -> s
            f"{own.strip()}"
 
 
+# After a short question, what to do with it (see `turn_message`)
+FACT_FIRST = (": if it asks for a fact, start with the fact alone, in a few words, not the"
+              " question's words again.")
+
+
 def turn_message(snapshot: str, message: str, today: str | None = None) -> str:
     """The newest user message as the model sees it: the snapshot, the words, then what
     to do with them, in their language when it can be told (see `core.writer.language`).
@@ -44,6 +50,10 @@ def turn_message(snapshot: str, message: str, today: str | None = None) -> str:
     16 replies in a generated conversation). Told after them to reply, it answers."""
     language = language_of(message)
     reply = f"Reply to this in {language}." if language else "Reply to this."
+    if short_question(message) and (has_cjk(message) or len(message.split()) > 1):
+        # the last words weigh most with a small model: "give the answer first" in the
+        # system message alone left two sentences around a one-word answer
+        reply = reply.removesuffix(".") + FACT_FIRST
     return _template("context.md").strip().replace(
         "{today}", today or time.strftime("%Y-%m-%d (%A)")).replace(
         "{snapshot}", snapshot).replace("{reply}", reply).replace("{message}", message)
