@@ -14,7 +14,8 @@ For each conversation: it is imported into a fresh home as `trulymem import-hist
 does, the person being speaker_a, and the memory is built from it through the same
 memory writer a live turn uses. Then every question of categories 1-4 (and 5 with
 --adversarial) is asked three ways:
-  memory        in a new conversation with no history: only the memory can answer
+  memory        in a new conversation with no history (deleted after its answer):
+                only the memory can answer
   full-context  the whole conversation in the prompt, cut from its start to fit
   retrieval     the 10 turns SQLite's full-text index ranks best for the question
 Each answer is scored with LoCoMo's token F1 (core/eval/locomo.py); evidence recall is
@@ -164,8 +165,11 @@ class Run:
         sent = backend.store.query_one(
             "SELECT sent FROM messages WHERE role = 'user' ORDER BY id DESC LIMIT 1")
         recalled = (data.get("touched") or {}).get("edges") or []
-        return (data.get("content") or answer.error or "").strip(), prompt, \
-            self._sources(sent["sent"] if sent else None, recalled)
+        sources = self._sources(sent["sent"] if sent else None, recalled)
+        # each question is asked on its own: the earlier ones are not there to be recalled
+        self.dispatcher.handle(Packet.make(PacketType.DELETE_CONVERSATION, {
+            "conversation_id": backend.conversation_id}))
+        return (data.get("content") or answer.error or "").strip(), prompt, sources
 
     def _sources(self, sent: str | None, recalled: list[int]) -> set[str]:
         """The LoCoMo turns behind the facts the memory put in front of the model: the
