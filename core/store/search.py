@@ -164,7 +164,7 @@ def named_subjects(store: GraphStore, text: str, limit: int = 3) -> list[Row]:
     found = []
     for node in search_nodes(store, text, limit=10):
         name = node["norm_name"]
-        if name != "user" and len(name) > 1 and _contains(folded, name) and store.query_one(
+        if name != "user" and len(name) > 1 and contains_name(folded, name) and store.query_one(
                 "SELECT 1 AS yes FROM edges WHERE source_id = ? AND status = 'active'"
                 " LIMIT 1", (node["id"],)):
             found.append(node)
@@ -172,7 +172,7 @@ def named_subjects(store: GraphStore, text: str, limit: int = 3) -> list[Row]:
     return found[:limit]
 
 
-def _contains(text: str, name: str) -> bool:
+def contains_name(text: str, name: str) -> bool:
     """`name` in `text` as whole words ("Ann" is not in "annual"); a CJK name anywhere,
     since CJK writes no spaces."""
     if not name.isascii():

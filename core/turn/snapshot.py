@@ -18,7 +18,7 @@ from core.i18n import tr
 from core.recall import recall
 from core.recall.lines import fact_text, turn_text
 from core.store import GraphStore
-from core.store.search import EDGE_SELECT, named_subjects, search_edges
+from core.store.search import EDGE_SELECT, contains_name, named_subjects, search_edges
 from core.store.text import normalize_name, short_question
 from core.tools.base import PERSON_NODE, fact_line
 from core.tools.persona import persona_text
@@ -71,8 +71,8 @@ def names_person(message: str, person: set[str]) -> bool:
     `person`: the names they go by, casefolded)."""
     from core.writer.grounding import PERSON  # noqa: PLC0415  (as below)
 
-    folded = message.casefold()
-    return any(len(name) > 1 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", folded)
+    folded = normalize_name(message)
+    return any(len(name) > 1 and contains_name(folded, normalize_name(name))
                for name in person - PERSON)
 
 
