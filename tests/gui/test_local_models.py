@@ -171,7 +171,9 @@ def test_first_start_builds_the_runtime_while_the_model_comes(
     assert runtime.isVisible() and not runtime.action.isVisible()  # the one button does it
     assert "built on this computer too, beside the download" in runtime.words.text()
     dialog.models.rows[MODEL.id].action.click()
-    qtbot.waitUntil(lambda: "Building the runtime: compiling" in runtime.words.text())
+    # the build waits behind whatever the worker is on; a loaded machine takes a while
+    qtbot.waitUntil(lambda: "Building the runtime: compiling" in runtime.words.text(),
+                    timeout=20000)
     assert runtime.bar.isVisible() and runtime.action.text() == "Stop the build"
     # both here: the model is started, and the stand-in runtime cannot run it: said
     qtbot.waitUntil(lambda: "does not run" in dialog.note.text(), timeout=20000)
