@@ -34,36 +34,93 @@ def _month(moment: date, months: int) -> str:
     return date(index // 12, index % 12 + 1, 1).strftime("%B %Y")
 
 
+SEASON_MONTHS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+_SEASON_WORDS = re.compile(r"\b(last|this|next|this past)\s+(spring|summer|autumn|fall|"
+                           r"winter)\b")
+
+
+def _season(said: date, name: str, which: str) -> str:
+    """"last summer" said on 14 August 2023 is the summer of 2022 (the one under way is
+    "this summer"); "next winter" is the first that starts after the day. Seasons are
+    the northern hemisphere's, by whole months (winter: December to February)."""
+    first = SEASON_MONTHS[name]
+    year = said.year if said.month >= first else said.year - 1  # the last one begun
+    ends = date(year + (first + 3 > 12), (first + 2) % 12 + 1, 1)
+    under_way = said < ends
+    if which == "next":
+        year += 1
+    elif which == "this":
+        year = year if under_way else said.year
+    elif under_way:  # "last" or "this past": the one before the one under way
+        year -= 1
+    if first == 12:
+        return f"the winter of {year}/{str(year + 1)[-2:]}"
+    return f"{'autumn' if name == 'fall' else name} {year}"
+
+
 def _relative(text: str, said: date) -> str | None:
     """The date `text` names counted from `said`, or None when it names none."""
     found = _relative_at(text, said)
     return found[1] if found else None
 
 
-def _relative_at(text: str, said: date) -> tuple[int, str] | None:
-    """Where the first relative time in `text` ends, and the date it names from `said`."""
+# the day it was said: in a quoted turn worth its date ("signed up today [14 August
+# 2023]"), in a fact no better than "said 14 August 2023", which says it was only said then
+_SAME_DAY = frozenset({"today", "tonight", "this morning", "this afternoon", "this evening",
+                       "今天", "今晚", "今早", "今天早上"})
+
+
+def _relative_at(text: str, said: date, same_day: bool = False) -> tuple[int, str] | None:
+    """Where the first relative time in `text` ends, and the date it names from `said`
+    (`same_day`: "today" and the like count)."""
     words = text.lower()  # the same length as the text, so places in it are places in text
     fixed = {"yesterday": lambda: day(said - timedelta(days=1)),
+             "last night": lambda: day(said - timedelta(days=1)),
              "the day before yesterday": lambda: day(said - timedelta(days=2)),
+             "today": lambda: day(said), "tonight": lambda: day(said),
+             "this morning": lambda: day(said), "this afternoon": lambda: day(said),
+             "this evening": lambda: day(said),
              "tomorrow": lambda: day(said + timedelta(days=1)),
              "last week": lambda: f"the week before {day(said)}",
              "next week": lambda: f"the week after {day(said)}",
              "this week": lambda: f"the week of {day(said)}",
              "last weekend": lambda: f"the weekend before {day(said)}",
+             "this past weekend": lambda: f"the weekend before {day(said)}",
+             "over the weekend": lambda: f"the weekend before {day(said)}",
              "this weekend": lambda: f"the weekend of {day(said)}",
              "last month": lambda: _month(said, -1), "next month": lambda: _month(said, 1),
              "this month": lambda: _month(said, 0), "last year": lambda: str(said.year - 1),
              "next year": lambda: str(said.year + 1), "this year": lambda: str(said.year),
              "昨天": lambda: day(said - timedelta(days=1)),
+             "昨晚": lambda: day(said - timedelta(days=1)),
              "前天": lambda: day(said - timedelta(days=2)),
+             "大前天": lambda: day(said - timedelta(days=3)),
              "明天": lambda: day(said + timedelta(days=1)),
+             "后天": lambda: day(said + timedelta(days=2)),
+             "今天": lambda: day(said), "今晚": lambda: day(said),
+             "今早": lambda: day(said), "今天早上": lambda: day(said),
              "上周": lambda: f"the week before {day(said)}",
-             "上个月": lambda: _month(said, -1), "下个月": lambda: _month(said, 1),
-             "去年": lambda: str(said.year - 1), "明年": lambda: str(said.year + 1)}
+             "上星期": lambda: f"the week before {day(said)}",
+             "上个星期": lambda: f"the week before {day(said)}",
+             "上礼拜": lambda: f"the week before {day(said)}",
+             "上周末": lambda: f"the weekend before {day(said)}",
+             "下周": lambda: f"the week after {day(said)}",
+             "下星期": lambda: f"the week after {day(said)}",
+             "这周": lambda: f"the week of {day(said)}",
+             "本周": lambda: f"the week of {day(said)}",
+             "上个月": lambda: _month(said, -1), "上月": lambda: _month(said, -1),
+             "下个月": lambda: _month(said, 1), "这个月": lambda: _month(said, 0),
+             "本月": lambda: _month(said, 0),
+             "去年": lambda: str(said.year - 1), "前年": lambda: str(said.year - 2),
+             "今年": lambda: str(said.year), "明年": lambda: str(said.year + 1)}
     # the longest phrase first: "the day before yesterday" is not "yesterday"
     for phrase in sorted(fixed, key=len, reverse=True):
+        if phrase in _SAME_DAY and not same_day:
+            continue
         if hit := re.search(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", words):
             return hit.end(), fixed[phrase]()
+    if hit := _SEASON_WORDS.search(words):
+        return hit.end(), _season(said, hit[2], hit[1])
     for n, name in enumerate(WEEKDAYS):
         if hit := re.search(rf"\blast {name}\b", words):
             back = (said.weekday() - n) % 7 or 7
@@ -120,7 +177,7 @@ def dated_inline(text: str, said_at: float) -> str:
     """`text` with the date its first relative time names right after those words ("I
     went last year [2022] with my team"): with the date at the end of the line, the
     1.5B model answered "last year"."""
-    found = _relative_at(text, date(*time.localtime(said_at)[:3]))
+    found = _relative_at(text, date(*time.localtime(said_at)[:3]), same_day=True)
     if found is None:
         return text
     end, named = found

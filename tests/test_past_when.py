@@ -32,6 +32,9 @@ MAY_8 = time.mktime((2023, 5, 8, 13, 56, 0, 0, 0, -1))  # a Monday
     ("", "painted a sunrise last year", "", "2022"),
     ("", "went to a support group", "I went to a support group yesterday.", "7 May 2023"),
     ("", "likes tea", "Tea is nice.", "said 8 May 2023"),
+    ("", "likes tea", "I had tea today, I love it.", "said 8 May 2023"),  # only said then
+    ("", "ate dumplings", "I had dumplings last night", "7 May 2023"),
+    ("", "went hiking", "上周末去爬山了", "the weekend before 8 May 2023"),
 ])
 def test_relative_times_are_counted_from_the_conversations_day(when, fact, message, expected):
     assert resolved(when, fact, message, MAY_8) == expected
@@ -43,9 +46,30 @@ def test_relative_times_are_counted_from_the_conversations_day(when, fact, messa
     ("We went to the Rockies LAST YEAR, it was great",
      "We went to the Rockies LAST YEAR [2022], it was great"),
     ("我昨天去了公园", "我昨天 [13 August 2023]去了公园"),
+    ("Last night was amazing! We celebrated my daughter's birthday",
+     "Last night [13 August 2023] was amazing! We celebrated my daughter's birthday"),
+    ("昨晚我们给女儿过了生日", "昨晚 [13 August 2023]我们给女儿过了生日"),
+    ("上周末去爬山了", "上周末 [the weekend before 14 August 2023]去爬山了"),
+    ("I signed up today!", "I signed up today [14 August 2023]!"),
+    ("We camped last summer at the lake", "We camped last summer [summer 2022] at the lake"),
+    ("this winter we ski", "this winter [the winter of 2023/24] we ski"),
+    ("Next spring I start", "Next spring [spring 2024] I start"),
     ("Nothing here says when", "Nothing here says when"),
 ])
 def test_a_turn_quoted_for_a_question_carries_the_date_right_after_its_relative_words(
         words, shown):
     said = time.mktime((2023, 8, 14, 12, 0, 0, 0, 0, -1))  # a Monday
     assert dated_inline(words, said) == shown
+
+
+@pytest.mark.parametrize(("said", "words", "season"), [
+    ((2023, 10, 20), "last summer", "summer 2023"),  # over: the last one
+    ((2023, 10, 20), "last fall", "autumn 2022"),  # under way: the one before
+    ((2024, 1, 10), "last winter", "the winter of 2022/23"),
+    ((2024, 1, 10), "next winter", "the winter of 2024/25"),
+    ((2023, 3, 5), "next summer", "summer 2023"),
+    ((2023, 3, 5), "this summer", "summer 2023"),
+])
+def test_a_season_is_the_one_the_words_mean_on_the_day_they_were_said(said, words, season):
+    at = time.mktime((*said, 12, 0, 0, 0, 0, -1))
+    assert dated_inline(words, at) == f"{words} [{season}]"

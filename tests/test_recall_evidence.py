@@ -99,6 +99,8 @@ def test_a_time_the_question_names_is_read_as_dates_in_both_languages():
         "三个月前我在做什么": (date(2026, 4, 1), date(2026, 5, 1)),
         "2023年5月7日发生了什么": (date(2023, 5, 7), date(2023, 5, 8)),
         "上周": (date(2026, 7, 6), date(2026, 7, 13)),
+        "what did we eat last night?": (date(2026, 7, 14), date(2026, 7, 15)),
+        "昨晚吃了什么": (date(2026, 7, 14), date(2026, 7, 15)),
     }
     for question, (start, end) in cases.items():
         span = span_of(question, today)

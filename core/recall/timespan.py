@@ -127,7 +127,8 @@ def _fixed(text: str, today: date) -> tuple[date, date] | None:
     week = _week_of(today)
     words: dict[str, tuple[date, date]] = {
         "the day before yesterday": (today - timedelta(days=2), yesterday),
-        "yesterday": (yesterday, today), "today": (today, today + timedelta(days=1)),
+        "yesterday": (yesterday, today), "last night": (yesterday, today),
+        "today": (today, today + timedelta(days=1)),
         "tonight": (today, today + timedelta(days=1)),
         "this morning": (today, today + timedelta(days=1)),
         "last week": (week[0] - timedelta(days=7), week[0]), "this week": week,
