@@ -167,12 +167,6 @@ def resolved(when: str, fact: str, message: str, said_at: float) -> str:
     return _relative(fact, said) or _relative(message, said) or f"said {day(said)}"
 
 
-def within(text: str, said_at: float) -> str | None:
-    """The date the first relative time in `text` names ("last weekend" in a message of
-    17 July 2023: "the weekend before 17 July 2023"), or None."""
-    return _relative(text, date(*time.localtime(said_at)[:3]))
-
-
 def dated_inline(text: str, said_at: float) -> str:
     """`text` with the date its first relative time names right after those words ("I
     went last year [2022] with my team"): with the date at the end of the line, the
