@@ -65,7 +65,8 @@ def build_events(told: queue.Queue, last: str) -> list[dict]:
 
 def test_the_runtime_is_built_with_its_progress_told(backend, tmp_path, monkeypatch):
     dispatcher, told = backend
-    monkeypatch.setattr(runtime_build, "script", lambda: stand_in(tmp_path))
+    made = stand_in(tmp_path)  # once: rewritten mid-build, it ran empty
+    monkeypatch.setattr(runtime_build, "script", lambda: made)
     monkeypatch.setattr(runtime_build, "which", lambda name: f"/usr/bin/{name}")
     before = ask(dispatcher, PacketType.LOCAL_MODELS)["data"]["runtime"]
     assert before["here"] is False and before["buildable"] and before["missing"] == []
@@ -80,7 +81,8 @@ def test_the_runtime_is_built_with_its_progress_told(backend, tmp_path, monkeypa
 
 def test_a_build_is_stopped_with_its_children(backend, tmp_path, monkeypatch):
     dispatcher, told = backend
-    monkeypatch.setattr(runtime_build, "script", lambda: stand_in(tmp_path, 30))
+    made = stand_in(tmp_path, 30)  # once: rewritten mid-build, it ran empty
+    monkeypatch.setattr(runtime_build, "script", lambda: made)
     monkeypatch.setattr(runtime_build, "which", lambda name: f"/usr/bin/{name}")
     ask(dispatcher, PacketType.BUILD_RUNTIME)
     build_events(told, "fetching")
@@ -95,7 +97,8 @@ def test_a_build_is_stopped_with_its_children(backend, tmp_path, monkeypatch):
 
 def test_what_the_build_needs_is_said_before_it_starts(backend, tmp_path, monkeypatch):
     dispatcher, _told = backend
-    monkeypatch.setattr(runtime_build, "script", lambda: stand_in(tmp_path))
+    made = stand_in(tmp_path)  # once: rewritten mid-build, it ran empty
+    monkeypatch.setattr(runtime_build, "script", lambda: made)
     monkeypatch.setattr(runtime_build, "which",
                         lambda name: None if name in ("cmake", "make", "ninja") else name)
     state = ask(dispatcher, PacketType.LOCAL_MODELS)["data"]["runtime"]
