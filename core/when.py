@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from datetime import date, timedelta
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -113,33 +114,44 @@ def _relative_at(text: str, said: date, same_day: bool = False) -> tuple[int, st
              "本月": lambda: _month(said, 0),
              "去年": lambda: str(said.year - 1), "前年": lambda: str(said.year - 2),
              "今年": lambda: str(said.year), "明年": lambda: str(said.year + 1)}
-    # the longest phrase first: "the day before yesterday" is not "yesterday"
-    for phrase in sorted(fixed, key=len, reverse=True):
-        if phrase in _SAME_DAY and not same_day:
-            continue
-        if hit := re.search(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", words):
-            return hit.end(), fixed[phrase]()
+    found: list[tuple[int, int, str]] = []  # (start, end, the date) of every time named
+
+    def named(hit: re.Match[str] | None, label: Callable[[], str]) -> None:
+        if hit:
+            found.append((hit.start(), hit.end(), label()))
+
+    for phrase, label in fixed.items():
+        if phrase not in _SAME_DAY or same_day:
+            named(re.search(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", words), label)
     if hit := _SEASON_WORDS.search(words):
-        return hit.end(), _season(said, hit[2], hit[1])
+        named(hit, lambda: _season(said, hit[2], hit[1]))
     for n, name in enumerate(WEEKDAYS):
-        if hit := re.search(rf"\blast {name}\b", words):
-            back = (said.weekday() - n) % 7 or 7
-            return hit.end(), day(said - timedelta(days=back))
-        if hit := re.search(rf"\bnext {name}\b", words):
-            ahead = (n - said.weekday()) % 7 or 7
-            return hit.end(), day(said + timedelta(days=ahead))
-    found = _AGO.search(words)
-    if found:
-        count = int(found.group(1)) if found.group(1).isdigit() else _NUMBERS[found.group(1)]
-        unit = found.group(2)
-        if unit == "day":
-            return found.end(), day(said - timedelta(days=count))
-        if unit == "week":
-            return found.end(), f"the week of {day(said - timedelta(weeks=count))}"
-        if unit == "month":
-            return found.end(), _month(said, -count)
-        return found.end(), str(said.year - count)
-    return None
+        back, ahead = (said.weekday() - n) % 7 or 7, (n - said.weekday()) % 7 or 7
+        named(re.search(rf"\blast {name}\b", words),
+              lambda back=back: day(said - timedelta(days=back)))
+        named(re.search(rf"\bnext {name}\b", words),
+              lambda ahead=ahead: day(said + timedelta(days=ahead)))
+    if ago := _AGO.search(words):
+        named(ago, lambda: _ago(said, ago))
+    if not found:
+        return None
+    # the first in the text; at one place the longest ("the day before yesterday" is
+    # not "yesterday", 上周末 is not 上周)
+    _, end, label = min(found, key=lambda f: (f[0], -f[1]))
+    return end, label
+
+
+def _ago(said: date, found: re.Match[str]) -> str:
+    """"three weeks ago" said on `said` as a date."""
+    count = int(found.group(1)) if found.group(1).isdigit() else _NUMBERS[found.group(1)]
+    unit = found.group(2)
+    if unit == "day":
+        return day(said - timedelta(days=count))
+    if unit == "week":
+        return f"the week of {day(said - timedelta(weeks=count))}"
+    if unit == "month":
+        return _month(said, -count)
+    return str(said.year - count)
 
 
 _TIME_WORDS = re.compile(
@@ -168,16 +180,20 @@ def resolved(when: str, fact: str, message: str, said_at: float) -> str:
 
 
 def dated_inline(text: str, said_at: float) -> str:
-    """`text` with the date its first relative time names right after those words ("I
-    went last year [2022] with my team"): with the date at the end of the line, the
-    1.5B model answered "last year"."""
-    found = _relative_at(text, date(*time.localtime(said_at)[:3]), same_day=True)
-    if found is None:
-        return text
-    end, named = found
+    """`text` with the date each relative time names right after its words ("I went last
+    year [2022] with my team"): with the date at the end of the line, the 1.5B model
+    answered "last year"; with only the first dated, "yesterday … and last summer" gave
+    the summer yesterday's date."""
+    said = date(*time.localtime(said_at)[:3])
     if len(text.lower()) != len(text):  # a letter that lowercases longer: no place to trust
-        return f"{text} [{named}]"
-    return f"{text[:end]} [{named}]{text[end:]}"
+        found = _relative_at(text, said, same_day=True)
+        return f"{text} [{found[1]}]" if found else text
+    out, rest = [], text
+    while rest and (found := _relative_at(rest, said, same_day=True)):
+        end, named = found
+        out.append(f"{rest[:end]} [{named}]")
+        rest = rest[end:]
+    return "".join(out) + rest
 
 
 def said_day(said_at: float) -> str:

@@ -55,6 +55,17 @@ def test_relative_times_are_counted_from_the_conversations_day(when, fact, messa
     ("this winter we ski", "this winter [the winter of 2023/24] we ski"),
     ("Next spring I start", "Next spring [spring 2024] I start"),
     ("Nothing here says when", "Nothing here says when"),
+    # every time named gets its own date, the first in the text first
+    ("I went yesterday, and last summer we camped",
+     "I went yesterday [13 August 2023], and last summer [summer 2022] we camped"),
+    ("the day before yesterday, then last week",
+     "the day before yesterday [12 August 2023], then last week [the week before 14 August"
+     " 2023]"),
+    ("上周末我们去了公园，去年也去了",
+     "上周末 [the weekend before 14 August 2023]我们去了公园，去年 [2022]也去了"),
+    ("Three weeks ago I met her; next Friday again",
+     "Three weeks ago [the week of 24 July 2023] I met her; next Friday [18 August 2023]"
+     " again"),
 ])
 def test_a_turn_quoted_for_a_question_carries_the_date_right_after_its_relative_words(
         words, shown):
