@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from core.turn.prompts import FACT_FIRST
+from core.turn.prompts import FACT_FIRST, TASKS_LEFT, turn_message
 from core.writer.language import language_of
 
 
@@ -53,6 +53,19 @@ def test_each_message_names_its_language_to_the_model(small_local, llm):
         "\nWhere does my sister live?\n(Reply to this in English" + fact_first)
     assert chat[2][-1]["content"].endswith("\nok?\n(Reply to this.)")  # unsure: not named
     assert chat[2][:len(chat[1])] == chat[1]  # the earlier ones went out as before
+
+
+@pytest.mark.parametrize("question", [
+    "What's left to do for moving house?", "Which steps are still open?",
+    "办一场晚宴还有什么没做？", "下一步做什么？"])
+def test_a_question_about_what_is_left_of_a_plan_asks_for_every_open_task(question):
+    # "the fact alone" after it named one open task of two ("hire movers")
+    told = turn_message("Tasks not done yet:\n- hire movers\n- change my address", question,
+                        "2026-12-06 (Sunday)")
+    assert told.endswith(f"\n{question}\n(Reply to this in "
+                         f"{'Chinese' if '没' in question or '下' in question else 'English'}"
+                         f"{TASKS_LEFT})")
+    assert FACT_FIRST not in told
 
 
 def test_the_memory_step_sees_known_facts_only_to_name_a_change_or_a_forget(small_local,

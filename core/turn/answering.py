@@ -19,6 +19,7 @@ from core.store import GraphStore
 from core.store.search import EDGE_SELECT, search_edges
 from core.tools.base import PERSON_NODE
 from core.tools.one_value import family
+from core.turn.asking import asks_what_remains, is_question
 from core.turn.snapshot import (
     active_tasks,
     names_person,
@@ -31,15 +32,6 @@ from core.writer import forget_scope, grounding, kin, relatives, slots
 from core.writer.language import language_of
 
 MOST = 4  # lines: each costs the person prompt time on a small local model
-_QUESTION = re.compile(
-    r"[?？]|^\W*(?:what|where|when|who|whom|which|how|why|do|does|did|is|are|am|can|could|"
-    r"tell me|remind me)\b|吗|什么|哪|谁|几|多少|怎么|是不是|有没有", re.IGNORECASE)
-
-
-def is_question(message: str) -> bool:
-    return bool(_QUESTION.search(message.strip()))
-
-
 # What a question asks for that holds many values, and the relations that say it: "what's
 # my hobby?" is answered by what the person likes or does, "我会什么乐器？" by what they play.
 KINDS_ASKED = (
@@ -196,19 +188,7 @@ def _by_meaning(message: str, facts: list[dict[str, Any]]) -> list[dict[str, Any
             if score >= CLOSE]
 
 
-# A question about what remains of a plan: "what's left to do…", "which steps are still
-# open", "下一步做什么", "还有什么没做"
-_ASKS_WHAT_REMAINS = re.compile(
-    r"\b(?:left|still (?:open|to do|need\w*|undone)|remain\w*|pending|next steps?|"
-    r"do next|what'?s next|to ?do|unfinished|outstanding|not (?:yet )?done)\b|"
-    r"剩|没做|没完成|未完成|待办|下一步|接下来|还要做|还有什么|还有哪些",
-    re.IGNORECASE)
 TASKS_MOST = 6
-
-
-def asks_what_remains(message: str) -> bool:
-    """A question about what is left of a plan: its open tasks answer it, not facts."""
-    return is_question(message) and bool(_ASKS_WHAT_REMAINS.search(message))
 
 
 def tasks_for(store: GraphStore, message: str) -> list[str]:
@@ -219,7 +199,7 @@ def tasks_for(store: GraphStore, message: str) -> list[str]:
         return []
     open_tasks = list(reversed(active_tasks(store)))
     said = grounding.said_text([message])
-    if _ASKS_WHAT_REMAINS.search(message) or any(
+    if asks_what_remains(message) or any(
             grounding.shared_words(f"{t['name']} {t['description'] or ''}", said)
             for t in open_tasks):
         return [str(t["name"]) for t in open_tasks][:TASKS_MOST]

@@ -13,6 +13,7 @@ from functools import cache
 from importlib.resources import files
 
 from core.store.text import has_cjk, short_question
+from core.turn.asking import asks_what_remains
 from core.writer.language import language_of
 
 
@@ -36,9 +37,16 @@ def system_prompt(compact: bool = False, tools: bool = True, own: str = "") -> s
            f"{own.strip()}"
 
 
-# After a short question, what to do with it (see `turn_message`)
-FACT_FIRST = (": if it asks for a fact, start with the fact alone, in a few words, not the"
-              " question's words again.")
+# After a short question, what to do with it (see `turn_message`). "the fact alone ... not a
+# sentence that repeats the question": "start with the fact ... not the question's words
+# again" still left half the answers restating the question ("Caroline used to go horseback
+# riding with her dad when she was a kid"), and "then anything warm" doubled their length.
+# "whether you remember one": "你还记得我的名字吗？" was answered "记得。", a yes without the name
+FACT_FIRST = (": if it asks for a fact, or whether you remember one, reply with the fact"
+              " alone, in a few words, not a sentence that repeats the question.")
+# After a question about what is left of a plan: "the fact alone" named one open task of
+# two ("What's left to do for moving house?" -> "hire movers")
+TASKS_LEFT = ": if it asks what is left to do, name every task not done yet."
 
 
 def turn_message(snapshot: str, message: str, today: str | None = None) -> str:
@@ -50,7 +58,9 @@ def turn_message(snapshot: str, message: str, today: str | None = None) -> str:
     16 replies in a generated conversation). Told after them to reply, it answers."""
     language = language_of(message)
     reply = f"Reply to this in {language}." if language else "Reply to this."
-    if short_question(message) and (has_cjk(message) or len(message.split()) > 1):
+    if asks_what_remains(message):
+        reply = reply.removesuffix(".") + TASKS_LEFT
+    elif short_question(message) and (has_cjk(message) or len(message.split()) > 1):
         # the last words weigh most with a small model: "give the answer first" in the
         # system message alone left two sentences around a one-word answer
         reply = reply.removesuffix(".") + FACT_FIRST
