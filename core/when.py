@@ -182,8 +182,8 @@ def resolved(when: str, fact: str, message: str, said_at: float) -> str:
 def dated_inline(text: str, said_at: float) -> str:
     """`text` with the date each relative time names right after its words ("I went last
     year [2022] with my team"): with the date at the end of the line, the 1.5B model
-    answered "last year"; with only the first dated, "yesterday … and last summer" gave
-    the summer yesterday's date."""
+    answered "last year"; with only the first dated, "yesterday … and last summer" left
+    the summer without one."""
     said = date(*time.localtime(said_at)[:3])
     if len(text.lower()) != len(text):  # a letter that lowercases longer: no place to trust
         found = _relative_at(text, said, same_day=True)
