@@ -129,6 +129,31 @@ def test_turns_said_in_the_time_asked_about_come_first_and_the_range_is_shown(
     assert [t["id"] for t in both.turns] == [old[0][0], new[0][0]]  # as they were said
 
 
+def test_a_month_without_a_year_is_the_latest_one_anything_was_said_in(store, clock):
+    today = date(2026, 12, 6)
+    for question in ("when did she go to a pride parade in August?", "我5月做了什么",
+                     "what did we do in the spring?", "夏天去了哪里"):
+        assert span_of(question, today).yearless, question
+    for question in ("what did I do last spring?", "in August 2023?", "去年夏天",
+                     "since 2022", "two weeks ago", "what did I do last August?"):
+        found = span_of(question, today)
+        assert found is None or not found.yearless, question
+    chat = conversations.create(store)
+    august = time.mktime(date(2023, 8, 11).timetuple())
+    clock.now = time.mktime(today.timetuple())
+    parade = say(store, chat, ("user", "I went to a pride parade today, such energy."),
+                 at=august)
+    say(store, chat, ("user", "Reading a book about birds this week."),
+        at=time.mktime(date(2024, 2, 3).timetuple()))
+    found = recall(store, "what did I do in August?", budget=60)
+    assert found.span.shown() == "1 August 2023 to 31 August 2023"
+    assert [t["id"] for t in found.turns][:1] == [parade[0][0]]
+    say(store, chat, ("user", "A quiet August at home this year."),
+        at=time.mktime(date(2026, 8, 20).timetuple()))
+    assert recall(store, "what did I do in August?").span.shown() == \
+        "1 August 2026 to 31 August 2026"
+
+
 def test_what_is_shown_stays_within_the_budget(store, executor):
     chat = conversations.create(store)
     for n in range(60):

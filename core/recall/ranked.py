@@ -228,7 +228,10 @@ def _followed(store: GraphStore, best: list[Row], categories: tuple[str, ...] | 
 
 def _dated(store: GraphStore, span: Span | None) -> Span | None:
     """A span relative to an event ("before she moved") given the event's date: the
-    first turn or fact that speaks of it."""
+    first turn or fact that speaks of it; a month or season named without a year, the
+    latest one anything was said in (see `_said_in`)."""
+    if span is not None and span.yearless:
+        return _said_in(store, span)
     if span is None or not span.anchor:
         return span
     facts = search_edges(store, span.anchor, limit=1)
@@ -242,6 +245,27 @@ def _dated(store: GraphStore, span: Span | None) -> Span | None:
         return None
     day = datetime.fromtimestamp(moment).date()
     return Span(None, day, span.words) if span.before else Span(day, None, span.words)
+
+
+YEARS_BACK = 30
+
+
+def _said_in(store: GraphStore, span: Span) -> Span:
+    """"In August" asked in December: this August if anything was said in it, else the
+    latest August that has talk (an imported history of 2023 asked about in 2026), else
+    this August still."""
+    first = store.query_one("SELECT min(created_at) AS t FROM messages WHERE deleted_at"
+                            " IS NULL")
+    if not first or first["t"] is None:
+        return span
+    earliest = datetime.fromtimestamp(first["t"]).date()
+    for years in range(YEARS_BACK + 1):
+        earlier = span.years_back(years)
+        if earlier.end is not None and earlier.end <= earliest:
+            break
+        if evidence.in_span(store, _seconds(earlier.start), _seconds(earlier.end), 1):
+            return earlier
+    return span
 
 
 def _fact_time(fact: Row) -> float:

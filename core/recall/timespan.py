@@ -10,7 +10,7 @@ returned with the event's words (`Span.anchor`); recall dates the event from the
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
@@ -36,6 +36,13 @@ class Span:
     words: str
     anchor: str = ""
     before: bool = True  # with an anchor: before it (True) or after it
+    # a month or season named without a year ("in August", "in the spring", "5月"): the
+    # most recent one is a guess, and another year's may be the one meant
+    yearless: bool = False
+
+    def years_back(self, years: int) -> Span:
+        """The same range `years` earlier ("in August": the August before)."""
+        return replace(self, start=_shifted(self.start, years), end=_shifted(self.end, years))
 
     def shown(self) -> str:
         """The range in dates, as the model is told it."""
@@ -55,6 +62,10 @@ class Span:
         when = datetime.fromtimestamp(moment).date()
         return (self.start is None or when >= self.start) and (
             self.end is None or when < self.end)
+
+
+def _shifted(moment: date | None, years: int) -> date | None:
+    return None if moment is None else moment.replace(year=moment.year - years)
 
 
 def _day(moment: date) -> str:
@@ -250,6 +261,19 @@ def _range_in(text: str, today: date) -> tuple[date, date] | None:
     return None
 
 
+def _yearless(text: str) -> bool:
+    """The time is a month or season with no year and no "last"/"this"/去年 to fix one."""
+    if _YEAR.search(text) or re.search(r"(?:19|20)\d\d", text) or _fixed(text, date.today()):
+        return False
+    season = _SEASON.search(text)
+    if season:
+        return not (season.group(1) or season.group(3))
+    cn = _CN_SEASON.search(text)
+    if cn:
+        return not cn.group(1)
+    return bool(_BARE_MONTH.search(text) or _CN_MONTH.search(text))
+
+
 def span_of(question: str, today: date) -> Span | None:
     """The range the question's own time words name, counted from `today`, or None."""
     text = " ".join(question.casefold().split())
@@ -262,7 +286,7 @@ def span_of(question: str, today: date) -> Span | None:
             return Span(None, start, question.strip())
         if bound:  # after, since
             return Span(end if bound.group(1) == "after" else start, None, question.strip())
-        return Span(start, end, question.strip())
+        return Span(start, end, question.strip(), yearless=_yearless(text))
     event = _EVENT.search(text)
     if event and event.group(2) not in ("that", "this", "it", "then", "now", "the"):
         return Span(None, None, question.strip(), anchor=event.group(2),
