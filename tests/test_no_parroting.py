@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from core.events import Event
-from core.turn.parrot import could_become, repeats
+from core.turn.parrot import answers_nothing, could_answer_nothing, could_become, repeats
 
 
 @pytest.mark.parametrize(("reply", "said", "parrot"), [
@@ -119,3 +119,47 @@ def test_a_greeting_before_the_persons_words_is_no_answer(headless, llm):
     assert answer["parroted"] == 1
     shown = "".join(d["delta"] for kind, d in events if kind == "text")
     assert shown == answer["content"] and "translator" not in shown
+
+
+@pytest.mark.parametrize(("reply", "question", "empty"), [
+    ("Yes.", "Do you remember my name?", True),
+    ("Yes, I remember your name.", "Do you remember my name?", True),
+    ("Of course I do! 😊", "Do you still remember my name?", True),
+    ("Yes, I know where you live.", "Do you know where I live?", True),
+    ("记得！", "你还记得我的名字吗？", True),
+    ("是的，我记得你的名字。", "你还记得我的名字吗？", True),
+    ("Yes, your name is Sofia.", "Do you remember my name?", False),
+    ("Sofia!", "Do you remember my name?", False),
+    ("No, you haven't told me yet.", "Do you remember my name?", False),
+    ("当然记得，你叫许明。", "你还记得我的名字吗？", False),
+    ("Yes.", "Is my sister called Mei?", False),  # the yes is the answer there
+    ("Yes.", "Do you like tea?", False),
+])
+def test_a_bare_yes_to_do_you_remember_answers_nothing(reply, question, empty):
+    assert answers_nothing(reply, question) is empty
+
+
+def test_a_reply_that_may_still_be_a_bare_yes_waits():
+    assert could_answer_nothing("Yes, I", "Do you remember my name?")
+    assert could_answer_nothing("Yes, I remember your na", "Do you remember my name?")
+    assert not could_answer_nothing("Yes, your name is So", "Do you remember my name?")
+    assert not could_answer_nothing("Yes", "Is my sister called Mei?")
+
+
+def test_a_bare_yes_to_do_you_remember_is_asked_again_and_never_shown(headless, llm):
+    events = []
+    client = headless("small", model="local-model",
+                      progress=lambda kind, data: events.append((kind, data)))[1]
+    llm.play({"text": "Yes, I remember your name."}, {"text": "You're Sofia."})
+    answer = client.process_message("Do you remember my name?")
+    assert answer["content"] == "You're Sofia." and answer["parroted"] == 1
+    assert "".join(d["delta"] for kind, d in events if kind == "text") == "You're Sofia."
+    assert "say what it is" in llm.requests[1]["messages"][-1]["content"]
+
+
+def test_a_yes_that_answers_is_shown_as_it_is(headless, llm):
+    client = headless("small", model="local-model")[1]
+    llm.play({"text": "Yes."})
+    answer = client.process_message("Is my sister called Mei?")
+    assert answer["content"] == "Yes." and answer["parroted"] == 0
+    assert len([r for r in llm.requests if r.get("stream")]) == 1

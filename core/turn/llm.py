@@ -162,6 +162,11 @@ def _without(text: str, spans: list[tuple[int, int]]) -> str:
     return text
 
 
+def _question(options: TurnOptions) -> str:
+    """The person's message this turn answers (the last of what they said)."""
+    return options.person_said[-1] if options.person_said else ""
+
+
 def _guards_parrots(options: TurnOptions) -> bool:
     """A reply that repeats the person is held back: it can be asked again, or answered
     by the app."""
@@ -285,7 +290,9 @@ class ChatSession:
         options = attempt.options
         if _guards_parrots(options) and attempt.shown < len(text) and (
                 parrot.says_back(text, options.person_said)
-                or (not attempt.shown and parrot.repeats(text, options.person_said))):
+                or (not attempt.shown and (
+                    parrot.repeats(text, options.person_said)
+                    or parrot.answers_nothing(text, _question(options))))):
             # what was held back repeats the person ("Hello, Luo Bin! <their message>"):
             # it is left out, and what was shown before it stays
             attempt.parroted = True
@@ -320,8 +327,13 @@ class ChatSession:
         attempt.pending += piece
         guarded = _guards_parrots(attempt.options) and attempt.length <= PARROT_WINDOW
         said = attempt.options.person_said
-        if guarded and parrot.could_become("".join(attempt.text), said):
-            return  # it may be the person's words said back: not shown unless it is not
+        so_far = "".join(attempt.text)
+        if guarded and (parrot.could_become(so_far, said) or (
+                not attempt.shown and parrot.could_answer_nothing(so_far, _question(
+                    attempt.options)))):
+            # it may be the person's words said back, or a bare "Yes." to "do you
+            # remember my name?": not shown unless it turns out not to be
+            return
         while attempt.pending:
             limit = len(attempt.pending)
             if guarded:

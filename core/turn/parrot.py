@@ -153,3 +153,55 @@ def could_echo(opening: str, messages: list[str]) -> bool:
     whole = re.sub(r"(?:(?![\u3400-\u9fff])[\w'])+$", "", opening)  # a word still arriving
     pieces = _pieces(whole)
     return not pieces or len(pieces & _theirs(messages)) >= ECHO * len(pieces)
+
+
+# "Do you remember my name?", "你还记得我住在哪里吗？": a question whose yes is worth nothing
+# without what is remembered
+_ASKS_IF_REMEMBERED = re.compile(
+    r"\b(?:do|did|can|could|would|will)\s+you\s+(?:still\s+|even\s+|actually\s+)?"
+    r"(?:remember|recall|know)\b|^\W*(?:remember|recall)\b|记得|记不记得|知道|知不知道",
+    re.IGNORECASE)
+# What a reply to it may say and still name nothing remembered: yes, the pronouns, the
+# verb asked with. A "no" or "not" answers (honestly or not), and is left to stand.
+_ONLY_YES = frozenset(
+    "yes yeah yep yup sure certainly absolutely definitely indeed of course i do did "
+    "remember recall know it that this you your yours me my i'm i've you're oh ah ha "
+    "well still all well course totally".split())
+_ONLY_YES_HAN = frozenset("是的对嗯当然记得知道我你您了呀啊呢吧还有啦哦噢")
+
+
+def asks_if_remembered(message: str) -> bool:
+    """The person asks whether the assistant remembers or knows something of theirs."""
+    return bool(re.search(r"[?？吗]\s*$", message.strip())) and \
+        bool(_ASKS_IF_REMEMBERED.search(message))
+
+
+def _left_over(reply: str, question: str) -> tuple[set[str], set[str]]:
+    """The reply's words and Chinese characters that are neither the question's nor a
+    bare yes (`_ONLY_YES`)."""
+    plain, asked = (unicodedata.normalize("NFKC", t).casefold() for t in (reply, question))
+    words = set(_WORD.findall(_HAN.sub(" ", plain)))
+    words -= set(_WORD.findall(_HAN.sub(" ", asked))) | _ONLY_YES
+    han = set("".join(_HAN.findall(plain))) - set(asked) - _ONLY_YES_HAN
+    return words, han
+
+
+def answers_nothing(reply: str, question: str) -> bool:
+    """A reply to "do you remember …?" that says yes and names nothing: "Yes.", "Yes, I
+    remember your name.", "记得！". (The words the question already holds are no answer:
+    "Do you remember where I live?" is not answered by "Yes, I know where you live.")"""
+    if not asks_if_remembered(question) or not re.search(r"[^\W_]", reply):
+        return False
+    words, han = _left_over(reply, question)
+    return not words and not han
+
+
+def could_answer_nothing(partial: str, question: str) -> bool:
+    """The reply so far is all yes and the question's words: it may end there, so it
+    waits (a word still arriving is not judged). An answer names its fact within a few
+    words."""
+    if not asks_if_remembered(question):
+        return False
+    whole = re.sub(r"(?:(?![\u3400-\u9fff])[\w'])+$", "", partial)
+    words, han = _left_over(whole, question)
+    return not words and not han
