@@ -15,6 +15,26 @@ PERSON_NODE = "User"  # the person talking (core.tools.base); kept here to stay 
 _RELATIVE_LEAD = re.compile(r"^(?:last|next|this|on)\s+[^\W\d]+,?\s+(?=\d)", re.IGNORECASE)
 
 
+_ISO_DAY = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
+_SHORT_MONTH = re.compile(r"\b(Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\b\.?",
+                          re.IGNORECASE)
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November", "December")
+
+
+def _one_way(tag: str) -> str:
+    """Every date in one form, as the turns' are ("13 September 2023"): the writer's
+    "2023-09-13" and "13 Oct 2023" beside "said 22 October 2023" were answered as written."""
+    def iso(found: re.Match[str]) -> str:
+        year, month, day = (int(g) for g in found.groups())
+        return f"{day} {_MONTHS[month - 1]} {year}" if 1 <= month <= 12 and 1 <= day <= 31 \
+            else found[0]
+
+    tag = _ISO_DAY.sub(iso, tag)
+    return _SHORT_MONTH.sub(lambda m: next(n for n in _MONTHS
+                                           if n.casefold().startswith(m[1][:3].casefold())), tag)
+
+
 def fact_text(edge: Row) -> str:
     """A fact as a short sentence a small model answers from: "lives in Shanghai" under
     the person's heading, "Mei lives in Beijing" for anyone else; no arrows, counts or
@@ -23,7 +43,7 @@ def fact_text(edge: Row) -> str:
     about = "" if edge["source_name"] == PERSON_NODE else f"{edge['source_name']} "
     target = "you" if edge["target_name"] == PERSON_NODE else edge["target_name"]
     # when it happened is part of what it says ("went to the support group (7 May 2023)")
-    tag = _RELATIVE_LEAD.sub("", str(edge.get("temporal_tag") or "")).strip()
+    tag = _one_way(_RELATIVE_LEAD.sub("", str(edge.get("temporal_tag") or "")).strip())
     happened = f" ({tag})" if tag else ""
     return f"- {about}{edge['relation']} {target}{happened}"
 
