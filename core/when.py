@@ -13,17 +13,12 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
 from datetime import date, timedelta
 
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
-            "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2,
-            "a few": 3, "few": 3, "couple of": 2}
+from core import timewords
+
 EMPTY = {"", "none", "null", "n/a", "na", "unknown", "not specified", "unspecified",
          "not mentioned", "not given", "no date", "ongoing", "now", "today", "currently"}
-_AGO = re.compile(r"\b(\d+|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|"
-                  r"nine|ten)\s+(day|week|month|year)s?\s+ago\b")
 
 
 def day(moment: date) -> str:
@@ -35,7 +30,6 @@ def _month(moment: date, months: int) -> str:
     return date(index // 12, index % 12 + 1, 1).strftime("%B %Y")
 
 
-SEASON_MONTHS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 _SEASON_WORDS = re.compile(r"\b(last|this|next|this past)\s+(spring|summer|autumn|fall|"
                            r"winter)\b")
 
@@ -44,7 +38,7 @@ def _season(said: date, name: str, which: str) -> str:
     """"last summer" said on 14 August 2023 is the summer of 2022 (the one under way is
     "this summer"); "next winter" is the first that starts after the day. Seasons are
     the northern hemisphere's, by whole months (winter: December to February)."""
-    first = SEASON_MONTHS[name]
+    first = timewords.SEASON_MONTHS[name]
     year = said.year if said.month >= first else said.year - 1  # the last one begun
     ends = date(year + (first + 3 > 12), (first + 2) % 12 + 1, 1)
     under_way = said < ends
@@ -65,74 +59,14 @@ def _relative(text: str, said: date) -> str | None:
     return found[1] if found else None
 
 
-# the day it was said: in a quoted turn worth its date ("signed up today [14 August
-# 2023]"), in a fact no better than "said 14 August 2023", which says it was only said then
-_SAME_DAY = frozenset({"today", "tonight", "this morning", "this afternoon", "this evening",
-                       "今天", "今晚", "今早", "今天早上"})
-
-
 def _relative_at(text: str, said: date, same_day: bool = False) -> tuple[int, str] | None:
     """Where the first relative time in `text` ends, and the date it names from `said`
-    (`same_day`: "today" and the like count)."""
+    (`same_day`: "today" and the like count; see `core.timewords`)."""
     words = text.lower()  # the same length as the text, so places in it are places in text
-    fixed = {"yesterday": lambda: day(said - timedelta(days=1)),
-             "last night": lambda: day(said - timedelta(days=1)),
-             "the day before yesterday": lambda: day(said - timedelta(days=2)),
-             "today": lambda: day(said), "tonight": lambda: day(said),
-             "this morning": lambda: day(said), "this afternoon": lambda: day(said),
-             "this evening": lambda: day(said),
-             "tomorrow": lambda: day(said + timedelta(days=1)),
-             "last week": lambda: f"the week before {day(said)}",
-             "next week": lambda: f"the week after {day(said)}",
-             "this week": lambda: f"the week of {day(said)}",
-             "last weekend": lambda: f"the weekend before {day(said)}",
-             "this past weekend": lambda: f"the weekend before {day(said)}",
-             "over the weekend": lambda: f"the weekend before {day(said)}",
-             "this weekend": lambda: f"the weekend of {day(said)}",
-             "last month": lambda: _month(said, -1), "next month": lambda: _month(said, 1),
-             "this month": lambda: _month(said, 0), "last year": lambda: str(said.year - 1),
-             "next year": lambda: str(said.year + 1), "this year": lambda: str(said.year),
-             "昨天": lambda: day(said - timedelta(days=1)),
-             "昨晚": lambda: day(said - timedelta(days=1)),
-             "前天": lambda: day(said - timedelta(days=2)),
-             "大前天": lambda: day(said - timedelta(days=3)),
-             "明天": lambda: day(said + timedelta(days=1)),
-             "后天": lambda: day(said + timedelta(days=2)),
-             "今天": lambda: day(said), "今晚": lambda: day(said),
-             "今早": lambda: day(said), "今天早上": lambda: day(said),
-             "上周": lambda: f"the week before {day(said)}",
-             "上星期": lambda: f"the week before {day(said)}",
-             "上个星期": lambda: f"the week before {day(said)}",
-             "上礼拜": lambda: f"the week before {day(said)}",
-             "上周末": lambda: f"the weekend before {day(said)}",
-             "下周": lambda: f"the week after {day(said)}",
-             "下星期": lambda: f"the week after {day(said)}",
-             "这周": lambda: f"the week of {day(said)}",
-             "本周": lambda: f"the week of {day(said)}",
-             "上个月": lambda: _month(said, -1), "上月": lambda: _month(said, -1),
-             "下个月": lambda: _month(said, 1), "这个月": lambda: _month(said, 0),
-             "本月": lambda: _month(said, 0),
-             "去年": lambda: str(said.year - 1), "前年": lambda: str(said.year - 2),
-             "今年": lambda: str(said.year), "明年": lambda: str(said.year + 1)}
-    found: list[tuple[int, int, str]] = []  # (start, end, the date) of every time named
-
-    def named(hit: re.Match[str] | None, label: Callable[[], str]) -> None:
-        if hit:
-            found.append((hit.start(), hit.end(), label()))
-
-    for phrase, label in fixed.items():
-        if phrase not in _SAME_DAY or same_day:
-            named(re.search(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", words), label)
+    found = [(n.start, n.end, label) for n in timewords.every_named(words, same_day)
+             if (label := _label(n, said))]
     if hit := _SEASON_WORDS.search(words):
-        named(hit, lambda: _season(said, hit[2], hit[1]))
-    for n, name in enumerate(WEEKDAYS):
-        back, ahead = (said.weekday() - n) % 7 or 7, (n - said.weekday()) % 7 or 7
-        named(re.search(rf"\blast {name}\b", words),
-              lambda back=back: day(said - timedelta(days=back)))
-        named(re.search(rf"\bnext {name}\b", words),
-              lambda ahead=ahead: day(said + timedelta(days=ahead)))
-    if ago := _AGO.search(words):
-        named(ago, lambda: _ago(said, ago))
+        found.append((hit.start(), hit.end(), _season(said, hit[2], hit[1])))
     if not found:
         return None
     # the first in the text; at one place the longest ("the day before yesterday" is
@@ -141,17 +75,26 @@ def _relative_at(text: str, said: date, same_day: bool = False) -> tuple[int, st
     return end, label
 
 
-def _ago(said: date, found: re.Match[str]) -> str:
-    """"three weeks ago" said on `said` as a date."""
-    count = int(found.group(1)) if found.group(1).isdigit() else _NUMBERS[found.group(1)]
-    unit = found.group(2)
+def _label(named: timewords.Named, said: date) -> str | None:
+    """A relative time as a date counted from the day it was said; None for a stretch
+    that ends that day ("recently", "the past week"): no one date says it."""
+    unit, offset = named.unit, named.offset
     if unit == "day":
-        return day(said - timedelta(days=count))
-    if unit == "week":
-        return f"the week of {day(said - timedelta(weeks=count))}"
+        return day(said + timedelta(days=offset))
+    if unit == "weekday":
+        back, ahead = (said.weekday() - named.weekday) % 7 or 7, \
+            (named.weekday - said.weekday()) % 7 or 7
+        return day(said - timedelta(days=back) if offset < 0 else said + timedelta(days=ahead))
+    if unit in ("week", "weekend"):
+        if named.ago:
+            return f"the week of {day(said + timedelta(weeks=offset))}"
+        where = {-1: "before", 0: "of", 1: "after"}.get(offset)
+        return f"the {unit} {where} {day(said)}" if where else None
     if unit == "month":
-        return _month(said, -count)
-    return str(said.year - count)
+        return _month(said, offset)
+    if unit == "year":
+        return str(said.year + offset)
+    return None
 
 
 _TIME_WORDS = re.compile(

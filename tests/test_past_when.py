@@ -35,6 +35,9 @@ MAY_8 = time.mktime((2023, 5, 8, 13, 56, 0, 0, 0, -1))  # a Monday
     ("", "likes tea", "I had tea today, I love it.", "said 8 May 2023"),  # only said then
     ("", "ate dumplings", "I had dumplings last night", "7 May 2023"),
     ("", "went hiking", "上周末去爬山了", "the weekend before 8 May 2023"),
+    ("", "went hiking", "三天前去爬山了", "5 May 2023"),  # Chinese counted back, too
+    ("", "went hiking", "上礼拜去爬山了", "the week before 8 May 2023"),
+    ("", "reads a lot", "I've been reading a lot recently", "said 8 May 2023"),  # no one day
 ])
 def test_relative_times_are_counted_from_the_conversations_day(when, fact, message, expected):
     assert resolved(when, fact, message, MAY_8) == expected

@@ -101,6 +101,14 @@ def test_a_time_the_question_names_is_read_as_dates_in_both_languages():
         "上周": (date(2026, 7, 6), date(2026, 7, 13)),
         "what did we eat last night?": (date(2026, 7, 14), date(2026, 7, 15)),
         "昨晚吃了什么": (date(2026, 7, 14), date(2026, 7, 15)),
+        "what did I do last Friday?": (date(2026, 7, 10), date(2026, 7, 11)),
+        "三天前我说了什么": (date(2026, 7, 12), date(2026, 7, 13)),
+        "上礼拜我在忙什么": (date(2026, 7, 6), date(2026, 7, 13)),
+        "what did we plan last weekend": (date(2026, 7, 11), date(2026, 7, 13)),
+        # the first time named, not the longest: "tomorrow" is ahead, not asked about
+        "two weeks ago, or yesterday?": (date(2026, 6, 29), date(2026, 7, 6)),
+        "what's on tomorrow, after what I did yesterday?": (date(2026, 7, 14),
+                                                             date(2026, 7, 15)),
     }
     for question, (start, end) in cases.items():
         span = span_of(question, today)

@@ -13,17 +13,11 @@ import re
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
+from core import timewords
+
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")
 _MONTH_ABBR = {m[:3]: n for n, m in enumerate(MONTHS, 1)}
-SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12,
-           "春": 3, "夏": 6, "秋": 9, "冬": 12}
-_CN_NUMBERS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-               "八": 8, "九": 9, "十": 10, "半": 0}
-_EN_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
-               "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a few": 3,
-               "a couple of": 2, "few": 3, "several": 3}
-RECENT_DAYS = 30
 
 
 @dataclass(frozen=True)
@@ -93,7 +87,7 @@ def _week_of(moment: date) -> tuple[date, date]:
 def _season(name: str, today: date, last: bool) -> tuple[date, date]:
     """The most recent such season that has begun (`last`: the one before it when the
     season is under way now: "last summer" asked in July is last year's)."""
-    month = SEASONS[name]
+    month = timewords.SEASON_MONTHS[name]
     year = today.year
     start = _month_start(year, month)
     if start > today or (last and start + timedelta(days=92) > today):
@@ -101,17 +95,6 @@ def _season(name: str, today: date, last: bool) -> tuple[date, date]:
     return _months(year, month, 3)
 
 
-def _count(word: str) -> int:
-    if word.isdigit():
-        return int(word)
-    if word in _EN_NUMBERS:
-        return _EN_NUMBERS[word]
-    return sum(_CN_NUMBERS.get(c, 0) for c in word) or 1
-
-
-_AGO = re.compile(r"\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a few|"
-                  r"a couple of|few|several)\s+(day|week|month|year)s?\s+ago\b")
-_CN_AGO = re.compile(r"(\d+|[一两二三四五六七八九十半]+)\s*(天|周|星期|个月|月|年)(?:以|之)?前")
 _MONTH_YEAR = re.compile(r"\b(" + "|".join(MONTHS) + r"|jan|feb|mar|apr|jun|jul|aug|sep|"
                          r"sept|oct|nov|dec)\.?,?\s+(?:of\s+)?((?:19|20)\d\d)\b")
 _DAY_MONTH_YEAR = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(" + "|".join(MONTHS)
@@ -132,70 +115,30 @@ _EVENT = re.compile(r"\b(before|after|since)\s+(?:(?:he|she|they|i|we|you)\s+)?(
 _BOUND = re.compile(r"\b(before|after|since|until|by)\s+$")
 
 
-def _fixed(text: str, today: date) -> tuple[date, date] | None:
-    """English and Chinese words for a day, week, month or year near today."""
-    yesterday = today - timedelta(days=1)
-    week = _week_of(today)
-    words: dict[str, tuple[date, date]] = {
-        "the day before yesterday": (today - timedelta(days=2), yesterday),
-        "yesterday": (yesterday, today), "last night": (yesterday, today),
-        "today": (today, today + timedelta(days=1)),
-        "tonight": (today, today + timedelta(days=1)),
-        "this morning": (today, today + timedelta(days=1)),
-        "last week": (week[0] - timedelta(days=7), week[0]), "this week": week,
-        "past week": (today - timedelta(days=7), today + timedelta(days=1)),
-        "last weekend": (week[0] - timedelta(days=2), week[0]),
-        "last month": _months(today.year, today.month - 1, 1),
-        "this month": _months(today.year, today.month, 1),
-        "past month": (today - timedelta(days=30), today + timedelta(days=1)),
-        "last year": _year(today.year - 1), "this year": _year(today.year),
-        "past year": (today - timedelta(days=365), today + timedelta(days=1)),
-        "recently": (today - timedelta(days=RECENT_DAYS), today + timedelta(days=1)),
-        "lately": (today - timedelta(days=RECENT_DAYS), today + timedelta(days=1)),
-        "前天": (today - timedelta(days=2), yesterday), "昨天": (yesterday, today),
-        "昨晚": (yesterday, today), "今天": (today, today + timedelta(days=1)),
-        "上周": (week[0] - timedelta(days=7), week[0]),
-        "上星期": (week[0] - timedelta(days=7), week[0]),
-        "上个星期": (week[0] - timedelta(days=7), week[0]),
-        "这周": week, "本周": week, "这个星期": week,
-        "上个月": _months(today.year, today.month - 1, 1),
-        "上月": _months(today.year, today.month - 1, 1),
-        "这个月": _months(today.year, today.month, 1),
-        "本月": _months(today.year, today.month, 1),
-        "前年": _year(today.year - 2), "去年": _year(today.year - 1),
-        "今年": _year(today.year),
-        "最近": (today - timedelta(days=RECENT_DAYS), today + timedelta(days=1)),
-    }
-    for phrase in sorted(words, key=len, reverse=True):
-        if phrase.isascii():
-            if re.search(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", text):
-                return words[phrase]
-        elif phrase in text:
-            return words[phrase]
-    return None
-
-
-def _ago(text: str, today: date) -> tuple[date, date] | None:
-    found = _AGO.search(text)
-    unit = None
-    if found:
-        count, unit = _count(found.group(1)), found.group(2)
-    else:
-        cn = _CN_AGO.search(text)
-        if cn:
-            count = _count(cn.group(1))
-            unit = {"天": "day", "周": "week", "星期": "week", "个月": "month",
-                    "月": "month", "年": "year"}[cn.group(2)]
+def _relative(text: str, today: date) -> tuple[date, date] | None:
+    """The first relative time the question names that is not ahead of today ("last
+    week", "two months ago", 上礼拜, "last Friday"; see `core.timewords`)."""
+    past = [n for n in timewords.every_named(text) if n.offset <= 0 or n.unit == "days"]
+    if not past:
+        return None
+    named = min(past, key=lambda n: (n.start, -n.end))
+    unit, offset = named.unit, named.offset
     if unit == "day":
-        moment = today - timedelta(days=count)
+        moment = today + timedelta(days=offset)
+        return moment, moment + timedelta(days=1)
+    if unit == "weekday":
+        moment = today - timedelta(days=(today.weekday() - named.weekday) % 7 or 7)
         return moment, moment + timedelta(days=1)
     if unit == "week":
-        return _week_of(today - timedelta(weeks=count))
+        return _week_of(today + timedelta(weeks=offset))
+    if unit == "weekend":
+        saturday = _week_of(today + timedelta(weeks=offset))[0] + timedelta(days=5)
+        return saturday, saturday + timedelta(days=2)
     if unit == "month":
-        return _months(today.year, today.month - count, 1)
+        return _months(today.year, today.month + offset, 1)
     if unit == "year":
-        return _year(today.year - count)
-    return None
+        return _year(today.year + offset)
+    return today - timedelta(days=offset), today + timedelta(days=1)  # "days": up to today
 
 
 def _dated(text: str, today: date) -> tuple[date, date] | None:
@@ -223,7 +166,7 @@ def _dated(text: str, today: date) -> tuple[date, date] | None:
     found = _BARE_MONTH.search(text) or _CN_MONTH.search(text)
     if found:
         word = found.group(1)
-        month = _count(word) if not word.isalpha() or not word.isascii() else \
+        month = timewords.count(word) if not word.isalpha() or not word.isascii() else \
             _month_number(word)
         year = today.year if month <= today.month else today.year - 1
         return _months(year, month, 1)
@@ -246,15 +189,15 @@ def _seasonal(text: str, today: date) -> tuple[date, date] | None:
         start, end = _season(cn.group(2), today, False)
         shift = {"去年": 1, "前年": 2}.get(cn.group(1) or "", 0)
         if cn.group(1) in ("去年", "前年"):
-            start, end = _months(today.year - shift, SEASONS[cn.group(2)], 3)
+            start, end = _months(today.year - shift, timewords.SEASON_MONTHS[cn.group(2)], 3)
         elif cn.group(1) == "今年":
-            start, end = _months(today.year, SEASONS[cn.group(2)], 3)
+            start, end = _months(today.year, timewords.SEASON_MONTHS[cn.group(2)], 3)
         return start, end
     return None
 
 
 def _range_in(text: str, today: date) -> tuple[date, date] | None:
-    for reader in (_seasonal, _fixed, _ago, _dated):
+    for reader in (_seasonal, _relative, _dated):
         found = reader(text, today)
         if found:
             return found
@@ -263,7 +206,7 @@ def _range_in(text: str, today: date) -> tuple[date, date] | None:
 
 def _yearless(text: str) -> bool:
     """The time is a month or season with no year and no "last"/"this"/去年 to fix one."""
-    if _YEAR.search(text) or re.search(r"(?:19|20)\d\d", text) or _fixed(text, date.today()):
+    if _YEAR.search(text) or re.search(r"(?:19|20)\d\d", text) or timewords.every_named(text):
         return False
     season = _SEASON.search(text)
     if season:
@@ -296,9 +239,10 @@ def span_of(question: str, today: date) -> Span | None:
 
 def _first_time_word(text: str) -> int:
     """Where the first time expression begins (for a "before"/"after" right before it)."""
-    starts = [m.start() for pattern in (_AGO, _MONTH_YEAR, _DAY_MONTH_YEAR, _MONTH_DAY_YEAR,
-                                        _ISO, _SEASON)
+    starts = [m.start() for pattern in (_MONTH_YEAR, _DAY_MONTH_YEAR, _MONTH_DAY_YEAR, _ISO,
+                                        _SEASON)
               for m in [pattern.search(text)] if m]
+    starts += [n.start for n in timewords.every_named(text)]
     starts += [m.start(1) for pattern in (_YEAR, _BARE_MONTH)  # after their preposition
                for m in [pattern.search(text)] if m]
     starts += [m.start() for m in re.finditer(
