@@ -7,7 +7,13 @@ from __future__ import annotations
 import pytest
 
 from core.events import Event
-from core.turn.parrot import answers_nothing, could_answer_nothing, could_become, repeats
+from core.turn.parrot import (
+    answers_nothing,
+    could_answer_nothing,
+    could_become,
+    has_their_sentence,
+    repeats,
+)
 
 
 @pytest.mark.parametrize(("reply", "said", "parrot"), [
@@ -80,6 +86,16 @@ def test_a_reply_that_goes_on_past_the_persons_words_keeps_only_its_answer(headl
      "好的！你丈夫住在上海，记住了。"),
     ("I live in Berlin now, not Paris.", "Got it, you live in Berlin now, not Paris.",
      "Got it, you live in Berlin now, not Paris."),
+    # after a word or two of its own, the person's sentence is still theirs
+    ("其实我上个月搬到东京了。", "对不起，我上个月搬到东京了。你喜欢东京吗？", "你喜欢东京吗？"),
+    ("Actually, I moved to Tokyo last month.",
+     "Sorry, I moved to Tokyo last month. How do you like it there?",
+     "How do you like it there?"),
+    ("Actually, I moved to Tokyo last month.", "Oh nice, Tokyo is lovely in spring!",
+     "Oh nice, Tokyo is lovely in spring!"),
+    ("Plan a dinner party: cook the dessert and clean the flat.",
+     "Sure, cook the dessert and clean the flat. Anything else?",
+     "Sure, cook the dessert and clean the flat. Anything else?"),
 ])
 def test_a_sentence_of_the_persons_said_as_the_assistants_is_left_out(headless, llm, said,
                                                                        reply, shown):
@@ -163,3 +179,14 @@ def test_a_yes_that_answers_is_shown_as_it_is(headless, llm):
     answer = client.process_message("Is my sister called Mei?")
     assert answer["content"] == "Yes." and answer["parroted"] == 0
     assert len([r for r in llm.requests if r.get("stream")]) == 1
+
+
+@pytest.mark.parametrize(("reply", "said", "theirs"), [
+    ("对不起，我上个月搬到东京了。", ["其实我上个月搬到东京了。"], True),
+    ("Great! My sister lives in Kunming, not Prague. Noted.",
+     ["Sorry: my sister lives in Kunming, not Prague."], True),
+    ("好的，记住了。你住在东京。", ["其实我上个月搬到东京了。"], False),
+    ("Noted, your sister lives in Kunming.", ["My sister lives in Kunming."], False),
+])
+def test_the_eval_counts_a_sentence_of_theirs_anywhere_in_a_reply(reply, said, theirs):
+    assert has_their_sentence(reply, said) is theirs

@@ -11,7 +11,7 @@ from core.eval.generator import PERSON, Conversation, Expected
 from core.meaning.names import same_value
 from core.store import GraphStore
 from core.tools.one_value import family
-from core.turn.parrot import repeats
+from core.turn.parrot import has_their_sentence, repeats
 from core.writer import kin
 
 WRONG_KINDS = ("stale", "wrong_slot", "others_on_person", "request_stored",
@@ -108,7 +108,10 @@ def score_conversation(store: GraphStore, conversation: Conversation,
     parroted, answered, asked, missed = [], 0, 0, []
     for n, turn in enumerate(played):
         reply = turn["reply"]
-        if repeats(reply, [*said, turn["text"]]):
+        # the whole reply one of theirs, or a sentence of it the message it answers ("对不
+        # 起，我上个月搬到东京了。"); an answer made of an earlier message's words ("cook
+        # the dessert; clean the flat") is an answer
+        if repeats(reply, [*said, turn["text"]]) or has_their_sentence(reply, [turn["text"]]):
             parroted.append(turn["turn"])
         said.append(turn["text"])
         groups = conversation.answers.get(n)

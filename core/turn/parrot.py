@@ -131,27 +131,56 @@ def _theirs(messages: list[str]) -> set[str]:
     return pieces
 
 
+# A short lead before the rest of a sentence: "Sorry, ", "对不起，", "Oh: "
+_LEAD = re.compile(r"^\s*(?:[^\W\d_]+[\s'-]?){1,3}?\s*[,，:：;；!！]\s*"
+                   r"|^\s*[\u3400-\u9fff]{1,4}[,，:：;；!！]\s*")
+
+
 def echoes(sentence: str, messages: list[str]) -> bool:
     """A whole sentence of a reply is the person's: one of their sentences said back word
     for word, or their words in their own voice ("My sister lives in Kunming, not Prague."
-    after "Sorry: my sister lives in Kunming, not Prague."). A confirmation turns the
-    pronoun ("Got it, your sister lives in Kunming.") and is not one."""
+    after "Sorry: my sister lives in Kunming, not Prague."), also after a word or two of
+    its own, in their voice ("对不起，我上个月搬到东京了。" after "其实我上个月搬到东京了。";
+    "Sure, cook the dessert and clean the flat." answers what is left). A confirmation
+    turns the pronoun ("Got it, your sister lives in Kunming.") and is not one."""
+    lead = _LEAD.match(sentence)
+    if lead and lead.end() < len(sentence) and _echoes(sentence[lead.end():], messages,
+                                                       word_for_word=False):
+        return True
+    return _echoes(sentence, messages)
+
+
+def _echoes(sentence: str, messages: list[str], word_for_word: bool = True) -> bool:
     pieces = _pieces(sentence)
     if len(pieces) < 3:
         return False
-    if any(pieces <= _pieces(message) for message in messages) and len(pieces) >= 5:
+    if word_for_word and len(pieces) >= 5 and any(
+            pieces <= _pieces(message) for message in messages):
         return True
     folded = unicodedata.normalize("NFKC", sentence).casefold()
     return len(pieces) >= 4 and bool(_FIRST_PERSON.search(folded)) and \
         len(pieces & _theirs(messages)) >= ECHO * len(pieces)
 
 
+# what may still be a lead ("Sorry", "对不起"): a few words and no mark after them yet
+_MAY_LEAD = re.compile(r"^\s*(?:(?:[^\W\d_]+[\s'-]?){1,3}|[\u3400-\u9fff]{1,4})$")
+
+
 def could_echo(opening: str, messages: list[str]) -> bool:
     """The sentence streamed so far may still become one of the person's (`echoes`): its
-    words so far are theirs, so it waits to be seen whole. An answer's own words show
-    within a word or two."""
+    words so far are theirs, after a lead of its own or not, or it is a lead so far; so
+    it waits to be seen whole. An answer's own words show within a word or two."""
     whole = re.sub(r"(?:(?![\u3400-\u9fff])[\w'])+$", "", opening)  # a word still arriving
-    pieces = _pieces(whole)
+    if _MAY_LEAD.match(whole):
+        return True
+    lead = _LEAD.match(whole)
+    if lead and _all_theirs(whole[lead.end():], messages):
+        return True
+    return _all_theirs(whole, messages)
+
+
+def _all_theirs(text: str, messages: list[str]) -> bool:
+    pieces = _pieces(text)
     return not pieces or len(pieces & _theirs(messages)) >= ECHO * len(pieces)
 
 
@@ -205,3 +234,15 @@ def could_answer_nothing(partial: str, question: str) -> bool:
     whole = re.sub(r"(?:(?![\u3400-\u9fff])[\w'])+$", "", partial)
     words, han = _left_over(whole, question)
     return not words and not han
+
+
+def has_their_sentence(reply: str, messages: list[str]) -> bool:
+    """Some sentence of a finished reply is the person's (`echoes`): what the eval counts
+    as said back, as the turn leaves such sentences out."""
+    rest = reply
+    while rest.strip():
+        sentence, _ = first_sentence(rest, final=True)
+        if echoes(sentence, messages):
+            return True
+        rest = rest[len(sentence):] if sentence else ""
+    return False
