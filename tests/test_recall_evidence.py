@@ -211,6 +211,15 @@ def test_a_turn_is_found_by_meaning_with_no_word_in_common(store, meaning):
     assert indexer.status()["turns_indexed"] == len(others) + 1
     assert puppy[0][0] in [t["id"] for t in recall(store, question, budget=40).turns]
     assert puppy[0][0] in [t["id"] for t in recall(store, "宠物", budget=40).turns]
+    # asked again and again, and in a conversation deleted since: the earlier copies of
+    # the question are nearest to it, and are no evidence, so they do not crowd it out
+    for _ in range(3):
+        say(store, chat, ("user", question))
+    gone = conversations.create(store)
+    say(store, gone, ("user", question))
+    conversations.set_deleted(store, gone, True)
+    assert indexer.wait_idle(WAIT)
+    assert puppy[0][0] in [t["id"] for t in recall(store, question, budget=40).turns]
 
 
 @pytest.mark.meaning

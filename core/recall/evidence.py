@@ -89,7 +89,13 @@ def by_meaning_soon(store: GraphStore, question: str) -> Future | None:
     return ask(question, POOL) if ask is not None else None
 
 
-def meaning_result(asked: Future | None) -> list[int]:
+def meaning_result(store: GraphStore, asked: Future | None,
+                   exclude: Collection[int] = ()) -> list[int]:
+    """The showable messages nearest in meaning, within MEANING_MARGIN of the closest of
+    them. The margin is taken after the filter: a question asked before is nearest to
+    itself, and measured from its copies (not showable) the margin let nothing through
+    (on a kept LoCoMo memory asked four times over, evidence recall fell 0.76 -> 0.66).
+    `exclude`: the messages in front of the model already, which set no margin either."""
     if asked is None:
         return []
     try:
@@ -97,6 +103,8 @@ def meaning_result(asked: Future | None) -> list[int]:
     except Exception:  # recall by meaning is a help: without it recall uses words
         log.exception("recall of turns by meaning failed")
         return []
+    kept = set(showable(store, [message for message, _ in found])) - set(exclude)
+    found = [(message, similarity) for message, similarity in found if message in kept]
     if not found:
         return []
     closest = found[0][1]

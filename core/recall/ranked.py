@@ -128,7 +128,8 @@ def recall(store: GraphStore, question: str, *, budget: int = TURN_BUDGET,
                           skipped)
     if with_turns:
         _rank_turns(store, question, ranking, span,
-                    evidence.meaning_result(turns_by_meaning), exclude_messages)
+                    evidence.meaning_result(store, turns_by_meaning, exclude_messages),
+                    exclude_messages)
     if span is not None and (span.start or span.end):
         said_at = evidence.said_at(store, list(ranking.facts.values()))
         for fact_id, fact in ranking.facts.items():
@@ -151,7 +152,7 @@ def _rank_turns(store: GraphStore, question: str, ranking: _Ranking,  # noqa: PL
             ranking.score[f"m{message}"] += SOURCE_WEIGHT / (RRF_K + rank + 1)
     speakers = evidence.speakers_named(store, question)
     ranking.add(evidence.by_words(store, question, speakers), TURN_WORDS_WEIGHT, "m")
-    ranking.add(evidence.showable(store, by_meaning), TURN_MEANING_WEIGHT, "m")
+    ranking.add(by_meaning, TURN_MEANING_WEIGHT, "m")
     if span is not None and (span.start or span.end):
         said_then = evidence.in_span(store, _seconds(span.start), _seconds(span.end), 60)
         ranking.add(evidence.showable(store, said_then)[:20], IN_SPAN_WEIGHT, "m")
