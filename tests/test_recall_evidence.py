@@ -213,8 +213,8 @@ def test_a_turn_is_found_by_meaning_with_no_word_in_common(store, meaning):
     assert puppy[0][0] in [t["id"] for t in recall(store, "宠物", budget=40).turns]
     # asked again and again, and in a conversation deleted since: the earlier copies of
     # the question are nearest to it, and are no evidence, so they do not crowd it out
-    for _ in range(3):
-        say(store, chat, ("user", question))
+    for n in range(45):  # more than the pool the turns nearest in meaning are drawn from
+        say(store, chat, ("user", question if n % 2 else "So does she have any pets?"))
     gone = conversations.create(store)
     say(store, gone, ("user", question))
     conversations.set_deleted(store, gone, True)

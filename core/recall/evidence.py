@@ -86,7 +86,9 @@ def by_meaning_soon(store: GraphStore, question: str) -> Future | None:
     recall by meaning is off)."""
     meaning = getattr(store, "meaning", None)
     ask = getattr(meaning, "similar_turns_soon", None)
-    return ask(question, POOL) if ask is not None else None
+    # a pool three times what is kept, as by words: the nearest are often what may not
+    # be shown (the same question asked before, a conversation deleted since)
+    return ask(question, POOL * 3) if ask is not None else None
 
 
 def meaning_result(store: GraphStore, asked: Future | None,
@@ -108,7 +110,8 @@ def meaning_result(store: GraphStore, asked: Future | None,
     if not found:
         return []
     closest = found[0][1]
-    return [message for message, similarity in found if similarity >= closest - MEANING_MARGIN]
+    return [message for message, similarity in found[:POOL]
+            if similarity >= closest - MEANING_MARGIN]
 
 
 def of_facts(store: GraphStore, facts: list[Row]) -> dict[int, list[int]]:
