@@ -334,6 +334,19 @@ def test_questions_the_person_asked_are_not_evidence_and_never_crowd_it_out(stor
     assert [t["id"] for t in found.turns] == [said[0][0]]
 
 
+def test_a_question_asked_often_does_not_crowd_out_what_answers_it(store):
+    said = say(store, conversations.create(store),
+               ("user", "I'm a fan of classical music, Bach and Mozart mostly."),
+               at=store.clock() - 86_400)
+    chat = conversations.create(store)
+    for n in range(130):  # more than the words' first pool, all matching it better
+        say(store, chat, ("user", "Who likes Bach?" if n % 2 else "Who likes Bach and Mozart?"))
+    gone = conversations.create(store)
+    say(store, gone, ("user", "Who likes Bach?"), ("assistant", "You like Bach and Mozart."))
+    conversations.set_deleted(store, gone, True)
+    assert [t["id"] for t in recall(store, "Who likes Bach?").turns] == [said[0][0]]
+
+
 def test_the_same_words_are_shown_once_where_they_were_first_said(store):
     first = say(store, conversations.create(store), ("user", "I keep bees on the roof."),
                 at=store.clock() - 86_400)
