@@ -193,9 +193,9 @@ _ASKS_IF_REMEMBERED = re.compile(
 # What a reply to it may say and still name nothing remembered: yes, the pronouns, the
 # verb asked with. A "no" or "not" answers (honestly or not), and is left to stand.
 _ONLY_YES = frozenset(
-    "yes yeah yep yup sure certainly absolutely definitely indeed of course i do did "
-    "remember recall know it that this you your yours me my i'm i've you're oh ah ha "
-    "well still all well course totally".split())
+    "yes yeah yep yup sure certainly absolutely definitely indeed totally of course i do "
+    "did remember recall know it that this you your yours me my i'm i've you're oh ah ha "
+    "well still all".split())
 _ONLY_YES_HAN = frozenset("是的对嗯当然记得知道我你您了呀啊呢吧还有啦哦噢")
 
 
