@@ -26,3 +26,17 @@ _ASKS_WHAT_REMAINS = re.compile(
 def asks_what_remains(message: str) -> bool:
     """A question about what is left of a plan: its open tasks answer it, not facts."""
     return is_question(message) and bool(_ASKS_WHAT_REMAINS.search(message))
+
+
+# "Do you remember my name?", "你还记得我住在哪里吗？": a question whose yes is worth nothing
+# without what is remembered
+_ASKS_IF_REMEMBERED = re.compile(
+    r"\b(?:do|did|can|could|would|will)\s+you\s+(?:still\s+|even\s+|actually\s+)?"
+    r"(?:remember|recall|know)\b|^\W*(?:remember|recall)\b|记得|记不记得|知道|知不知道",
+    re.IGNORECASE)
+
+
+def asks_if_remembered(message: str) -> bool:
+    """The person asks whether the assistant remembers or knows something of theirs."""
+    return bool(re.search(r"[?？吗]\s*$", message.strip())) and \
+        bool(_ASKS_IF_REMEMBERED.search(message))

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from core.turn.asking import asks_if_remembered
+
 _NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
 LONGEST_ADDED = 12  # characters a reply may add around the person's words and still repeat
 
@@ -184,12 +186,6 @@ def _all_theirs(text: str, messages: list[str]) -> bool:
     return not pieces or len(pieces & _theirs(messages)) >= ECHO * len(pieces)
 
 
-# "Do you remember my name?", "你还记得我住在哪里吗？": a question whose yes is worth nothing
-# without what is remembered
-_ASKS_IF_REMEMBERED = re.compile(
-    r"\b(?:do|did|can|could|would|will)\s+you\s+(?:still\s+|even\s+|actually\s+)?"
-    r"(?:remember|recall|know)\b|^\W*(?:remember|recall)\b|记得|记不记得|知道|知不知道",
-    re.IGNORECASE)
 # What a reply to it may say and still name nothing remembered: yes, the pronouns, the
 # verb asked with. A "no" or "not" answers (honestly or not), and is left to stand.
 _ONLY_YES = frozenset(
@@ -197,12 +193,6 @@ _ONLY_YES = frozenset(
     "did remember recall know it that this you your yours me my i'm i've you're oh ah ha "
     "well still all".split())
 _ONLY_YES_HAN = frozenset("是的对嗯当然记得知道我你您了呀啊呢吧还有啦哦噢")
-
-
-def asks_if_remembered(message: str) -> bool:
-    """The person asks whether the assistant remembers or knows something of theirs."""
-    return bool(re.search(r"[?？吗]\s*$", message.strip())) and \
-        bool(_ASKS_IF_REMEMBERED.search(message))
 
 
 def _left_over(reply: str, question: str) -> tuple[set[str], set[str]]:
