@@ -53,6 +53,17 @@ def test_a_fact_brings_the_turn_it_came_from_with_its_day_and_speaker(store, exe
     assert recall(store, "where did Mei move", exclude_messages={said[0][0]}).turns == []
 
 
+def test_a_weak_match_far_down_is_not_shown_even_when_the_budget_has_room(store):
+    chat = conversations.create(store)
+    best = say(store, chat, ("user", "The cello teacher moved our lesson to Thursday."))
+    for n in range(80):
+        say(store, chat, ("user", f"Errand {n}: the teacher at the school needs form {n}."))
+    found = recall(store, "When is my cello lesson with the teacher?", budget=100_000)
+    assert best[0][0] in {t["id"] for t in found.turns}
+    # the 40 turns the word ranking keeps all fit the budget; the weakest half is left
+    assert len(found.turns) < 30
+
+
 def test_turns_found_by_words_when_the_writer_kept_no_fact(store):
     chat = conversations.create(store)
     said = say(store, chat, ("user", "I started learning the cello at the community school."))
@@ -365,3 +376,13 @@ def test_a_facts_date_is_shown_without_the_relative_words_the_writer_kept():
                         ("said 22 October 2023", "said 22 October 2023"),
                         ("2023-13-45", "2023-13-45"), ("octopus season", "octopus season")):
         assert fact_text({**fact, "temporal_tag": kept}).endswith(f"({shown})"), kept
+
+
+def test_a_fact_whose_relation_already_ends_with_its_object_says_it_once():
+    def line(relation: str, target: str) -> str:
+        return fact_text({"source_name": "Mel", "relation": relation, "target_name": target})
+
+    assert line("asked about Caroline's pets", "pets") == "- Mel asked about Caroline's pets"
+    assert line("喜欢吃辣", "辣") == "- Mel 喜欢吃辣"
+    assert line("asked about carpets", "pets") == "- Mel asked about carpets pets"
+    assert line("lives in", "Lisbon") == "- Mel lives in Lisbon"
