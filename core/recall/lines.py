@@ -7,6 +7,7 @@ import re
 
 from core import when
 from core.store.graph import Row
+from core.store.text import has_cjk
 
 PERSON_NODE = "User"  # the person talking (core.tools.base); kept here to stay importable
 
@@ -42,10 +43,21 @@ def fact_text(edge: Row) -> str:
     `User -pets-> guitar (x2, 2026-11-30)` in front of it)."""
     about = "" if edge["source_name"] == PERSON_NODE else f"{edge['source_name']} "
     target = "you" if edge["target_name"] == PERSON_NODE else edge["target_name"]
+    if _ends_with(edge["relation"], target):  # "asked about her pets" + "pets"
+        target = ""
     # when it happened is part of what it says ("went to the support group (7 May 2023)")
     tag = _one_way(_RELATIVE_LEAD.sub("", str(edge.get("temporal_tag") or "")).strip())
     happened = f" ({tag})" if tag else ""
-    return f"- {about}{edge['relation']} {target}{happened}"
+    return f"- {about}{' '.join(filter(None, (edge['relation'], target)))}{happened}"
+
+
+def _ends_with(relation: str, target: str) -> bool:
+    """Whether the relation already ends with the whole target, as the small writer put
+    it there: "Melanie asked about Caroline's pets pets" is read as written."""
+    said, end = relation.casefold().rstrip(), target.casefold().strip()
+    if not end or len(said) <= len(end) or not said.endswith(end):
+        return False
+    return has_cjk(end[0]) or not said[-len(end) - 1].isalnum()
 
 
 def turn_text(message: Row) -> str:
