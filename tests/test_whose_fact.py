@@ -85,3 +85,27 @@ def test_a_relative_named_in_several_ways_is_one_person():
                             said)
         assert facts == [{"subject": "User", "relation": "sister", "object": "Mei"},
                          {"subject": "Mei", "relation": "home", "object": "Beijing"}], subject
+
+
+@pytest.mark.parametrize(("first", "correction", "relation", "moved"), [
+    ("My husband is called Zhou Tao; Zhou Tao lives in Chicago and works as a chef.",
+     "Correction: my husband doesn't live in Chicago, I meant Osaka.",
+     "husband lives in", ("Zhou Tao", "Chicago", "Osaka")),
+    ("我姐姐叫李娜，她住在上海。", "其实我姐姐已经搬到杭州了。", "姐姐住在",
+     ("李娜", "上海", "杭州")),
+])
+def test_a_relatives_fact_given_to_the_person_is_theirs_and_replaces_their_old_one(
+        headless, llm, first, correction, relation, moved):
+    server, client = headless("small", model="local-model")
+    name, old, new = moved
+    kind = relation.split()[0] if " " in relation else relation[:2]
+    llm.play({"text": "Noted."}, update(
+        user_facts=[{"relation": kind, "object": name}],
+        other_facts=[{"subject": name, "relation": "lives in", "object": old}]))
+    client.process_message(first)
+    llm.play({"text": "Noted."}, update(user_facts=[{"relation": relation, "object": new}]))
+    client.process_message(correction)
+    facts = active(server)
+    assert (name, "lives in", new) in facts or (name, "住在", new) in facts, facts
+    assert not any(t == old for _s, _r, t in facts), facts
+    assert not any(s == "User" and t == new for s, _r, t in facts), facts

@@ -87,3 +87,27 @@ def kin_of_relation(relation: str) -> str | None:
         return None
     kinds = kinds_in(relation, relation=True)
     return kinds[0] if len(kinds) == 1 else None
+
+
+# What follows a kin word in a relation that only names the relative ("husband's name",
+# "姐姐叫"): the link to them, not a fact of theirs
+_NAMING = re.compile(r"^(?:name(?:d| is)?|(?:is )?(?:called|named)|is|"
+                     r"叫做?|名叫|名字(?:是|叫)?|是)$")
+
+
+def leading(relation: str) -> tuple[str, str] | None:
+    """A relation that starts with a kin word and says something of that relative
+    ("husband lives in", "sister's job", "姐姐住在"): the kin word and the rest; None for
+    anything else, and for a relation that names them ("husband's name", "爸爸叫")."""
+    text = re.sub(r"^(?:my|our)\s+", "", relation.strip(), flags=re.IGNORECASE)
+    found = _FIND.match(text)
+    if found is None:
+        return None
+    word = found.group(0)
+    rest = text[found.end():]
+    if _CJK.search(word) and len(word) == 1 and not rest.startswith("的"):
+        return None  # 哥 is in 哥伦比亚
+    rest = re.sub(r"^(?:'s|s'|的)", "", rest).strip(" :：,，")
+    if not rest or _NAMING.match(rest.casefold()) or kind_of(word) is None:
+        return None
+    return re.sub(r"(?:'s|s')$", "", word), rest

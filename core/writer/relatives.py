@@ -63,11 +63,24 @@ def _where_they_live(triplet: Any, message: str) -> Any:
     return triplet
 
 
+def _of_the_relative(triplet: Any) -> Any:
+    """"User -husband lives in-> Osaka", the person given a fact of their husband's, is
+    the husband's ("husband -lives in-> Osaka", named below when he is linked): kept as
+    the person's, it read as a link to a husband called Osaka, and his old city stayed."""
+    if not _well_formed(triplet) or triplet["subject"].strip().casefold() not in kin_person:
+        return triplet
+    split = kin.leading(triplet["relation"])
+    if split is None:
+        return triplet
+    word, rest = split
+    return {**triplet, "subject": word, "relation": rest}
+
+
 def resolved(triplets: list[dict[str, Any]], store: GraphStore, message: str = ""
              ) -> list[dict[str, Any]]:
     """The facts with a kin-word subject given to the one relative of that kind (a town
     under a kin relation is where they live, when `message` says so)."""
-    triplets = [_where_they_live(t, message) for t in triplets]
+    triplets = [_where_they_live(_of_the_relative(t), message) for t in triplets]
     people: dict[str, list[str]] | None = None
     # links made in the same call count too ("我爸爸叫马军，住在青岛" in one message)
     linking = {}
