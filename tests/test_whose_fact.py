@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from core.writer import whose
+from core.writer import kin, whose
 
 
 def update(**lists):
@@ -109,3 +109,15 @@ def test_a_relatives_fact_given_to_the_person_is_theirs_and_replaces_their_old_o
     assert (name, "lives in", new) in facts or (name, "住在", new) in facts, facts
     assert not any(t == old for _s, _r, t in facts), facts
     assert not any(s == "User" and t == new for s, _r, t in facts), facts
+
+
+@pytest.mark.parametrize(("relation", "split"), [
+    ("husband lives in", ("husband", "lives in")), ("my sister's job", ("sister", "job")),
+    ("boss's office", ("boss", "office")), ("姐姐住在", ("姐姐", "住在")),
+    ("妈的生日", ("妈", "生日")),
+    # a link to the relative, more than one of them, or no relative at all
+    ("husband's name", None), ("姐姐叫", None), ("brother named", None), ("husband", None),
+    ("friends live in", None), ("哥伦比亚", None), ("has a sister", None), ("pay rent", None),
+])
+def test_a_relation_that_starts_with_a_relative_says_something_of_them(relation, split):
+    assert kin.leading(relation) == split

@@ -104,6 +104,9 @@ def leading(relation: str) -> tuple[str, str] | None:
     if found is None:
         return None
     word = found.group(0)
+    single = re.sub(r"'s$", "", word.casefold())
+    if single.endswith(("s", "s'")) and single.rstrip("'") not in _KIND_OF:
+        return None  # "friends live in" is more than one relative
     rest = text[found.end():]
     if _CJK.search(word) and len(word) == 1 and not rest.startswith("的"):
         return None  # 哥 is in 哥伦比亚
