@@ -66,7 +66,7 @@ def _where_they_live(triplet: Any, message: str) -> Any:
 def _of_the_relative(triplet: Any) -> Any:
     """"User -husband lives in-> Osaka", the person given a fact of their husband's, is
     the husband's ("husband -lives in-> Osaka", named below when he is linked): kept as
-    the person's, it read as a link to a husband called Osaka, and his old city stayed."""
+    it was, it was stored under a node named "husband lives in", and his old city stayed."""
     if not _well_formed(triplet) or triplet["subject"].strip().casefold() not in kin_person:
         return triplet
     split = kin.leading(triplet["relation"])
