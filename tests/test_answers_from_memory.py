@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.protocol.packets import PacketType
 from core.turn import answering
 from core.turn.prompts import FACT_FIRST
 
@@ -168,3 +169,32 @@ def test_a_question_about_no_one_known_gets_none_of_the_persons_facts(someone_el
     # the person by their name, or by "I", still gets their own facts
     assert answering.facts_for(someone_else, "What does Caroline like?")
     assert answering.facts_for(someone_else, "What do I like?")
+
+
+
+@pytest.mark.parametrize("temperature", [None, 0.7])
+def test_a_question_of_fact_is_asked_as_one_and_a_chat_stays_a_chat(headless, llm,
+                                                                    temperature):
+    """Told it is a companion, the 1.5B model answered a question in the words of the
+    turn it read; a question of fact goes out with the answer's instructions, at
+    temperature 0 unless the person set one, and anything else with the companion's."""
+    from core.endpoint import profiles
+    from core.turn.prompts import answer_prompt, system_prompt
+
+    client = headless("small", model="local-model")[1]
+    if temperature is not None:
+        assert client.request(PacketType.SET_CONFIG, {"temperature": temperature})["success"]
+    llm.play({"text": "Nice!"}, {"text": "{}"}, {"text": "Osaka."})
+    client.process_message("I moved to Osaka last spring.")
+    client.process_message("Where do I live now?")
+
+    def sent(words: str) -> dict:
+        """The reply's request for the message `words` (not the memory-writing step's)."""
+        return next(r for r in llm.requests if "response_format" not in r
+                    and f"\n{words}\n(Reply to this" in r["messages"][-1]["content"])
+
+    chat, question = sent("I moved to Osaka last spring."), sent("Where do I live now?")
+    assert chat["messages"][0]["content"] == system_prompt(False, False)
+    assert chat["temperature"] == (temperature or profiles.LOCAL_TEMPERATURE)
+    assert question["messages"][0]["content"] == answer_prompt()
+    assert question["temperature"] == (temperature or 0)

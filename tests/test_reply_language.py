@@ -52,7 +52,9 @@ def test_each_message_names_its_language_to_the_model(small_local, llm):
     assert chat[1][-1]["content"].endswith(
         "\nWhere does my sister live?\n(Reply to this in English" + fact_first)
     assert chat[2][-1]["content"].endswith("\nok?\n(Reply to this.)")  # unsure: not named
-    assert chat[2][:len(chat[1])] == chat[1]  # the earlier ones went out as before
+    # the earlier ones went out as before (the instructions are a question's or a chat's:
+    # a server caches each prefix, see test_answers_from_memory)
+    assert chat[2][1:len(chat[1])] == chat[1][1:]
 
 
 @pytest.mark.parametrize("question", [

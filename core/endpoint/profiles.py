@@ -120,3 +120,10 @@ def temperature(setting: float | None, base_url: str) -> float | None:
     if setting is not None:
         return setting
     return LOCAL_TEMPERATURE if is_local(base_url) else None
+
+
+def answer_temperature(setting: float | None) -> float:
+    """A question of fact answered from the memory: the most likely words, every time,
+    unless the person set a temperature (LoCoMo conv-43 on the 1.5B model: token F1 0.246
+    at 0.3 in a chat, 0.287 at 0 with the same prompt)."""
+    return setting if setting is not None else 0.0

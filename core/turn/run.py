@@ -36,7 +36,7 @@ from core.tools.schemas import TOOL_NAMES
 from core.turn import answering, prompt_window
 from core.turn.guards import LoopGuard
 from core.turn.llm import ChatSession, TurnCancelled, TurnOptions, TurnResult
-from core.turn.prompts import system_prompt, turn_message_again
+from core.turn.prompts import answer_prompt, asks_for_fact, system_prompt, turn_message_again
 from core.turn.snapshot import (
     active_tasks,
     memory_snapshot,
@@ -141,9 +141,14 @@ class Turn:
             options.tools = []  # the extraction step writes the memory after the answer
         # The instructions and the tools come first and never change, then the earlier
         # messages as they were sent, then the new one: a server's prompt cache reuses
-        # everything before it (see core.turn.prompt_window).
-        messages = [{"role": "system", "content": system_prompt(
-                        compact, not extracting, self.config.instructions)},
+        # everything before it (see core.turn.prompt_window). A question of fact to a
+        # model that has no tools is answered as one, not chatted about (`answer_prompt`).
+        answers = extracting and asks_for_fact(text)
+        if answers:
+            options.temperature = profiles.answer_temperature(self.config.temperature)
+        instructions = answer_prompt(self.config.instructions) if answers else \
+            system_prompt(compact, not extracting, self.config.instructions)
+        messages = [{"role": "system", "content": instructions},
                     *context.earlier, {"role": "user", "content": context.content}]
         options.person_said = [*context.said, text]
 
