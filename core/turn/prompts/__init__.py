@@ -40,9 +40,11 @@ def answer_prompt(own: str = "") -> str:
     the words of the turn it read ("about four months ago") or with advice of its own;
     told it answers questions from the snapshot, it gave the fact. LoCoMo conv-43, the
     same 48 prompts at temperature 0: token F1 0.287 with the companion's instructions,
-    0.355 with these; a longer form that began "You are TrulyMEM" and listed what the
-    snapshot holds gave 0.306-0.313. A server caches each instruction prefix
-    (llama-server keeps several prompts), so a question after a chat reads no more."""
+    0.345 with these; a longer form that began "You are TrulyMEM" and listed what the
+    snapshot holds gave 0.306-0.313. Without "speaking to the user as you" it answered
+    "What do you remember about me?" with "I have a sister Mei…". A server caches each
+    instruction prefix (llama-server keeps several prompts); the first question after
+    chatting reads the window's messages once more under these."""
     return _with_own(_template("system_answer.md").strip(), own)
 
 
