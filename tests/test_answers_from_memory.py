@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from core.endpoint import profiles
 from core.protocol.packets import PacketType
 from core.turn import answering
-from core.turn.prompts import FACT_FIRST
+from core.turn.prompts import FACT_FIRST, answer_prompt, system_prompt
 
 FACTS = [("User", "name", "Sofia"), ("User", "lives in", "Osaka"), ("User", "job", "pilot"),
          ("User", "plays", "saxophone"), ("User", "sister", "Omar"),
@@ -171,16 +172,12 @@ def test_a_question_about_no_one_known_gets_none_of_the_persons_facts(someone_el
     assert answering.facts_for(someone_else, "What do I like?")
 
 
-
 @pytest.mark.parametrize("temperature", [None, 0.7])
 def test_a_question_of_fact_is_asked_as_one_and_a_chat_stays_a_chat(headless, llm,
                                                                     temperature):
     """Told it is a companion, the 1.5B model answered a question in the words of the
     turn it read; a question of fact goes out with the answer's instructions, at
     temperature 0 unless the person set one, and anything else with the companion's."""
-    from core.endpoint import profiles
-    from core.turn.prompts import answer_prompt, system_prompt
-
     client = headless("small", model="local-model")[1]
     if temperature is not None:
         assert client.request(PacketType.SET_CONFIG, {"temperature": temperature})["success"]

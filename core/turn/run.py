@@ -139,10 +139,11 @@ class Turn:
         options, compact = self._options(text)
         if extracting:
             options.tools = []  # the extraction step writes the memory after the answer
-        # The instructions and the tools come first and never change, then the earlier
+        # The instructions and the tools come first and stay the same, then the earlier
         # messages as they were sent, then the new one: a server's prompt cache reuses
         # everything before it (see core.turn.prompt_window). A question of fact to a
-        # model that has no tools is answered as one, not chatted about (`answer_prompt`).
+        # model that has no tools gets instructions of its own (`answer_prompt`): told
+        # it was a companion, it chatted about the evidence instead of answering.
         answers = extracting and asks_for_fact(text)
         if answers:
             options.temperature = profiles.answer_temperature(self.config.temperature)
