@@ -8,7 +8,8 @@ import json
 import pytest
 
 from app.main import main
-from core.eval.run import TARGETS, run_eval
+from core.config import load_config
+from core.eval.run import TARGETS, _endpoint_config, run_eval
 from core.eval.tokens import token_count
 from core.tools.schemas import openai_tools
 from core.turn.prompts import system_prompt
@@ -84,3 +85,13 @@ def test_the_cli_plays_generated_conversations(capsys):
     assert main(["--eval", "--conversations", "1", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "fixed seeds: 3" in out and "parroted replies 0" in out
+
+
+def test_the_eval_leaves_the_temperature_as_a_person_does(tmp_path):
+    """Unset, so a question of fact is answered at 0 as in the app; a saved 0.3 had the
+    eval answer every question at the chat's temperature."""
+    _endpoint_config(tmp_path, "http://127.0.0.1:8080/v1", "http://127.0.0.1:8081/v1",
+                     model="local", api_key="sk-local", writer="auto")
+    config, _warning = load_config(tmp_path / "config.json")
+    assert config.temperature is None
+    assert config.base_url == "http://127.0.0.1:8081/v1"

@@ -54,12 +54,14 @@ TARGETS = {"overhead_core": 1500, "overhead_compact": 800, "prefix_share": 0.85,
 def _endpoint_config(home: Path, base_url: str, proxy_url: str, *, model: str | None,
                      api_key: str | None, writer: str) -> str:
     """The throwaway folder's settings, as a person would set them for this endpoint;
-    answers the tool set."""
+    answers the tool set. The temperature is left unset, as a person leaves it: the turn
+    then chats at 0.3 with a local server and answers a question of fact at 0 (a saved
+    0.3 had the eval answer every question at 0.3, unlike the app)."""
     tool_set = profiles.tool_set("auto", base_url, "")
     local = profiles.is_local(base_url)
     save_config(home / "config.json", Config(
         api_key=api_key or "", base_url=proxy_url, model=model or "",
-        tool_set=tool_set, temperature=profiles.temperature(None, base_url),
+        tool_set=tool_set, temperature=None,
         first_token_timeout=600.0 if local else 120.0,
         request_timeout=120.0 if local else 60.0,
         turn_timeout=1800.0 if local else 300.0, memory_writer=writer))

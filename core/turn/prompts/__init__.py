@@ -59,9 +59,13 @@ def _with_own(base: str, own: str) -> str:
 # sentence that repeats the question": "start with the fact ... not the question's words
 # again" still left half the answers restating the question ("Caroline used to go horseback
 # riding with her dad when she was a kid"), and "then anything warm" doubled their length.
-# "whether you remember one": "你还记得我的名字吗？" was answered "记得。", a yes without the name
+# "whether you remember one": "你还记得我的名字吗？" was answered "记得。", a yes without the name.
+# 'to the user as "you"': the question's own voice came back ("Where do I live now?" ->
+# "I live in Shanghai.", "我的宠物叫什么名字？" -> "我的宠物叫Mochi。"); in the system message
+# alone it did not hold at the end of a window
 FACT_FIRST = (": if it asks for a fact, or whether you remember one, reply with the fact"
-              " alone, in a few words, not a sentence that repeats the question.")
+              ' alone, in a few words, to the user as "you", not a sentence that repeats the'
+              " question.")
 # After a question about what is left of a plan: "the fact alone" named one open task of
 # two ("What's left to do for moving house?" -> "hire movers")
 TASKS_LEFT = ": if it asks what is left to do, name every task not done yet."
