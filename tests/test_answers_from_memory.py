@@ -8,7 +8,7 @@ import pytest
 from core.endpoint import profiles
 from core.protocol.packets import PacketType
 from core.turn import answering
-from core.turn.prompts import FACT_FIRST, answer_prompt, system_prompt
+from core.turn.prompts import FACT_FIRST_MINE, answer_prompt, system_prompt
 
 FACTS = [("User", "name", "Sofia"), ("User", "lives in", "Osaka"), ("User", "job", "pilot"),
          ("User", "plays", "saxophone"), ("User", "sister", "Omar"),
@@ -79,7 +79,7 @@ def test_the_question_goes_out_with_them_and_later_requests_repeat_it_as_sent(he
     first, second = (r["messages"] for r in llm.requests)
     assert first[-1]["content"].endswith(
         "- the user lives in Osaka\n</memory_snapshot>\nWhere do I live now?\n"
-        f"(Reply to this in English{FACT_FIRST})")
+        f"(Reply to this in English{FACT_FIRST_MINE})")
     assert second[:len(first)] == first  # the prefix a server caches
     assert "- Omar lives in Kunming\n</memory_snapshot>" in second[-1]["content"]
 

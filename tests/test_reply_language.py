@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from core.turn.prompts import FACT_FIRST, TASKS_LEFT, turn_message
+from core.turn.prompts import FACT_FIRST, FACT_FIRST_MINE, TASKS_LEFT, turn_message
 from core.writer.language import language_of
 
 
@@ -46,7 +46,7 @@ def test_each_message_names_its_language_to_the_model(small_local, llm):
     small_local.process_message("ok?")
     chat = [r["messages"] for r in llm.requests if "response_format" not in r]
     # the words, then what to do with them: never the words last, after a label
-    fact_first = FACT_FIRST + ")"
+    fact_first = FACT_FIRST_MINE + ")"  # both ask about the person: "you" for them
     assert chat[0][-1]["content"].endswith(
         "\n我的宠物叫什么名字？\n(Reply to this in Chinese" + fact_first)
     assert chat[1][-1]["content"].endswith(
@@ -55,6 +55,18 @@ def test_each_message_names_its_language_to_the_model(small_local, llm):
     # the earlier ones went out as before (the instructions are a question's or a chat's:
     # a server caches each prefix, see test_answers_from_memory)
     assert chat[2][1:len(chat[1])] == chat[1][1:]
+
+
+@pytest.mark.parametrize(("question", "tail"), [
+    ("Where do I live now?", FACT_FIRST_MINE), ("我的宠物叫什么名字？", FACT_FIRST_MINE),
+    ("Où est-ce que j'habite ?", FACT_FIRST_MINE), ("Где живёт моя сестра?", FACT_FIRST_MINE),
+    ("When did Tim start the violin?", FACT_FIRST), ("Where does Mei live?", FACT_FIRST),
+    ("莫奇几岁了？", FACT_FIRST)])
+def test_a_question_about_the_person_is_answered_to_them_as_you(question, tail):
+    """In the person's voice the answer came back in it ("I live in Shanghai."); told "you"
+    after a question about someone else, the model made whole sentences of its answers."""
+    told = turn_message("", question, "2026-12-06 (Sunday)")
+    assert told.endswith(f"{tail})")
 
 
 @pytest.mark.parametrize("question", [
