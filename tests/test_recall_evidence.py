@@ -120,6 +120,11 @@ def test_a_time_the_question_names_is_read_as_dates_in_both_languages():
         "two weeks ago, or yesterday?": (date(2026, 6, 29), date(2026, 7, 6)),
         "what's on tomorrow, after what I did yesterday?": (date(2026, 7, 14),
                                                              date(2026, 7, 15)),
+        # a date with its year wins over a relative word beside it
+        "what movie did Nate recently watch on October 6, 2022?": (date(2022, 10, 6),
+                                                                   date(2022, 10, 7)),
+        "我最近在2022年10月6日看了什么电影？": (date(2022, 10, 6), date(2022, 10, 7)),
+        "what did I do last week of May 2023": (date(2023, 5, 1), date(2023, 6, 1)),
     }
     for question, (start, end) in cases.items():
         span = span_of(question, today)

@@ -197,7 +197,11 @@ def _seasonal(text: str, today: date) -> tuple[date, date] | None:
 
 
 def _range_in(text: str, today: date) -> tuple[date, date] | None:
-    for reader in (_seasonal, _relative, _dated):
+    """A date with its year wins over a relative word beside it: "what did Nate recently
+    watch on October 6, 2022?" asks about that day, not the month before today."""
+    with_year = re.search(r"(?<!\d)(?:19|20)\d\d(?!\d)", text) is not None
+    for reader in (_seasonal, _dated, _relative) if with_year else \
+            (_seasonal, _relative, _dated):
         found = reader(text, today)
         if found:
             return found
