@@ -43,9 +43,10 @@ def answer_prompt(own: str = "") -> str:
     same 48 prompts at temperature 0: token F1 0.287 with the companion's instructions,
     0.345 with these; a longer form that began "You are TrulyMEM" and listed what the
     snapshot holds gave 0.306-0.313. "Speaking to the user as you" here made whole
-    sentences of the answers about someone else ("John is trying out yoga to improve his
-    strength and flexibility.": 0.338 -> 0.251 on 48 questions); a question in the
-    person's voice is told it at its end instead (`FACT_FIRST_MINE`). A server caches each
+    sentences of the answers about someone else ("What is John trying out to improve his
+    strength and flexibility?" -> "John is trying out yoga to improve his strength and
+    flexibility.", where it had said "Yoga"); a question in the person's voice is told it
+    at its end instead (`FACT_FIRST_MINE`). A server caches each
     instruction prefix (llama-server keeps several prompts); the first question after
     chatting reads the window's messages once more under these."""
     return _with_own(_template("system_answer.md").strip(), own)
@@ -69,8 +70,8 @@ FACT_FIRST = (": if it asks for a fact, or whether you remember one, reply with 
 # back in it ("I live in Shanghai.", "我的宠物叫Mochi。") with "you" in the system message
 # alone; said here, it answered "You live in Shanghai.", "你的宠物叫Mochi。". Said after a
 # question about someone else, it made whole sentences of the answers (LoCoMo conv-43, 48
-# questions: token F1 0.338 -> 0.239), so it is said only where the person asks about
-# themselves.
+# questions, with "you" here and in the instructions: token F1 0.338 -> 0.239), so it is
+# said only where the person asks about themselves.
 FACT_FIRST_MINE = (": if it asks for a fact, or whether you remember one, reply with the"
                    ' fact alone, in a few words, to the user as "you", not a sentence that'
                    " repeats the question.")
