@@ -46,9 +46,9 @@ def answer_prompt(own: str = "") -> str:
     sentences of the answers about someone else ("What is John trying out to improve his
     strength and flexibility?" -> "John is trying out yoga to improve his strength and
     flexibility.", where it had said "Yoga"); a question in the person's voice is told it
-    at its end instead (`FACT_FIRST_MINE`). A server caches each
-    instruction prefix (llama-server keeps several prompts); the first question after
-    chatting reads the window's messages once more under these."""
+    at its end instead (`FACT_FIRST_MINE`). A server caches each instruction prefix
+    (llama-server keeps several prompts); the first question after chatting reads the
+    window's messages once more under these."""
     return _with_own(_template("system_answer.md").strip(), own)
 
 
@@ -64,17 +64,16 @@ def _with_own(base: str, own: str) -> str:
 # again" still left half the answers restating the question ("Caroline used to go horseback
 # riding with her dad when she was a kid"), and "then anything warm" doubled their length.
 # "whether you remember one": "你还记得我的名字吗？" was answered "记得。", a yes without the name
-FACT_FIRST = (": if it asks for a fact, or whether you remember one, reply with the fact"
-              " alone, in a few words, not a sentence that repeats the question.")
+_FACT_ALONE = (": if it asks for a fact, or whether you remember one, reply with the fact"
+               " alone, in a few words,{to_you} not a sentence that repeats the question.")
+FACT_FIRST = _FACT_ALONE.format(to_you="")
 # A question in the person's own voice ("Where do I live now?", "我的宠物叫什么名字？") came
 # back in it ("I live in Shanghai.", "我的宠物叫Mochi。") with "you" in the system message
 # alone; said here, it answered "You live in Shanghai.", "你的宠物叫Mochi。". Said after a
 # question about someone else, it made whole sentences of the answers (LoCoMo conv-43, 48
 # questions, with "you" here and in the instructions: token F1 0.338 -> 0.239), so it is
 # said only where the person asks about themselves.
-FACT_FIRST_MINE = (": if it asks for a fact, or whether you remember one, reply with the"
-                   ' fact alone, in a few words, to the user as "you", not a sentence that'
-                   " repeats the question.")
+FACT_FIRST_MINE = _FACT_ALONE.format(to_you=' to the user as "you",')
 # The first person of the languages `language_of` names: pronouns and possessives, a closed
 # class of each language (a question about someone else that matches costs a longer answer)
 _FIRST_PERSON = re.compile(
