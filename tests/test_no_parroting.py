@@ -181,12 +181,30 @@ def test_a_yes_that_answers_is_shown_as_it_is(headless, llm):
     assert len([r for r in llm.requests if r.get("stream")]) == 1
 
 
+def test_an_answer_picked_from_the_words_of_the_question_is_shown_as_it_is(headless, llm):
+    client = headless("small", model="local-model")[1]
+    llm.play({"text": "Green tea, oolong, pu-erh."})
+    answer = client.process_message(
+        "Which three teas did I say I love: green tea, oolong, pu-erh or black tea?")
+    assert answer["content"] == "Green tea, oolong, pu-erh." and answer["parroted"] == 0
+    assert len([r for r in llm.requests if r.get("stream")]) == 1
+
+
 @pytest.mark.parametrize(("reply", "said", "theirs"), [
     ("对不起，我上个月搬到东京了。", ["其实我上个月搬到东京了。"], True),
     ("Great! My sister lives in Kunming, not Prague. Noted.",
      ["Sorry: my sister lives in Kunming, not Prague."], True),
     ("好的，记住了。你住在东京。", ["其实我上个月搬到东京了。"], False),
     ("Noted, your sister lives in Kunming.", ["My sister lives in Kunming."], False),
+    # an answer may be a few of the words a question asks with; the question said back
+    # is most of it
+    ("Blueberries, coconut milk, gluten-free crust.",
+     ["What two main ingredients are in the dessert Joanna shared a photo of, with "
+      "blueberries, coconut milk and a gluten-free crust?"], False),
+    ("绿茶、乌龙茶、普洱茶。", ["我说过最爱的三种茶是什么？绿茶、乌龙茶、普洱茶还是红茶？"], False),
+    ("The two main ingredients are in the dessert Joanna shared a photo of, with "
+     "blueberries.", ["What two main ingredients are in the dessert Joanna shared a photo "
+                      "of, with blueberries, coconut milk and a gluten-free crust?"], True),
 ])
 def test_the_eval_counts_a_sentence_of_theirs_anywhere_in_a_reply(reply, said, theirs):
     assert has_their_sentence(reply, said) is theirs

@@ -157,11 +157,20 @@ def _echoes(sentence: str, messages: list[str], word_for_word: bool = True) -> b
     if len(pieces) < 3:
         return False
     if word_for_word and len(pieces) >= 5 and any(
-            pieces <= _pieces(message) for message in messages):
+            _word_for_word(pieces, message) for message in messages):
         return True
     folded = unicodedata.normalize("NFKC", sentence).casefold()
     return len(pieces) >= 4 and bool(_FIRST_PERSON.search(folded)) and \
         len(pieces & _theirs(messages)) >= ECHO * len(pieces)
+
+
+def _word_for_word(pieces: set[str], message: str) -> bool:
+    """A sentence made of `message`'s words is that message said back; of a question's,
+    only when it carries most of the question: an answer may be a few of the words it
+    asks with ("tea or coffee?"; "What two ingredients are in the dessert with
+    blueberries, coconut milk and a crust?" answered "Blueberries, coconut milk, crust")."""
+    theirs = _pieces(message)
+    return pieces <= theirs and (not _asks(message) or len(pieces) >= ASKED_BACK * len(theirs))
 
 
 # what may still be a lead ("Sorry", "对不起"): a few words and no mark after them yet
