@@ -44,6 +44,18 @@ def test_the_fact_that_answers_a_question_stands_right_before_it(remembered, que
     assert len(shown) <= answering.MOST + 1
 
 
+@pytest.mark.parametrize(("question", "first"), [
+    ("Où est-ce que j'habite maintenant ?", "the user lives in Osaka"),
+    ("Wo wohne ich jetzt?", "the user lives in Osaka"),
+    ("¿Cómo se llama mi mascota?", "the user pet Max"),
+])
+def test_a_question_about_themselves_in_another_language_gets_their_facts(remembered,
+                                                                          question, first):
+    """"mon", "ich", "mi" are the person as "my" and "I" are: their facts answer it."""
+    shown = answering.render(answering.facts_for(remembered, question)).splitlines()
+    assert shown[:2] == ["What the memory says that answers it:", f"- {first}"]
+
+
 def test_a_relatives_question_never_gets_the_persons_own_city(remembered):
     shown = answering.render(answering.facts_for(remembered, "Where does my sister live?"))
     assert "Kunming" in shown and "Osaka" not in shown

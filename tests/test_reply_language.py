@@ -61,7 +61,11 @@ def test_each_message_names_its_language_to_the_model(small_local, llm):
     ("Where do I live now?", FACT_FIRST_MINE), ("我的宠物叫什么名字？", FACT_FIRST_MINE),
     ("Où est-ce que j'habite ?", FACT_FIRST_MINE), ("Где живёт моя сестра?", FACT_FIRST_MINE),
     ("When did Tim start the violin?", FACT_FIRST), ("Where does Mei live?", FACT_FIRST),
-    ("莫奇几岁了？", FACT_FIRST)])
+    ("莫奇几岁了？", FACT_FIRST), ("Wo wohnt meine Schwester?", FACT_FIRST_MINE),
+    ("제 여동생은 어디에 살아요?", FACT_FIRST_MINE),
+    # a language's own first person only in that language: Mia is a name in English
+    ("Where does Mia live?", FACT_FIRST), ("What did J. K. Rowling write?", FACT_FIRST),
+    ("Quand est-ce que Marie part ?", FACT_FIRST), ("私人飞机是谁的？", FACT_FIRST)])
 def test_a_question_about_the_person_is_answered_to_them_as_you(question, tail):
     """In the person's voice the answer came back in it ("I live in Shanghai."); told "you"
     after a question about someone else, the model made whole sentences of its answers."""

@@ -26,10 +26,9 @@ from core.turn.snapshot import (
     others_named,
     person_profile,
     plain_line,
-    speaks_of_self,
 )
 from core.writer import forget_scope, grounding, kin, relatives, slots
-from core.writer.language import language_of
+from core.writer.language import language_of, speaks_of_self
 
 MOST = 4  # lines: each costs the person prompt time on a small local model
 # What a question asks for that holds many values, and the relations that say it: "what's

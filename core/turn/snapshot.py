@@ -10,7 +10,6 @@ be here.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -23,6 +22,7 @@ from core.store.text import normalize_name, short_question
 from core.tools.base import PERSON_NODE, fact_line
 from core.tools.persona import persona_text
 from core.tools.tasks import task_line
+from core.writer.language import speaks_of_self
 
 SNAPSHOT_MEMORIES = 12
 SNAPSHOT_TASKS = 5
@@ -50,14 +50,6 @@ def person_profile(store: GraphStore) -> list[dict]:
         " 'active' AND e.category = 'general' ORDER BY e.source_id != ?, e.norm_relation !="
         " 'name', e.mention_count DESC, e.updated_at DESC LIMIT ?",
         (*subjects, person["id"], person["id"], PROFILE_FACTS))
-
-
-_SELF = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd)\b|我", re.IGNORECASE)
-
-
-def speaks_of_self(message: str) -> bool:
-    """The message speaks of the person who writes it ("my", "I", "我")."""
-    return bool(_SELF.search(message))
 
 
 def others_named(store: GraphStore, message: str, person: set[str]) -> list[dict]:

@@ -62,3 +62,28 @@ def language_of(text: str) -> str | None:
     ranked = sorted(counts.values(), reverse=True)
     best = max(counts, key=counts.__getitem__)
     return best if ranked[0] >= 1 and ranked[0] > ranked[1] else None
+
+
+# The first person of each language: its pronouns and possessives, a closed class. A
+# language's own are read only in text written in it ("Mia" is a name in English, "mia"
+# Italian for "my"); English's and Chinese's, the product's two, in any text.
+_ALWAYS_SELF = r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b|我"
+_SELF_BY_LANGUAGE = {
+    "French": r"\b(?:je|moi|me|mon|ma|mes)\b|\b[jm]'",
+    "German": r"\b(?:ich|mich|mir|mein|meine|meinen|meinem|meiner|meines)\b",
+    "Spanish": r"\b(?:yo|me|mi|mis|mío|mía|conmigo)\b",
+    "Italian": r"\b(?:io|mi|mio|mia|miei|mie)\b",
+    "Portuguese": r"\b(?:eu|me|meu|minha|meus|minhas|comigo)\b",
+    "Dutch": r"\b(?:ik|mij|me|mijn)\b",
+    "Russian": r"\b(?:я|меня|мне|мной|мой|моя|моё|мои|моего|моей|моих)\b",
+    "Japanese": r"私|僕|俺|わたし|ぼく",
+    "Korean": r"(?<!\S)(?:저는|제가|저를|저의|저한테|나는|내가|나를|나의|나한테|제|내)(?!\S)",
+}
+_SELF = {name: re.compile(f"{_ALWAYS_SELF}|{words}", re.IGNORECASE)
+         for name, words in _SELF_BY_LANGUAGE.items()}
+_SELF_ANY = re.compile(_ALWAYS_SELF, re.IGNORECASE)
+
+
+def speaks_of_self(text: str) -> bool:
+    """`text` speaks of the one who writes it ("my", "我", "ma sœur", "моя сестра")."""
+    return bool(_SELF.get(language_of(text) or "", _SELF_ANY).search(text))

@@ -8,14 +8,13 @@ snapshot, travels in the newest user message, after everything that can be reuse
 
 from __future__ import annotations
 
-import re
 import time
 from functools import cache
 from importlib.resources import files
 
 from core.store.text import has_cjk, short_question
 from core.turn.asking import asks_what_remains
-from core.writer.language import language_of
+from core.writer.language import language_of, speaks_of_self
 
 
 @cache
@@ -72,15 +71,8 @@ FACT_FIRST = _FACT_ALONE.format(to_you="")
 # alone; said here, it answered "You live in Shanghai.", "你的宠物叫Mochi。". Said after a
 # question about someone else, it made whole sentences of the answers (LoCoMo conv-43, 48
 # questions, with "you" here and in the instructions: token F1 0.338 -> 0.239), so it is
-# said only where the person asks about themselves.
+# said only where the person asks about themselves (`speaks_of_self`, in their language).
 FACT_FIRST_MINE = _FACT_ALONE.format(to_you=' to the user as "you",')
-# The first person of the languages `language_of` names: pronouns and possessives, a closed
-# class of each language (a question about someone else that matches costs a longer answer)
-_FIRST_PERSON = re.compile(
-    r"\b(?:i|i'm|i've|i'd|my|me|mine|myself"  # English
-    r"|je|j|moi|mon|ma|mes|ich|mich|mir|mein|meine|meinen|meinem|meiner|meines"
-    r"|yo|mi|mis|eu|meu|minha|meus|minhas|io|mio|mia|miei|mie"
-    r"|я|меня|мне|мой|моя|моё|мои)\b|[我私僕俺]|저는|제가|나는|내가", re.IGNORECASE)
 # After a question about what is left of a plan: "the fact alone" named one open task of
 # two ("What's left to do for moving house?" -> "hire movers")
 TASKS_LEFT = ": if it asks what is left to do, name every task not done yet."
@@ -108,7 +100,7 @@ def turn_message(snapshot: str, message: str, today: str | None = None) -> str:
         # the last words weigh most with a small model: "give the answer first" in the
         # system message alone left two sentences around a one-word answer
         reply = reply.removesuffix(".") + (
-            FACT_FIRST_MINE if _FIRST_PERSON.search(message) else FACT_FIRST)
+            FACT_FIRST_MINE if speaks_of_self(message) else FACT_FIRST)
     return _template("context.md").strip().replace(
         "{today}", today or time.strftime("%Y-%m-%d (%A)")).replace(
         "{snapshot}", snapshot).replace("{reply}", reply).replace("{message}", message)
