@@ -153,6 +153,23 @@ def test_turns_said_in_the_time_asked_about_come_first_and_the_range_is_shown(
     assert [t["id"] for t in both.turns] == [old[0][0], new[0][0]]  # as they were said
 
 
+def test_when_something_said_on_the_day_asked_about_matches_other_days_are_left_out(
+        store, clock):
+    chat = conversations.create(store)
+    clock.now = time.mktime(date(2026, 7, 15).timetuple())
+    day = {d: time.mktime(date(2022, 10, d).timetuple()) for d in (6, 9, 12)}
+    that_day = say(store, chat, ("user", "I watched Little Women recently, it was great!"),
+                   at=day[6])
+    later = say(store, chat, ("user", "I recently saw a movie that blew my mind: Inception. "
+                                      "Best movie I watched and enjoyed this year."), at=day[9])
+    say(store, chat, ("user", "The weather is awful today."), at=day[12])
+    asked = "What movie did Nate recently watch and enjoy on October 6, 2022?"
+    assert [t["id"] for t in recall(store, asked).turns] == [that_day[0][0]]
+    # nothing said that day matches: the other days' turns are still the evidence
+    other = recall(store, "What movie did Nate recently watch and enjoy on 12 October 2022?")
+    assert later[0][0] in [t["id"] for t in other.turns]
+
+
 def test_a_month_without_a_year_is_the_latest_one_anything_was_said_in(store, clock):
     today = date(2026, 12, 6)
     for question in ("when did she go to a pride parade in August?", "我5月做了什么",

@@ -54,12 +54,7 @@ def by_words(store: GraphStore, question: str, speakers: set[str] = frozenset())
     it names are left out: who spoke is not in a message's words, and a name the other
     speaker says in greeting ("Hey Caroline!", 129 of 419 turns of one conversation)
     would outrank what the named speaker said."""
-    words = question
-    for name in speakers:
-        words = re.sub(rf"(?<!\w){re.escape(name)}(?:'s)?(?!\w)", " ", words,
-                       flags=re.IGNORECASE)
-    if not words.strip(" ?？.!"):
-        words = question
+    words = _without_speakers(question, speakers)
     for pool in WORD_POOLS:
         found = [rowid for rowid, _ in fts_candidates(store, "message_fts", words, pool)]
         kept = showable(store, found)
@@ -68,11 +63,32 @@ def by_words(store: GraphStore, question: str, speakers: set[str] = frozenset())
     return kept[:POOL]
 
 
+def by_words_in(store: GraphStore, question: str, speakers: set[str], start: float,
+                end: float) -> list[int]:
+    """The messages said in [start, end) that share the question's words, best first."""
+    words = _without_speakers(question, speakers)
+    found = [rowid for rowid, _ in fts_candidates(store, "message_fts", words, WORD_POOLS[-1])]
+    if not found:
+        return []
+    said = {r["id"] for r in store.query(
+        f"SELECT id FROM messages WHERE id IN ({marks(found)}) AND created_at >= ? AND"
+        " created_at < ?", (*found, start, end))}
+    return showable(store, [i for i in found if i in said])[:POOL]
+
+
 # The candidates drawn by words, wider each time too few of them may be shown: the same
 # question asked often, its answers and deleted conversations match it best, and they
 # filled a pool of 120 (a kept LoCoMo memory asked five times over: evidence recall 0.76
 # -> 0.66)
 WORD_POOLS = (POOL * 3, POOL * 12, POOL * 48)
+
+
+def _without_speakers(question: str, speakers: set[str]) -> str:
+    words = question
+    for name in speakers:
+        words = re.sub(rf"(?<!\w){re.escape(name)}(?:'s)?(?!\w)", " ", words,
+                       flags=re.IGNORECASE)
+    return words if words.strip(" ?？.!") else question
 
 
 def speakers_named(store: GraphStore, question: str) -> set[str]:

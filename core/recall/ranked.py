@@ -8,9 +8,11 @@ The facts are the index, the conversation is the evidence. For a question, recal
     about another), once,
   - the turns the matching facts came from,
   - the turns that share its words, and those nearest to it in meaning,
-  - the turns said in the time it names, when it names one (`core.recall.timespan`),
+  - the turns said in the time it names, when it names one (`core.recall.timespan`), and
+    those of them that share its words,
 and fuses the rankings by reciprocal rank (each list adds weight / (K + rank)), preferring
-what falls in the time asked about. What is shown is cut to a token budget: the facts in
+what falls in the time asked about; when a turn of that time matches the question, the
+turns of other times are left out. What is shown is cut to a token budget: the facts in
 rank order, the turns in the order they were said, each with its absolute date and who
 said it. The live turn's snapshot, `memory_recall` (and so the MCP server) and the Memory
 tab's search all ask here.
@@ -44,6 +46,7 @@ SOURCE_WEIGHT = 0.3
 TURN_WORDS_WEIGHT = 2.0
 TURN_MEANING_WEIGHT = 1.0
 IN_SPAN_WEIGHT = 0.5
+MATCHED = 10  # the best turns by words said then and by meaning that make a time matter
 IN_SPAN_BOOST = 1.5  # what falls in the time asked about counts this much more
 SPEAKER_BOOST = 2.0  # and what the speaker the question names said
 REPLY_SHARE = 0.6  # the turn after a matching turn (its answer) gets this share of its score
@@ -162,15 +165,36 @@ def _rank_turns(store: GraphStore, question: str, ranking: _Ranking,  # noqa: PL
     if span is not None and (span.start or span.end):
         said_then = evidence.in_span(store, _seconds(span.start), _seconds(span.end), 60)
         ranking.add(evidence.showable(store, said_then)[:20], IN_SPAN_WEIGHT, "m")
+    said_in: list[int] = []
+    if span is not None and span.start and span.end:
+        # the turns of the time asked about that share its words, however far down the
+        # whole conversation's ranking they fall
+        said_in = evidence.by_words_in(store, question, speakers, _seconds(span.start),
+                                       _seconds(span.end))
+        ranking.add(said_in, TURN_WORDS_WEIGHT, "m")
     matched = sorted((k for k in ranking.score if k.startswith("m")),
                      key=lambda k: -ranking.score[k])[:REPLIES_OF]
     for message, reply in evidence.replies(store, [int(k[1:]) for k in matched]).items():
         ranking.score[f"m{reply}"] += REPLY_SHARE * ranking.score[f"m{message}"]
     wanted = [int(k[1:]) for k in ranking.score if k.startswith("m")]
     ranking.turns = evidence.rows(store, wanted, exclude)
+    if span is not None and span.start and span.end and not span.yearless:
+        # (a month named without its year is a guess: another year's may be the one meant)
+        _only_said_in(ranking, span, set(by_meaning[:MATCHED]) | set(said_in[:MATCHED]))
     for message_id, turn in ranking.turns.items():
         if str(turn.get("speaker", "")).casefold() in speakers:
             ranking.boost(f"m{message_id}", SPEAKER_BOOST)
+
+
+def _only_said_in(ranking: _Ranking, span: Span, matched: set[int]) -> None:
+    """When a turn of the time asked about matches the question (`matched`: the nearest
+    by words said then, and by meaning), the turns said at other times are not shown:
+    they answered with another day's answer ("What movie did Nate watch on 6 October
+    2022?": "Inception", the movie of a 9 October turn beside the 6 October one)."""
+    inside = {m for m, turn in ranking.turns.items() if span.holds(turn["created_at"])}
+    if inside & matched:
+        for message_id in set(ranking.turns) - inside:
+            del ranking.turns[message_id]
 
 
 def _within(ranking: _Ranking, span: Span | None, *, budget: int,
