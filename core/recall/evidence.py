@@ -84,6 +84,7 @@ WORD_POOLS = (POOL * 3, POOL * 12, POOL * 48)
 
 
 def _without_speakers(question: str, speakers: set[str]) -> str:
+    """The question's words without the speakers' names it says (see `by_words`)."""
     words = question
     for name in speakers:
         words = re.sub(rf"(?<!\w){re.escape(name)}(?:'s)?(?!\w)", " ", words,
