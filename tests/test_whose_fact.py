@@ -111,6 +111,25 @@ def test_a_relatives_fact_given_to_the_person_is_theirs_and_replaces_their_old_o
     assert not any(s == "User" and t == new for s, _r, t in facts), facts
 
 
+def test_a_correction_that_names_the_old_town_under_the_relative_moves_them(headless, llm):
+    """The 1.5B model wrote the denied town and the new one both as the husband
+    ("User -husband-> Nanjing", "User -husband-> Kunming"): the first made a second
+    husband, and the new town went to a node named "husband"."""
+    server, client = headless("small", model="local-model")
+    llm.play({"text": "记住了。"}, update(
+        user_facts=[{"relation": "丈夫", "object": "张敏"}],
+        other_facts=[{"subject": "张敏", "relation": "home", "object": "南京"}]))
+    client.process_message("我丈夫叫张敏，住在南京，是一名图书管理员。")
+    llm.play({"text": "Noted."}, update(user_facts=[
+        {"relation": "husband", "object": "Nanjing"},
+        {"relation": "husband", "object": "Kunming"}]))
+    client.process_message("Correction: my husband doesn't live in Nanjing, I meant Kunming.")
+    facts = active(server)
+    assert ("张敏", "lives in", "Kunming") in facts, facts
+    assert not any(t in ("南京", "Nanjing") for _s, _r, t in facts), facts
+    assert not any(s == "husband" for s, _r, _t in facts), facts
+
+
 @pytest.mark.parametrize(("relation", "split"), [
     ("husband lives in", ("husband", "lives in")), ("my sister's job", ("sister", "job")),
     ("boss's office", ("boss", "office")), ("姐姐住在", ("姐姐", "住在")),

@@ -82,12 +82,15 @@ def resolved(triplets: list[dict[str, Any]], store: GraphStore, message: str = "
     under a kin relation is where they live, when `message` says so)."""
     triplets = [_where_they_live(_of_the_relative(t), message) for t in triplets]
     people: dict[str, list[str]] | None = None
-    # links made in the same call count too ("我爸爸叫马军，住在青岛" in one message)
+    # links made in the same call count too ("我爸爸叫马军，住在青岛" in one message); a
+    # town is no relative ("User -husband-> Nanjing" from "my husband doesn't live in
+    # Nanjing, I meant Kunming" made two husbands, and Kunming went to neither)
     linking = {}
     for t in triplets:
         if isinstance(t, dict) and str(t.get("subject", "")).strip().casefold() in \
                 kin_person and isinstance(t.get("relation"), str) and \
-                isinstance(t.get("object"), str) and _kind_named(t["object"]) is None:
+                isinstance(t.get("object"), str) and _kind_named(t["object"]) is None \
+                and not is_place(t["object"]):
             kind = kin.kin_of_relation(t["relation"])
             if kind:
                 linking.setdefault(kind, []).append(t["object"])
