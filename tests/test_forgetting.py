@@ -133,6 +133,37 @@ def test_a_forget_asked_in_so_many_words_takes_when_the_step_names_nothing(small
     assert "-allergy-> peanuts" not in facts(client, "peanuts allergy")
 
 
+@pytest.mark.parametrize(("told", "stored", "forget", "written_back"), [
+    # the 1.5B model named nothing to forget and wrote the value back as a new fact, in
+    # the other language
+    ("I'm allergic to peanuts.", "peanuts", "忘记我对花生过敏吧，那是说错了。", "花生"),
+    ("I'm allergic to eggs.", "eggs", "请忘掉我对鸡蛋过敏这件事。", "鸡蛋"),
+    ("我对鸡蛋过敏。", "鸡蛋", "Please forget that I'm allergic to eggs.", "eggs"),
+])
+def test_a_forgotten_value_is_not_written_back_in_the_other_language(
+        small_local, llm, told, stored, forget, written_back):
+    _server, client = small_local
+    llm.play({"text": "Noted."}, update(user_facts=[{"relation": "allergy",
+                                                     "object": stored}]))
+    client.process_message(told)
+    llm.play({"text": "Done."}, update(user_facts=[{"relation": "allergy",
+                                                    "object": written_back}]))
+    answer = client.process_message(forget)
+    assert [c["name"] for c in answer["tool_calls"]] == ["memory_purge"]
+    for value in (stored, written_back):
+        assert "-allergy->" not in facts(client, value), value
+
+
+@pytest.mark.parametrize(("word", "stem"), [
+    ("eggs", "egg"), ("cats", "cat"), ("peanuts", "peanut"), ("berries", "berry"),
+    ("this", "this"), ("plus", "plus"), ("bias", "bias"), ("boss", "boss"), ("gas", "gas"),
+])
+def test_a_plural_is_its_word(word, stem):
+    from core.meaning.glossary import stem as stem_of
+
+    assert stem_of(word) == stem
+
+
 @pytest.mark.parametrize(("said", "asked"), [
     ("Please forget that I'm allergic to peanuts, that was a mistake.",
      ["I'm allergic to peanuts"]),

@@ -33,6 +33,9 @@ def stem(word: str) -> str:
         if len(word) > 3 + len(ending) and word.endswith(ending) and not word.endswith("ss"):
             word = word[:-len(ending)] + keep
             break
+    else:  # four letters: "eggs", "cats" are plurals; "this", "plus", "bias" are not
+        if len(word) == 4 and word.endswith("s") and word[-2] not in "siua":
+            word = word[:-1]
     if len(word) > 5 and word.endswith("ing"):
         word = word[:-3]
     return word[:-1] if len(word) > 4 and word.endswith("e") else word

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import Any
 
+from core.meaning.names import mentions
 from core.store.text import short_question
 from core.tools.base import fact_line
 from core.writer import clauses, forget_scope, forgetting, grounding, requests, whose
@@ -171,7 +172,7 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
     triplets = requests.not_requests(whose.owned(triplets, message), message)
     triplets = [t for t in triplets if grounding.grounded(t["object"], said)
                 and grounding.grounded(t["subject"], said)
-                and t["object"].casefold() not in forgotten]  # not stated again as it goes
+                and not _goes(t["object"], forgotten)]  # not stated again as it goes
     if triplets:
         planned.append(("memory_commit", {"triplets": triplets}))
     for task in items("new_tasks", "name"):
@@ -180,6 +181,14 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
     planned += _finished([t["name"] for t in items("finished_tasks", "name")], tasks,
                          message)
     return plan
+
+
+def _goes(value: str, forgotten: set[str]) -> bool:
+    """`value` is one of the values being forgotten, in either language: "忘记我对花生过敏"
+    forgot "peanuts", and the 1.5B model wrote "allergies 花生" back as a new fact."""
+    folded = value.casefold()
+    return folded in forgotten or any(
+        mentions(value, gone) or mentions(gone, value) for gone in forgotten)
 
 
 def _finished(named: list[str], tasks: list[dict[str, Any]],
