@@ -261,6 +261,22 @@ def test_a_named_thing_of_the_persons_is_linked_to_them(fact, message):
     assert {"subject": "User", "relation": subject, "object": name} in facts
 
 
+@pytest.mark.parametrize(("fact", "message", "link"), [
+    # the shapes the 1.5B model wrote a named pet in, on fresh eval seeds
+    (("User", "has", "Max"), "I have a cat named Max. I also play the drums.", ("cat", "Max")),
+    (("Lucky", "is", "cat"), "My cat is called Lucky, and I've played the guitar for years.",
+     ("cat", "Lucky")),
+    (("User", "有", "咪咪"), "我养了一只猫，叫咪咪。", ("猫", "咪咪")),
+])
+def test_a_name_given_to_a_thing_of_theirs_links_it_whatever_the_facts_shape(
+        fact, message, link):
+    from core.writer.relatives import named_things
+
+    facts = named_things([dict(zip(("subject", "relation", "object"), fact, strict=True))],
+                         message)
+    assert {"subject": "User", "relation": link[0], "object": link[1]} in facts
+
+
 def test_a_town_after_a_bare_is_says_where_and_a_move_replaces_it(executor):
     for fact in (("Wang Fang", "is", "Cairo"), ("Wang Fang", "is", "a nurse")):
         assert executor.execute("memory_commit", {"triplets": [

@@ -167,14 +167,34 @@ def named_things(triplets: list[Any], message: str) -> list[Any]:
     for t in triplets:
         if not _well_formed(t):
             continue
-        subject = t["subject"].strip()
-        if subject.casefold() in kin_person or kin.kind_of(subject) or \
-                family(t["relation"], t["object"]) != "name" or not _mine(subject, message):
-            continue
-        link = {"subject": "User", "relation": subject, "object": t["object"]}
-        if link not in triplets and link not in added:
-            added.append(link)
+        for link in (_named_link(t, message), *_names_given(t, message)):
+            if link is not None and link not in triplets and link not in added:
+                added.append(link)
     return [*triplets, *added]
+
+
+def _named_link(triplet: dict[str, Any], message: str) -> dict[str, str] | None:
+    """"hamster -is called-> Biscuit" of "my hamster": User -hamster-> Biscuit."""
+    subject = triplet["subject"].strip()
+    if subject.casefold() in kin_person or kin.kind_of(subject) or \
+            family(triplet["relation"], triplet["object"]) != "name" or \
+            not _mine(subject, message):
+        return None
+    return {"subject": "User", "relation": subject, "object": triplet["object"]}
+
+
+def _names_given(triplet: dict[str, Any], message: str) -> list[dict[str, str]]:
+    """A name the message gives a thing of the person's, in a fact of any shape the model
+    wrote it in ("User -has-> Max" of "I have a cat named Max", "Lucky -is-> cat" of "My
+    cat is called Lucky"): User -cat-> Max. Relatives are linked by `whose`."""
+    links = []
+    for value in (triplet["subject"].strip(), triplet["object"].strip()):
+        if value.casefold() in kin_person:
+            continue
+        noun = _named_as(value, message)
+        if noun and not kin.kind_of(noun) and noun.casefold() != value.casefold():
+            links.append({"subject": "User", "relation": noun, "object": value})
+    return links
 
 
 def _well_formed(triplet: Any) -> bool:
