@@ -277,6 +277,13 @@ def test_a_name_given_to_a_thing_of_theirs_links_it_whatever_the_facts_shape(
     assert {"subject": "User", "relation": link[0], "object": link[1]} in facts
 
 
+def test_a_thing_already_linked_to_the_person_gets_no_second_link():
+    from core.writer.relatives import named_things
+
+    pet = {"subject": "User", "relation": "pet", "object": "Mochi"}
+    assert named_things([pet], "I have a cat named Mochi.") == [pet]
+
+
 def test_a_town_after_a_bare_is_says_where_and_a_move_replaces_it(executor):
     for fact in (("Wang Fang", "is", "Cairo"), ("Wang Fang", "is", "a nurse")):
         assert executor.execute("memory_commit", {"triplets": [

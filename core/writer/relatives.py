@@ -148,11 +148,17 @@ def _named_as(name: str, message: str) -> str | None:
     return None if noun.casefold() in {"name", "名字", "名"} else noun
 
 
+# Having, in the words a small model wrote it with: "User -has-> Max" of "a cat named Max"
+_HAVING = {"has", "have", "owns", "own", "got", "has got", "有", "养", "养了", "拥有"}
+
+
 def _given_to_a_thing(triplet: dict[str, Any], message: str) -> dict[str, Any]:
-    """"User -name-> Pepper" from "my parrot is called Pepper" is the parrot's name: the
-    person's link to it ("User -parrot-> Pepper"), never a new name of theirs."""
-    if str(triplet["subject"]).strip().casefold() not in kin_person or \
-            family(triplet["relation"], triplet["object"]) != "name":
+    """"User -name-> Pepper" from "my parrot is called Pepper" is the parrot's name, and
+    "User -has-> Max" of "a cat named Max" the cat's: the person's link to it ("User
+    -parrot-> Pepper"), never a new name of theirs."""
+    if str(triplet["subject"]).strip().casefold() not in kin_person or (
+            family(triplet["relation"], triplet["object"]) != "name"
+            and triplet["relation"].strip().casefold() not in _HAVING):
         return triplet
     noun = _named_as(triplet["object"], message)
     return triplet if noun is None else {**triplet, "relation": noun}
@@ -168,7 +174,10 @@ def named_things(triplets: list[Any], message: str) -> list[Any]:
         if not _well_formed(t):
             continue
         for link in (_named_link(t, message), *_names_given(t, message)):
-            if link is not None and link not in triplets and link not in added:
+            # one link to a thing: "User -pet-> Mochi" stands, no "User -cat-> Mochi" beside
+            if link is not None and not any(
+                    _well_formed(o) and o["subject"].strip().casefold() in kin_person
+                    and o["object"].strip() == link["object"] for o in (*triplets, *added)):
                 added.append(link)
     return [*triplets, *added]
 
