@@ -28,7 +28,7 @@ from core.turn.snapshot import (
     plain_line,
 )
 from core.writer import forget_scope, grounding, kin, relatives, slots
-from core.writer.language import language_of, speaks_of_self
+from core.writer.language import in_first_person, language_of
 
 MOST = 4  # lines: each costs the person prompt time on a small local model
 # What a question asks for that holds many values, and the relations that say it: "what's
@@ -116,9 +116,9 @@ def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
             EDGE_SELECT + f" WHERE e.source_id IN ({marks}) AND e.status = 'active' AND"
             " e.category = 'general' ORDER BY e.mention_count DESC, e.updated_at DESC"
             " LIMIT 30", [n["id"] for n in others])
-        if speaks_of_self(message):
+        if in_first_person(message):
             theirs += [f for f in profile if str(f["source_name"]).casefold() in person]
-    elif speaks_of_self(message) or names_person(message, person):
+    elif in_first_person(message) or names_person(message, person):
         theirs = [f for f in profile if str(f["source_name"]).casefold() in person]
     else:
         # of no one it knows ("where did Oliver hide his bone?"): the person's facts
@@ -154,7 +154,7 @@ def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
     # search ranked or that shares a word is what the 1.5B model answered with ("John
     # has a team", "John had a tough time with his English lit class"), the turns that
     # said the answer above it
-    third_person = not asked and not speaks_of_self(message)
+    third_person = not asked and not in_first_person(message)
     ranked = [f for f in sorted(theirs, key=rank) if rank(f) != (0, 0, 0, 0, 99)
               and (any(rank(f)[:3]) or not third_person)][:MOST]
     if ranked and any(rank(ranked[0])[:3]):

@@ -22,7 +22,7 @@ from core.store.text import normalize_name, short_question
 from core.tools.base import PERSON_NODE, fact_line
 from core.tools.persona import persona_text
 from core.tools.tasks import task_line
-from core.writer.language import speaks_of_self
+from core.writer.language import in_first_person
 
 SNAPSHOT_MEMORIES = 12
 SNAPSHOT_TASKS = 5
@@ -76,7 +76,7 @@ def _asks_of_others(store: GraphStore, message: str, profile: list[dict]) -> boo
     say what suits the person, and a capital letter is no one."""
     from core.writer.forget_scope import person_names  # noqa: PLC0415  (as below)
 
-    if not short_question(message) or speaks_of_self(message):
+    if not short_question(message) or in_first_person(message):
         return False
     person = person_names(profile)
     return not names_person(message, person) and bool(others_named(store, message, person))

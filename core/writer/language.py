@@ -84,6 +84,7 @@ _SELF = {name: re.compile(f"{_ALWAYS_SELF}|{words}", re.IGNORECASE)
 _SELF_ANY = re.compile(_ALWAYS_SELF, re.IGNORECASE)
 
 
-def speaks_of_self(text: str) -> bool:
-    """`text` speaks of the one who writes it ("my", "我", "ma sœur", "моя сестра")."""
+def in_first_person(text: str) -> bool:
+    """`text` is in its writer's first person, possessives too ("my", "我", "ma sœur",
+    "моя сестра"); `core.writer.whose.speaks_of_self` asks a narrower thing of a clause."""
     return bool(_SELF.get(language_of(text) or "", _SELF_ANY).search(text))

@@ -14,7 +14,7 @@ from importlib.resources import files
 
 from core.store.text import has_cjk, short_question
 from core.turn.asking import asks_what_remains
-from core.writer.language import language_of, speaks_of_self
+from core.writer.language import in_first_person, language_of
 
 
 @cache
@@ -71,7 +71,7 @@ FACT_FIRST = _FACT_ALONE.format(to_you="")
 # alone; said here, it answered "You live in Shanghai.", "你的宠物叫Mochi。". Said after a
 # question about someone else, it made whole sentences of the answers (LoCoMo conv-43, 48
 # questions, with "you" here and in the instructions: token F1 0.338 -> 0.239), so it is
-# said only where the person asks about themselves (`speaks_of_self`, in their language).
+# said only where the person asks about themselves (`in_first_person`, in their language).
 FACT_FIRST_MINE = _FACT_ALONE.format(to_you=' to the user as "you",')
 # After a question about what is left of a plan: "the fact alone" named one open task of
 # two ("What's left to do for moving house?" -> "hire movers")
@@ -100,7 +100,7 @@ def turn_message(snapshot: str, message: str, today: str | None = None) -> str:
         # the last words weigh most with a small model: "give the answer first" in the
         # system message alone left two sentences around a one-word answer
         reply = reply.removesuffix(".") + (
-            FACT_FIRST_MINE if speaks_of_self(message) else FACT_FIRST)
+            FACT_FIRST_MINE if in_first_person(message) else FACT_FIRST)
     return _template("context.md").strip().replace(
         "{today}", today or time.strftime("%Y-%m-%d (%A)")).replace(
         "{snapshot}", snapshot).replace("{reply}", reply).replace("{message}", message)
