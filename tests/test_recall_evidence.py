@@ -97,6 +97,39 @@ def test_a_forgotten_fact_and_a_replaced_one_take_their_words_with_them(store, e
         "No memories match")
 
 
+def _imported(store: GraphStore, conversation: int) -> None:
+    """Mark a conversation as brought in from a history file."""
+    kept = store.conn.execute("INSERT INTO past_imports(file_name, format, created_at)"
+                              " VALUES ('history.json', 'locomo', 0)").lastrowid
+    store.conn.execute("UPDATE conversations SET import_id = ? WHERE id = ?",
+                       (kept, conversation))
+
+
+@pytest.mark.parametrize("history_replaced_it", [True, False])
+def test_an_imported_turn_stays_when_the_history_replaced_its_fact(store, executor,
+                                                                    history_replaced_it):
+    """A fact of an imported history replaced by a later turn of the history keeps its
+    turn (both are the dated record); a change made in a live chat hides it."""
+    past = conversations.create(store)
+    adopted, moved = (say(store, past, ("user", text))[0] for text in (
+        "I just got a new addition to the family, this is Max, in our living room!",
+        "We moved to Portland last month."))
+    _imported(store, past)
+    executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "lives in", "object": "living room"}]},
+        turn_id=adopted[1])
+    if history_replaced_it:
+        later = moved[1]
+    else:
+        later = say(store, conversations.create(store), ("user", "I live in Portland."))[0][1]
+    executor.execute("memory_purge", {
+        "criteria": {"subject": "User", "relation": "lives in", "object": "living room"},
+        "mode": "supersede", "new_relation": {"relation": "lives in", "target": "Portland"}},
+        turn_id=later)
+    shown = {t["id"] for t in recall(store, "When did I adopt Max?").turns}
+    assert (adopted[0] in shown) is history_replaced_it
+
+
 def test_a_time_the_question_names_is_read_as_dates_in_both_languages():
     today = date(2026, 7, 15)
     cases = {

@@ -8,9 +8,10 @@ hidden branch, in the prompt already (the conversation's recent messages), nor o
 a forgotten fact came from or that asked to forget (a person who asked to forget something
 should not meet it again in the words), nor of a turn a fact replaced since came from (its
 words are out of date: "I live in Hangzhou, I'm a nurse" after the move to Shanghai; the
-nurse is still a fact), nor a person's short question in a live conversation (it says
-nothing true; asked again and again, the same question filled the evidence), nor the same
-words twice.
+nurse is still a fact; an imported history keeps a turn whose fact a later turn of the
+history replaced: each is the record of its day), nor a person's short question in a
+live conversation (it says nothing true; asked again and again, the same question filled
+the evidence), nor the same words twice.
 """
 
 from __future__ import annotations
@@ -245,14 +246,38 @@ FORGETTING_TOOLS = ("memory_purge", "memory_forget")
 
 
 def _stale_turns(store: GraphStore, turns: set[str]) -> set[str]:
-    """The turns a forgotten or replaced fact came from, and those that forgot something."""
+    """The turns a forgotten or replaced fact came from, and those that forgot something.
+    A fact of an imported history replaced by what was said later in the history does not
+    hide its turn: both turns are the dated record of their day, and the replacing is
+    mostly the writer's own ("Nate lives in a living room", from a photo's caption, then a
+    town) -- one kept LoCoMo memory hid the turns of "When did Nate adopt Max?" that way.
+    A change made in a live conversation takes the old words with it."""
     if not turns:
         return set()
     ids = list(turns)
     stale = {r["source_message"] for r in store.query(
         "SELECT DISTINCT source_message FROM edges WHERE source_message IN"
-        f" ({marks(ids)}) AND status IN ('deleted', 'superseded')", ids)}
+        f" ({marks(ids)}) AND status = 'deleted'", ids)}
+    replaced = store.query(
+        "SELECT e.source_message AS turn, n.source_message AS by_turn FROM edges e LEFT JOIN"
+        f" edges n ON n.id = e.superseded_by WHERE e.source_message IN ({marks(ids)}) AND"
+        " e.status = 'superseded'", ids)
+    history = _imported_turns(store, {t for r in replaced for t in (r["turn"], r["by_turn"])
+                                      if t})
+    stale |= {r["turn"] for r in replaced
+              if not (r["turn"] in history and r["by_turn"] in history)}
     stale |= {r["turn_id"] for r in store.query(
         f"SELECT DISTINCT turn_id FROM change_log WHERE turn_id IN ({marks(ids)}) AND tool IN"
         f" ({marks(FORGETTING_TOOLS)})", [*ids, *FORGETTING_TOOLS])}
     return stale
+
+
+def _imported_turns(store: GraphStore, turns: set[str]) -> set[str]:
+    """The turns among `turns` that are of an imported conversation."""
+    if not turns:
+        return set()
+    ids = list(turns)
+    return {r["turn_id"] for r in store.query(
+        "SELECT DISTINCT m.turn_id FROM messages m JOIN conversations c ON c.id ="
+        f" m.conversation_id WHERE m.turn_id IN ({marks(ids)}) AND c.import_id IS NOT NULL",
+        ids)}
