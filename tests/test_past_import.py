@@ -5,6 +5,7 @@ came from, resumable, stoppable, and one import is taken back as one change."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from contextlib import closing
@@ -441,4 +442,5 @@ def test_the_words_of_imported_conversations_reach_a_question_about_them(
         "as a baker?")
     shown = model.requests[-1]["messages"][-1]["content"]
     assert "From earlier conversations" in shown
-    assert "8 May 2023, Ben: Nice. I work as a baker." in shown
+    # under its day, written once for the day's turns
+    assert re.search(r"\n8 May 2023:\n(- .*\n)*- Ben: Nice\. I work as a baker\.\n", shown)

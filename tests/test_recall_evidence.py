@@ -13,7 +13,7 @@ import pytest
 from core.meaning import engine as engines
 from core.protocol.packets import PacketType
 from core.recall import estimate_tokens, recall
-from core.recall.lines import fact_text, turn_text
+from core.recall.lines import by_day, fact_text, turn_parts, turn_text
 from core.recall.timespan import span_of
 from core.store import GraphStore, conversations
 from core.store.history import History
@@ -236,12 +236,14 @@ def test_what_is_shown_stays_within_the_budget(store, executor):
     commit_all = [{"subject": "garden", "relation": "needs", "object": f"roses pruned, bed {n}"}
                   for n in range(40)]
     executor.execute("memory_commit", {"triplets": commit_all})
-    for budget in (80, 300, 600):
+    for budget in (80, 300, 450):
         found = recall(store, "what does the garden need, and the roses?", budget=budget)
-        shown = [fact_text(f) for f in found.facts] + [turn_text(t) for t in found.turns]
-        assert found.turns and (found.facts or budget < 600)
+        # the turns as shown: under their day, written once
+        shown = [fact_text(f) for f in found.facts] + by_day(
+            [turn_parts(t) for t in found.turns])
+        assert found.turns and (found.facts or budget < 450)
         assert sum(estimate_tokens(line) for line in shown) == found.tokens <= budget
-        assert found.considered > len(shown)
+        assert found.considered > len(found.facts) + len(found.turns)
 
 
 def test_the_chat_is_shown_earlier_conversations_words_with_dates(llm, headless):
@@ -441,3 +443,9 @@ def test_a_fact_whose_relation_already_ends_with_its_object_says_it_once():
     assert line("喜欢吃辣", "辣") == "- Mel 喜欢吃辣"
     assert line("asked about carpets", "pets") == "- Mel asked about carpets pets"
     assert line("lives in", "Lisbon") == "- Mel lives in Lisbon"
+
+
+def test_turns_are_shown_under_their_day_written_once():
+    assert by_day([("1 May 2023", "Ada: hello"), ("1 May 2023", "Ben: hi"),
+                   ("3 May 2023", "Ada: back")]) == [
+        "1 May 2023:", "- Ada: hello", "- Ben: hi", "3 May 2023:", "- Ada: back"]

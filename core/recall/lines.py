@@ -60,10 +60,29 @@ def _ends_with(relation: str, target: str) -> bool:
     return has_cjk(end[0]) or not said[-len(end) - 1].isalnum()
 
 
-def turn_text(message: Row) -> str:
-    """A turn as a line: its day, who said it, its words, and the date a relative time in
-    them names right after those words ("last weekend [the weekend before 17 July 2023]"):
-    a small model answered "Last weekend." to "when did…?"."""
+def turn_parts(message: Row) -> tuple[str, str]:
+    """A turn's day, and who said what with the date a relative time in the words names
+    right after them ("last weekend [the weekend before 17 July 2023]"): a small model
+    answered "Last weekend." to "when did…?"."""
     who = message.get("speaker") or ("the user" if message["role"] == "user" else "you")
     words = when.dated_inline(message["content"], message["created_at"])
-    return f"- {when.said_day(message['created_at'])}, {who}: {words}"
+    return when.said_day(message["created_at"]), f"{who}: {words}"
+
+
+def turn_text(message: Row) -> str:
+    """A turn as a line of its own: its day, who said it, its words."""
+    day, said = turn_parts(message)
+    return f"- {day}, {said}"
+
+
+def by_day(turns: list[tuple[str, str]]) -> list[str]:
+    """Turns in the order said, under their day ("20 May 2022:" then "- Nate: …"): a day
+    written once, not once a turn (a date is a dozen tokens for a tokenizer that splits
+    digits, and a day's turns come together: an answer and what it answered)."""
+    lines, current = [], None
+    for day, said in turns:
+        if day != current:
+            lines.append(f"{day}:")
+            current = day
+        lines.append(f"- {said}")
+    return lines

@@ -13,9 +13,9 @@ The facts are the index, the conversation is the evidence. For a question, recal
 and fuses the rankings by reciprocal rank (each list adds weight / (K + rank)), preferring
 what falls in the time asked about; when a turn of that time matches the question, the
 turns of other times are left out. What is shown is cut to a token budget: the facts in
-rank order, the turns in the order they were said, each with its absolute date and who
-said it. The live turn's snapshot, `memory_recall` (and so the MCP server) and the Memory
-tab's search all ask here.
+rank order, the turns in the order they were said under the day they were said (written
+once a day), each with who said it. The live turn's snapshot, `memory_recall` (and so
+the MCP server) and the Memory tab's search all ask here.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from core.recall import evidence
-from core.recall.lines import fact_text, turn_text
+from core.recall.lines import fact_text, turn_parts
 from core.recall.timespan import Span, span_of
 from core.store.graph import GraphStore, Row
 from core.store.search import (
@@ -203,6 +203,7 @@ def _within(ranking: _Ranking, span: Span | None, *, budget: int,
     facts in rank order, turns as said."""
     found = Recalled(span=span)
     chosen_turns: list[Row] = []
+    days: set[str] = set()  # turns are shown under their day, written once
     ranked = sorted(ranking.score, key=lambda k: -ranking.score[k])
     floor = SCORE_FLOOR * ranking.score[ranked[0]] if ranked else 0.0
     for key in ranked:
@@ -213,11 +214,21 @@ def _within(ranking: _Ranking, span: Span | None, *, budget: int,
         if row is None:
             continue
         found.considered += 1
-        cost = estimate_tokens(fact_line(row) if kind == "e" else turn_text(row))
+        day = ""
+        if kind == "e":
+            cost = estimate_tokens(fact_line(row))
+        else:
+            day, said = turn_parts(row)
+            cost = estimate_tokens(f"- {said}") + (0 if day in days else
+                                                   estimate_tokens(f"{day}:"))
         if found.tokens + cost > budget:
             continue  # a shorter item further down may still fit
         found.tokens += cost
-        (found.facts if kind == "e" else chosen_turns).append(row)
+        if kind == "e":
+            found.facts.append(row)
+        else:
+            days.add(day)
+            chosen_turns.append(row)
     found.turns = sorted(chosen_turns, key=lambda r: (r["created_at"], r["id"]))
     return found
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from core.i18n import tr
 from core.recall import recall
-from core.recall.lines import fact_text, turn_text
+from core.recall.lines import by_day, fact_text, turn_parts, turn_text
 from core.store import GraphStore
 from core.store.search import EDGE_SELECT, contains_name, named_subjects, search_edges
 from core.store.text import normalize_name, short_question
@@ -143,10 +143,11 @@ class Item:
     task list) and `sense` what it says, without counts or dates: a later snapshot in the
     same conversation shows the line again only when the sense changed."""
 
-    section: str  # profile, people, persona, tasks or related
+    section: str  # profile, people, persona, tasks, related or history
     key: str
     line: str
     sense: str
+    day: str = ""  # a turn's: turns are shown under their day (`core.recall.lines.by_day`)
 
 
 def _fact(section: str, edge: dict, plain: bool) -> Item:
@@ -196,8 +197,16 @@ def snapshot_items(store: GraphStore, message: str, plain: bool = False,
 
 def _turn(message: dict) -> Item:
     """A turn of an earlier conversation as a line (see `core.recall.lines.turn_text`)."""
-    line = turn_text(message)
-    return Item("history", f"m{message['id']}", line, line)
+    day, said = turn_parts(message)
+    return Item("history", f"m{message['id']}", said, turn_text(message), day)
+
+
+def _section_lines(items: list[Item], section: str) -> list[str]:
+    """A section's lines; turns under their day."""
+    shown = [i for i in items if i.section == section and i.line]
+    if section == "history":
+        return by_day([(i.day, i.line) for i in shown])
+    return [i.line for i in shown]
 
 
 HEADINGS = {"people": "People in their life:", "tasks": "Active tasks:",
@@ -218,7 +227,7 @@ def render_full(items: list[Item], plain: bool = False) -> str:
     lines = [] if lean and not profile else [
         _profile_heading(plain) + (" nothing yet" if not profile else ""), *profile]
     for section in ("people", "persona", "tasks", "related", "history", "span"):
-        shown = [i.line for i in items if i.section == section and i.line]
+        shown = _section_lines(items, section)
         if shown and section in HEADINGS:
             lines.append(HEADINGS[section])
         lines += shown
@@ -254,7 +263,7 @@ def render_changes(items: list[Item], shown: dict[str, str], lines_shown: dict[s
         elif item.section == "tasks":
             lines += ["Active tasks now:", item.line] if item.line else ["Active tasks now: none"]
     for section in ("related", "history"):
-        shown_now = [i.line for i in new if i.section == section]
+        shown_now = _section_lines(new, section)
         if shown_now:
             lines += [HEADINGS[section], *shown_now]
     lines += [i.line for i in new if i.section == "span"]
