@@ -292,6 +292,30 @@ def test_a_turn_is_found_by_meaning_with_no_word_in_common(store, meaning):
 
 @pytest.mark.meaning
 @pytest.mark.skipif(NO_ENGINE, reason="no embedding engine on this platform")
+def test_a_turn_of_the_time_asked_about_is_found_by_meaning_among_that_times_turns(
+        store, meaning, clock):
+    """"Where did I travel in July 2022?" is "I went to Woodhaven" in a July turn that
+    shares no word with it, said early that month among many others, while other months
+    are full of travel talk."""
+    chat = conversations.create(store)
+    clock.now = time.mktime(date(2026, 7, 15).timetuple())
+    july = time.mktime(date(2022, 7, 2).timetuple())
+    went = say(store, chat, ("user", "I went to Woodhaven, a small town in the Midwest, and"
+                                     " saw its old library."), at=july)
+    for n in range(70):  # more than the newest turns of the time that are ranked by time
+        say(store, chat, ("user", f"Batch {n} of cookies came out of the oven fine."),
+            at=july + 3600 * (n + 1))
+    for n in range(130):  # more than the pool nearest in meaning in the whole conversation
+        say(store, chat, ("user", f"We love to travel: trip {n} took us to a new city."),
+            at=time.mktime(date(2023, 1 + n % 12, 10).timetuple()))
+    indexer = meaning(attached=True)
+    assert indexer.wait_idle(WAIT)
+    found = recall(store, "Where did I travel to in July 2022?", budget=80)
+    assert went[0][0] in [t["id"] for t in found.turns]
+
+
+@pytest.mark.meaning
+@pytest.mark.skipif(NO_ENGINE, reason="no embedding engine on this platform")
 def test_a_question_naming_someone_gathers_every_value_of_what_it_asks(store, run, meaning):
     facts = [("Melanie", "has a dog named", "Luna"), ("Melanie", "has a cat named", "Oliver"),
              ("Melanie", "keeps", "a tortoise"), ("Caroline", "has a dog named", "Rex")]

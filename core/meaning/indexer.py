@@ -196,6 +196,13 @@ class Meaning:
         """`similar_turns`, computed on another thread (see `similar_soon`)."""
         return self._soon(self.similar_turns, text, count)
 
+    def similar_turns_among(self, text: str, ids: list[int]) -> list[tuple[int, float]]:
+        """`similar_turns`, among `ids` only (the turns said in the time a question names,
+        however far down the whole conversation's ranking they fall)."""
+        if not ids:
+            return []
+        return self._ask(text, lambda _index, vector: self.turns.among(vector, ids))
+
     def similar_among(self, text: str, ids: list[int]) -> list[tuple[int, float]]:
         """`similar`, among `ids` only (the person's own facts)."""
         if not ids:

@@ -93,6 +93,10 @@ class TurnIndex:
         index = self.index
         return index.nearest(vector, count) if index is not None else []
 
+    def among(self, vector: np.ndarray, ids: list[int]) -> list[tuple[int, float]]:
+        index = self.index
+        return index.among(vector, ids) if index is not None else []
+
     def status(self) -> dict[str, int]:
         index = self.index
         return {"turns_indexed": len(index) if index is not None else 0,

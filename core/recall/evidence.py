@@ -77,6 +77,21 @@ def by_words_in(store: GraphStore, question: str, speakers: set[str], start: flo
     return showable(store, [i for i in found if i in said])[:POOL]
 
 
+SPAN_TURNS = 400  # the turns of a time asked about ranked by meaning among themselves
+
+
+def by_meaning_in(store: GraphStore, question: str, start: float, end: float
+                  ) -> list[tuple[int, float]]:
+    """The showable messages said in [start, end), nearest to the question in meaning
+    first, as (message id, similarity): "Where did Joanna travel in July 2022?" is "I went
+    to Woodhaven" in a July turn, which shares no word with it and is far down the whole
+    conversation's ranking."""
+    among = getattr(getattr(store, "meaning", None), "similar_turns_among", None)
+    if among is None:
+        return []
+    return among(question, showable(store, in_span(store, start, end, SPAN_TURNS)))[:POOL]
+
+
 # The candidates drawn by words, wider each time too few of them may be shown: the same
 # question asked often, its answers and deleted conversations match it best, and they
 # filled a pool of 120 (a kept LoCoMo memory asked five times over: evidence recall 0.76
@@ -121,11 +136,12 @@ def by_meaning_soon(store: GraphStore, question: str) -> Future | None:
 
 
 def meaning_result(store: GraphStore, asked: Future | None,
-                   exclude: Collection[int] = ()) -> list[int]:
+                   exclude: Collection[int] = ()) -> list[tuple[int, float]]:
     """The showable messages nearest in meaning, within MEANING_MARGIN of the closest of
-    them. The margin is taken after the filter: a question asked before is nearest to
-    itself, and measured from its copies (not showable) the margin let nothing through
-    (on a kept LoCoMo memory asked four times over, evidence recall fell 0.76 -> 0.66).
+    them, as (message id, similarity). The margin is taken after the filter: a question
+    asked before is nearest to itself, and measured from its copies (not showable) the
+    margin let nothing through (on a kept LoCoMo memory asked four times over, evidence
+    recall fell 0.76 -> 0.66).
     `exclude`: the messages in front of the model already, which set no margin either."""
     if asked is None:
         return []
@@ -139,7 +155,7 @@ def meaning_result(store: GraphStore, asked: Future | None,
     if not found:
         return []
     closest = found[0][1]
-    return [message for message, similarity in found[:POOL]
+    return [(message, similarity) for message, similarity in found[:POOL]
             if similarity >= closest - MEANING_MARGIN]
 
 

@@ -151,9 +151,12 @@ def recall(store: GraphStore, question: str, *, budget: int = TURN_BUDGET,
 
 
 def _rank_turns(store: GraphStore, question: str, ranking: _Ranking,  # noqa: PLR0917
-                span: Span | None, by_meaning: list[int], exclude: Collection[int]) -> None:
-    """The turns' rankings: the facts' sources, by words, by meaning, in the time asked
-    about; then what the speaker the question names said counts more."""
+                span: Span | None, nearest: list[tuple[int, float]],
+                exclude: Collection[int]) -> None:
+    """The turns' rankings: the facts' sources, by words, by meaning (`nearest`: (id,
+    similarity)), in the time asked about; then what the speaker the question names said
+    counts more."""
+    by_meaning = [message for message, _ in nearest]
     ranked_facts = ranking.best_facts()
     sources = evidence.of_facts(store, [ranking.facts[i] for i in ranked_facts])
     for rank, fact in enumerate(ranked_facts):
@@ -165,13 +168,20 @@ def _rank_turns(store: GraphStore, question: str, ranking: _Ranking,  # noqa: PL
     if span is not None and (span.start or span.end):
         said_then = evidence.in_span(store, _seconds(span.start), _seconds(span.end), 60)
         ranking.add(evidence.showable(store, said_then)[:20], IN_SPAN_WEIGHT, "m")
-    said_in: list[int] = []
+    matching = set(by_meaning[:MATCHED])  # the turns that make the time asked about matter
     if span is not None and span.start and span.end:
         # the turns of the time asked about that share its words, however far down the
         # whole conversation's ranking they fall
         said_in = evidence.by_words_in(store, question, speakers, _seconds(span.start),
                                        _seconds(span.end))
         ranking.add(said_in, TURN_WORDS_WEIGHT, "m")
+        matching |= set(said_in[:MATCHED])
+        near_then = evidence.by_meaning_in(store, question, _seconds(span.start),
+                                           _seconds(span.end))
+        ranking.add([message for message, _ in near_then], TURN_MEANING_WEIGHT, "m")
+        # one of them as near as the nearest of the whole conversation matches it too
+        matching |= {message for message, similarity in near_then[:MATCHED]
+                     if nearest and similarity >= nearest[0][1] - evidence.MEANING_MARGIN}
     matched = sorted((k for k in ranking.score if k.startswith("m")),
                      key=lambda k: -ranking.score[k])[:REPLIES_OF]
     for message, reply in evidence.replies(store, [int(k[1:]) for k in matched]).items():
@@ -180,7 +190,7 @@ def _rank_turns(store: GraphStore, question: str, ranking: _Ranking,  # noqa: PL
     ranking.turns = evidence.rows(store, wanted, exclude)
     if span is not None and span.start and span.end and not span.yearless:
         # (a month named without its year is a guess: another year's may be the one meant)
-        _only_said_in(ranking, span, set(by_meaning[:MATCHED]) | set(said_in[:MATCHED]))
+        _only_said_in(ranking, span, matching)
     for message_id, turn in ranking.turns.items():
         if str(turn.get("speaker", "")).casefold() in speakers:
             ranking.boost(f"m{message_id}", SPEAKER_BOOST)
