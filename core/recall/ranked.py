@@ -9,7 +9,7 @@ The facts are the index, the conversation is the evidence. For a question, recal
   - the turns the matching facts came from,
   - the turns that share its words, and those nearest to it in meaning,
   - the turns said in the time it names, when it names one (`core.recall.timespan`), and
-    those of them that share its words,
+    those of them that share its words or are nearest to it in meaning,
 and fuses the rankings by reciprocal rank (each list adds weight / (K + rank)), preferring
 what falls in the time asked about; when a turn of that time matches the question, the
 turns of other times are left out. What is shown is cut to a token budget: the facts in
