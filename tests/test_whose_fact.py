@@ -77,6 +77,20 @@ def test_a_named_relative_is_linked_by_the_app_and_a_backwards_link_turned_round
     assert whose.named_relatives("My sister lives in Paris.") == {}
 
 
+@pytest.mark.parametrize(("message", "named"), [
+    # a name is written as it is, whatever the language around it
+    ("我妈妈叫David，住在布拉格，是一名摄影师。", {"妈妈": "David"}),
+    ("我的丈夫Anna Lee在东京生活。", {"丈夫": "Anna Lee"}),
+    ("我哥哥的名字是Zoë，Zoë住在上海。", {"哥哥": "Zoë"}),
+    ("我的弟弟叫Tom住在上海。", {"弟弟": "Tom"}),
+    ("My wife 李娜 lives in Paris.", {"wife": "李娜"}),
+    ("我爸爸叫马军，住在青岛。", {"爸爸": "马军"}),
+    ("我姐姐住在上海。", {}),
+])
+def test_a_relative_is_named_in_either_script_in_either_language(message, named):
+    assert whose.named_relatives(message) == named
+
+
 def test_a_relative_named_in_several_ways_is_one_person():
     """The 0.5B model wrote "sister Mei" beside "Mei", making two people of one."""
     said = "My sister Mei lives in Beijing."

@@ -117,13 +117,19 @@ def is_relative(relation: str) -> str | None:
 
 
 _NAME = r"([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)"
-_CJK_NAME = r"([\u3400-\u9fff]{2,4}?)(?=[，,。.！!？?\s、；;]|$|[住是在喜工做有])"
+# A name in Chinese text is in characters ("李娜") or in Latin letters ("David", "Anna
+# Lee"): many Chinese speakers go by a Western name, and a name is written as it is
+_LATIN_NAME = r"[A-Z][A-Za-z\u00c0-\u024f'-]*(?: [A-Z][A-Za-z\u00c0-\u024f'-]*)?"
+_CJK_NAME = (rf"({_LATIN_NAME}(?![A-Za-z\u00c0-\u024f'-])|"
+             r"[\u3400-\u9fff]{2,4}?(?=[，,。.！!？?\s、；;]|$|[住是在喜工做有]))")
 _EN_RELATIVE = "|".join(re.escape(r) for r in RELATIVES if not _CJK.search(r))
 _ZH_RELATIVE = "|".join(re.escape(r) for r in RELATIVES if _CJK.search(r))
 _NAMED = [re.compile(p) for p in (
     rf"\b[Mm]y ({_EN_RELATIVE}),? {_NAME}",  # my sister Mei, my sister, Mei
     rf"\b[Mm]y ({_EN_RELATIVE})(?:'s name is| is called| is named) {_NAME}",
     rf"我的?({_ZH_RELATIVE})的?(?:叫|名叫|名字是|名字叫){_CJK_NAME}",
+    rf"我的?({_ZH_RELATIVE})\s*({_LATIN_NAME})(?![A-Za-z\u00c0-\u024f'-])",  # 我丈夫David
+    rf"\b[Mm]y ({_EN_RELATIVE}),? ([\u3400-\u9fff]{{2,4}})(?![\u3400-\u9fff])",  # my wife 李娜
     rf"\b[Mm]y ({_EN_RELATIVE})'s name is {_NAME}",
 )]
 _NOT_NAMES = {"Is", "Lives", "Works", "Likes", "Has", "And", "But", "The", "Who", "Was",
