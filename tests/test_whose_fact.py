@@ -154,3 +154,34 @@ def test_a_correction_that_names_the_old_town_under_the_relative_moves_them(head
 ])
 def test_a_relation_that_starts_with_a_relative_says_something_of_them(relation, split):
     assert kin.leading(relation) == split
+
+
+@pytest.mark.parametrize(("first", "facts", "correction", "moved", "name", "new", "old"), [
+    # the 1.5B model's own calls; David is also a town in Panama
+    ("My husband David lives in Prague and works as a teacher.",
+     [("User", "husband", "David"), ("David", "lives", "Prague"),
+      ("David", "works as", "teacher")],
+     "不好意思，我说错了：我丈夫住在东京，不是布拉格。", [("丈夫", "住", "东京")],
+     "David", "东京", "Prague"),
+    ("我妈妈叫David，住在布拉格，是一名摄影师。",
+     [("妈妈", "姓名", "David"), ("妈妈", "居住地", "布拉格"), ("妈妈", "职业", "摄影师")],
+     "Correction: my mom doesn't live in Prague, I meant Cairo.", [("User", "mother", "Cairo")],
+     "David", "Cairo", "布拉格"),
+])
+def test_a_relative_named_across_languages_is_one_person_whose_town_is_replaced(
+        headless, llm, first, facts, correction, moved, name, new, old):
+    server, client = headless()
+
+    def commit(triplets):
+        return {"tool_calls": [{"name": "memory_commit", "arguments": {"triplets": [
+            {"subject": s, "relation": r, "object": o} for s, r, o in triplets]}}]}
+
+    llm.play(commit(facts), {"text": "Noted."})
+    client.process_message(first)
+    llm.play(commit(moved), {"text": "Noted."})
+    client.process_message(correction)
+    facts_now = active(server)
+    links = [(s, t) for s, r, t in facts_now if s == "User" and kin.kin_of_relation(r)]
+    assert links == [("User", name)], facts_now
+    assert any(s == name and t == new for s, _r, t in facts_now), facts_now
+    assert not any(t == old for _s, _r, t in facts_now), facts_now

@@ -17,7 +17,7 @@ from core.meaning.names import is_place
 from core.store import GraphStore
 from core.tools.base import PERSON_NODE
 from core.tools.one_value import family
-from core.writer import kin, slots
+from core.writer import kin, slots, whose
 from core.writer.calls import triplets_of, with_triplets
 
 _OWN = ("my ", "我的", "我")
@@ -47,6 +47,13 @@ def named(store: GraphStore) -> dict[str, list[str]]:
     return found
 
 
+def _named_so(kind: str, name: str, message: str) -> bool:
+    """The message gives the relative of `kind` this name ("my husband David", "我妈妈叫
+    David"): a name that is also a town (David, Panama) is still their name."""
+    return any(kin.kind_of(word) == kind and given.casefold() == name.strip().casefold()
+               for word, given in whose.named_relatives(message).items())
+
+
 def _where_they_live(triplet: Any, message: str) -> Any:
     """"User -sister-> Kunming", a town under a kin relation, is where the sister lives
     (a small model's way of writing "my sister lives in Kunming"), when the message says
@@ -56,7 +63,7 @@ def _where_they_live(triplet: Any, message: str) -> Any:
         return triplet
     kind = kin.kin_of_relation(triplet["relation"])
     if kind and triplet["subject"].strip().casefold() in kin_person and \
-            is_place(triplet["object"]):
+            is_place(triplet["object"]) and not _named_so(kind, triplet["object"], message):
         moved = {**triplet, "subject": triplet["relation"], "relation": "lives in"}
         if slots.grounds(moved, message):
             return moved
@@ -89,10 +96,9 @@ def resolved(triplets: list[dict[str, Any]], store: GraphStore, message: str = "
     for t in triplets:
         if isinstance(t, dict) and str(t.get("subject", "")).strip().casefold() in \
                 kin_person and isinstance(t.get("relation"), str) and \
-                isinstance(t.get("object"), str) and _kind_named(t["object"]) is None \
-                and not is_place(t["object"]):
+                isinstance(t.get("object"), str) and _kind_named(t["object"]) is None:
             kind = kin.kin_of_relation(t["relation"])
-            if kind:
+            if kind and (not is_place(t["object"]) or _named_so(kind, t["object"], message)):
                 linking.setdefault(kind, []).append(t["object"])
     out = []
     for triplet in triplets:
