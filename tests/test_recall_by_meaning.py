@@ -333,3 +333,14 @@ def test_similar_among_compares_only_the_facts_asked(store, executor, meaning):
                            " WHERE n.name = 'User'")["id"]
     found = indexer.similar_among("what is my occupation", [mine, 10**9])
     assert [i for i, _ in found] == [mine] and 0 < found[0][1] <= 1.0
+
+
+def test_a_question_asked_again_gets_the_same_vector_and_no_caller_can_change_it():
+    """One recall embeds its question once however many parts ask for its vector."""
+    query = engines.engine("query")
+    first = query.query("Where does my sister live?")
+    again = query.query("Where does my sister live?")
+    other = query.query("What instrument do I play?")
+    assert again is first and not first.flags.writeable
+    assert float(first @ other) < 0.99
+    assert float(query.query("Where does my sister live?") @ first) > 0.999
