@@ -422,3 +422,28 @@ def test_a_small_models_relation_is_a_common_one_or_the_persons_word(fact, kept)
     assert (checked == arguments) is kept, why
     strong, _ = grounding.check_call("memory_commit", arguments, said, said, strict=False)
     assert (strong != "") is (fact[1] != fact[2])  # a cloud model's relation is its own
+
+
+@pytest.mark.parametrize(("message", "facts", "kept"), [
+    # the 1.5B model's call for a correction: he lives there, nobody said he works there
+    ("不好意思，我说错了：我丈夫住在东京，不是布拉格。",
+     [("丈夫", "住", "东京"), ("丈夫", "工作", "东京")], [("丈夫", "住", "东京")]),
+    ("I moved to Lyon last month.",
+     [("User", "moved to", "Lyon"), ("User", "works in", "Lyon")], [("User", "moved to", "Lyon")]),
+    # both said, or neither: each is kept
+    ("My husband lives and works in Tokyo.",
+     [("husband", "lives in", "Tokyo"), ("husband", "works in", "Tokyo")],
+     [("husband", "lives in", "Tokyo"), ("husband", "works in", "Tokyo")]),
+    ("我叫Anna。", [("User", "姓名", "Anna"), ("User", "名字", "Anna")],
+     [("User", "姓名", "Anna"), ("User", "名字", "Anna")]),
+])
+def test_a_value_said_of_one_relation_is_not_stored_again_under_an_unsaid_one(
+        message, facts, kept):
+    arguments = json.dumps({"triplets": [
+        {"subject": s, "relation": r, "object": o} for s, r, o in facts]}, ensure_ascii=False)
+    said = grounding.said_text([message])
+    checked, why = grounding.check_call("memory_commit", arguments, said, message)
+    assert [tuple(t.values()) for t in json.loads(checked)["triplets"]] == kept, why
+    lenient, _ = grounding.check_call("memory_commit", arguments, said, message,
+                                      strict=False)
+    assert len(json.loads(lenient)["triplets"]) == len(facts)  # a cloud model's own

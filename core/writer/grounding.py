@@ -141,6 +141,34 @@ def _unsaid_relation(triplet: Any, said: str) -> str | None:
             f"stored: the user did not say {relation!r}")
 
 
+def _relation_said(relation: str, said: str) -> bool:
+    words = meaningful(relation)
+    return bool(words) and any(_word_in(w, said) for w in words)
+
+
+def _said_under_another(triplets: list[Any], message: str) -> dict[int, str]:
+    """Facts that repeat another fact's subject and value of the same call under a
+    relation the message does not say, where the other's relation is said: why each is
+    no fact, by index. "我丈夫住在东京" came as `丈夫 -住-> 东京` and `丈夫 -工作-> 东京`,
+    and the second told every later answer that he works there."""
+    said = said_text([message])
+    facts = [(i, t) for i, t in enumerate(triplets) if isinstance(t, dict) and all(
+        isinstance(t.get(k), str) for k in ("subject", "relation", "object"))]
+    why: dict[int, str] = {}
+    for i, fact in facts:
+        key = (fact["subject"].strip().casefold(), fact["object"].strip().casefold())
+        if _relation_said(fact["relation"], said):
+            continue
+        others = [t["relation"] for j, t in facts if j != i and (
+            t["subject"].strip().casefold(), t["object"].strip().casefold()) == key
+            and _relation_said(t["relation"], said)]
+        if others:
+            why[i] = (f"'{fact['subject']} -{fact['relation']}-> {fact['object']}' is not "
+                      f"stored: the user said {fact['object']!r} of {others[0]!r}, not of "
+                      f"{fact['relation']!r}")
+    return why
+
+
 def _ungrounded(triplet: Any, said: str) -> str | None:
     """Why a fact is not the person's words, or None when it is."""
     if not isinstance(triplet, dict):
@@ -190,9 +218,10 @@ def check_call(name: str, arguments: str, said: str, message: str,
                     "with; this message is not one. Answer the user instead.")
     if name == "memory_commit" and isinstance(args.get("triplets"), list):
         kept, reasons, guessed = [], [], 0
-        for triplet in args["triplets"]:
-            nonsense = _self_link(triplet) or (_unsaid_relation(triplet, said)
-                                                if strict else None)
+        twice = _said_under_another(args["triplets"], message) if strict else {}
+        for i, triplet in enumerate(args["triplets"]):
+            nonsense = _self_link(triplet) or (
+                (twice.get(i) or _unsaid_relation(triplet, said)) if strict else None)
             unsaid = _ungrounded(triplet, said)
             if nonsense or (unsaid and strict):
                 reasons.append(nonsense or unsaid)
