@@ -14,7 +14,7 @@ from core.endpoint import profiles
 from core.endpoint.client import make_client
 from core.turn.llm import ChatSession, TurnOptions
 from core.turn.text_calls import read_reply, shown_length
-from core.writer import grounding
+from core.writer import grounding, slots
 
 OFFERED = {"memory_commit", "memory_recall", "task_create"}
 RECALL = {"name": "memory_recall", "arguments": {"query_intent": "pet"}}
@@ -326,8 +326,6 @@ def test_a_plan_step_said_done_in_other_words_is_completed_and_only_that_one(sma
 def test_a_cloud_models_fact_in_its_own_words_is_kept_as_a_guess_for_review():
     """A strong model's fair normalisation ("Shenzhen" for 深圳) is held as inferred, not
     refused; a small local model's is refused, as before."""
-    from core.writer import grounding
-
     said = grounding.said_text(["我住在深圳，养了一只拉布拉多"])
     call = json.dumps({"triplets": [
         {"subject": "User", "relation": "lives in", "object": "Shenzhen"},
@@ -447,3 +445,54 @@ def test_a_value_said_of_one_relation_is_not_stored_again_under_an_unsaid_one(
     lenient, _ = grounding.check_call("memory_commit", arguments, said, message,
                                       strict=False)
     assert len(json.loads(lenient)["triplets"]) == len(facts)  # a cloud model's own
+
+
+def _checked(message, *facts, strict=True):
+    arguments = json.dumps({"triplets": [
+        {"subject": s, "relation": r, "object": o} for s, r, o in facts]}, ensure_ascii=False)
+    checked, why = slots.checked(arguments, message, strict)
+    return [tuple(t.values()) for t in json.loads(checked or '{"triplets": []}')["triplets"]
+            ], why
+
+
+@pytest.mark.parametrize(("message", "facts", "kept"), [
+    # the 1.5B model's slots for an instrument the person said: kept in their words
+    ("我的狗叫Bao，我学二胡好几年了。", [("User", "job", "二胡")], [("User", "学", "二胡")]),
+    ("My cat is called Lucky, and I've played the flute for years.",
+     [("User", "job", "flute")], [("User", "played", "flute")]),
+    ("我会弹鼓，还养了一只狗，叫Nemo。", [("User", "喜欢", "弹鼓"), ("User", "喜欢", "Nemo")],
+     [("User", "会", "弹鼓")]),
+    # liking needs a word of liking
+    ("订蛋糕已经做好了。", [("User", "喜欢", "蛋糕")], []),
+    ("I love painting.", [("User", "likes", "painting")], [("User", "likes", "painting")]),
+    ("我平时喜欢攀岩。", [("User", "喜欢", "攀岩")], [("User", "喜欢", "攀岩")]),
+    # a denial beside the truth is the correction's other half; a negative fact stays
+    ("不好意思，我说错了：我父亲住在苏州，不是多伦多。",
+     [("郭静", "住", "苏州"), ("郭静", "不是", "多伦多")], [("郭静", "住", "苏州")]),
+    ("I'm not a teacher, I'm a nurse.", [("User", "job", "nurse"), ("User", "is not", "teacher")],
+     [("User", "job", "nurse")]),
+    ("I don't eat meat, I eat fish.", [("User", "eats", "fish"), ("User", "doesn't eat", "meat")],
+     [("User", "eats", "fish"), ("User", "doesn't eat", "meat")]),
+    # a slot nobody said, with no words of the person's before the value: refused
+    ("My sister plays the violin.", [("User", "job", "violin")], []),
+])
+def test_a_small_models_wrong_relation_keeps_the_persons_own_words(message, facts, kept):
+    assert _checked(message, *facts)[0] == kept
+
+
+def test_a_cloud_models_liking_is_its_own_reading():
+    assert _checked("订蛋糕已经做好了。", ("User", "喜欢", "蛋糕"), strict=False)[0] == [
+        ("User", "喜欢", "蛋糕")]
+
+
+def test_an_instrument_filed_as_a_job_is_kept_and_the_job_stays(headless, llm):
+    server, client = headless("small", model="local-model")
+    llm.play({"text": "Noted."}, update(user_facts=[{"relation": "job", "object": "nurse"}]))
+    client.process_message("I work as a nurse.")
+    llm.play({"text": "好的。"}, update(user_facts=[{"relation": "job", "object": "二胡"},
+                                                  {"relation": "喜欢", "object": "狗"}]))
+    client.process_message("我学二胡好几年了，还养了一只狗。")
+    facts = sorted((r["relation"], r["t"]) for r in server.backend.store.query(
+        "SELECT e.relation, t.name AS t FROM edges e JOIN nodes t ON t.id = e.target_id"
+        " WHERE e.status = 'active' AND e.category = 'general'"))
+    assert facts == [("job", "nurse"), ("学", "二胡")], facts

@@ -11,7 +11,10 @@ slot, in the slot's own vocabulary ("live", "moved", "住", "搬" for a home; "w
 "as a", "工作", "当" for a job; "my name is", "I'm <the name>", "我叫" for a name). A fact
 that fails is not stored from a small local model (its slot is a guess, and kept it
 showed in every answer as a second job); from another model it is written beside the old
-value as a guess for the person's Review: a guess replaces nothing.
+value as a guess for the person's Review: a guess replaces nothing. When the person said
+the value of themself, a small model's refused fact is kept under their own words instead
+(`core.writer.own_words`: "我学二胡" filed as a job is `User -学-> 二胡`), and its facts
+of liking need a word of liking.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 
 from core.meaning.names import mentions
 from core.tools.one_value import family
-from core.writer import grounding, kin, whose
+from core.writer import grounding, kin, own_words, whose
 from core.writer.calls import triplets_of, with_triplets
 
 GUESS = 0.6  # the confidence of a fact kept beside the old value: below one_value.SURE
@@ -61,6 +64,22 @@ CUES: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+# Liking holds many values, and a 1.5B model files anything under it: "我会弹鼓，还养了一只
+# 狗" became `User -喜欢-> 弹鼓`, `-喜欢-> 狗`, `-喜欢-> Nemo`, and "订蛋糕已经做好了"
+# `User -喜欢-> 蛋糕`; "what do I like doing?" was answered with all four. So a fact of
+# liking needs a word of liking (or of a hobby) in the message.
+_LIKING = re.compile(r"^(?:really |also )?(?:likes?|loves?|enjoys?|prefers?|favou?rites?|"
+                     r"adores?)\b|喜欢|喜爱|热爱|^爱$", re.IGNORECASE)
+_LIKING_SAID = re.compile(r"\b(?:lik\w*|lov\w*|enjoy\w*|prefer\w*|favou?rite\w*|fan|"
+                          r"fond|adore\w*|passion\w*|hobb\w*|into|keen|crazy about)\b|"
+                          r"喜欢|爱|喜爱|热爱|兴趣|爱好|迷|钟意", re.IGNORECASE)
+
+
+def liking_unsaid(relation: str, message: str) -> bool:
+    """A relation of liking in a message that says no liking."""
+    return bool(_LIKING.search(relation.strip())) and not _LIKING_SAID.search(message)
+
+
 def _speaks_of(slot: str, relation: str, value: str, clause: str) -> bool:
     anywhere, around = CUES.get(slot, ("", ()))
     if anywhere and re.search(anywhere, clause, re.IGNORECASE):
@@ -85,6 +104,26 @@ def _holds(clause: str, value: str) -> bool:
     if _DENIED.search(clause):
         return False
     return grounding.grounded(value, grounding.said_text([clause])) or mentions(clause, value)
+
+
+# "is not" with no verb: what a correction's denied half becomes ("我父亲住在苏州，不是多伦多"
+# gave `父亲 -住-> 苏州` and `父亲 -不是-> 多伦多`, and the old town stayed active)
+_NOT_IS = re.compile(r"^(?:is not|isn't|was not|wasn't|not|不是|并不是|而不是)$", re.IGNORECASE)
+
+
+def _only_denied(triplet: dict[str, Any], triplets: list[Any], message: str) -> bool:
+    """A fact that only says what its subject is not, of a value the message denies,
+    beside the call's true fact of the same subject: the correction's other half."""
+    if not _NOT_IS.match(triplet["relation"].strip()):
+        return False
+    value, subject = triplet["object"], triplet["subject"].strip().casefold()
+    clauses = [c for c, _owner in whose.clause_owners(message)]
+    if not any(grounding.grounded(value, grounding.said_text([c])) for c in clauses) or any(
+            _holds(c, value) for c in clauses):
+        return False
+    return any(isinstance(t, dict) and t is not triplet and str(t.get("subject", "")).strip()
+               .casefold() == subject and not _NOT_IS.match(str(t.get("relation", "")).strip())
+               for t in triplets)
 
 
 def _about(subject: str, owner: whose.Owner, clause: str, relation: str = "",
@@ -146,6 +185,15 @@ def _names_in(triplets: list[Any]) -> set[str]:
             and family(str(t.get("relation", "")), t["object"]) == "name"}
 
 
+def _said_in_another(triplet: dict[str, Any], triplets: list[Any]) -> bool:
+    """The call holds the same subject and value in another fact ("likes painting" beside
+    the refused "job painting"): that one keeps it."""
+    key = (triplet["subject"].strip().casefold(), triplet["object"].strip().casefold())
+    return any(isinstance(t, dict) and t is not triplet and (
+        str(t.get("subject", "")).strip().casefold(),
+        str(t.get("object", "")).strip().casefold()) == key for t in triplets)
+
+
 def checked(arguments: str, message: str, strict: bool,
             speakers: dict[str, str] | None = None,
             person: frozenset[str] = frozenset()) -> tuple[str, str | None]:
@@ -158,21 +206,32 @@ def checked(arguments: str, message: str, strict: bool,
     if parsed is None:
         return arguments, None
     args, triplets = parsed
-    kept, refused, named = [], [], set()
+    kept, refused, named, denials = [], [], set(), []
     person = frozenset(person | _names_in(triplets))
     for triplet in triplets:
         if not isinstance(triplet, dict) or not all(
-                isinstance(triplet.get(k), str) for k in ("subject", "relation", "object")) \
-                or _grounds_said(triplet, message, speakers, person):
+                isinstance(triplet.get(k), str) for k in ("subject", "relation", "object")):
             kept.append(triplet)
+        elif _only_denied(triplet, triplets, message):
+            denials.append(f"'{triplet['subject']} -{triplet['relation']}-> "
+                           f"{triplet['object']}'")
+        elif _grounds_said(triplet, message, speakers, person) and not (
+                strict and liking_unsaid(triplet["relation"], message)):
+            kept.append(triplet)
+        elif strict and not _said_in_another(triplet, triplets) and (
+                as_said := own_words.refiled(triplet, message)):
+            kept.append(as_said)
         elif strict:
             refused.append(f"'{triplet['subject']} -{triplet['relation']}-> "
                            f"{triplet['object']}'")
-            named.add(str(family(triplet["relation"], triplet["object"])))
+            named.add(family(triplet["relation"], triplet["object"]) or "liking")
         else:
             kept.append(_as_guess(triplet))
-    why = (f"{', '.join(refused)} not stored: the message does not say so of that one's "
-           f"{' or '.join(sorted(named))}") if refused else None
+    why = "; ".join(
+        ([f"{', '.join(refused)} not stored: the message does not say so of that one's "
+          f"{' or '.join(sorted(named))}"] if refused else [])
+        + ([f"{', '.join(denials)} not stored: the message says what is true instead"]
+           if denials else [])) or None
     if kept == triplets:
         return arguments, None
     return with_triplets(args, kept), why
