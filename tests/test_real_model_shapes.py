@@ -14,7 +14,7 @@ from core.endpoint import profiles
 from core.endpoint.client import make_client
 from core.turn.llm import ChatSession, TurnOptions
 from core.turn.text_calls import read_reply, shown_length
-from core.writer import grounding, slots
+from core.writer import grounding, own_words, slots
 
 OFFERED = {"memory_commit", "memory_recall", "task_create"}
 RECALL = {"name": "memory_recall", "arguments": {"query_intent": "pet"}}
@@ -460,12 +460,6 @@ def _checked(message, *facts, strict=True):
     ("我的狗叫Bao，我学二胡好几年了。", [("User", "job", "二胡")], [("User", "学", "二胡")]),
     ("My cat is called Lucky, and I've played the flute for years.",
      [("User", "job", "flute")], [("User", "played", "flute")]),
-    ("我会弹鼓，还养了一只狗，叫Nemo。", [("User", "喜欢", "弹鼓"), ("User", "喜欢", "Nemo")],
-     [("User", "会", "弹鼓")]),
-    # liking needs a word of liking
-    ("订蛋糕已经做好了。", [("User", "喜欢", "蛋糕")], []),
-    ("I love painting.", [("User", "likes", "painting")], [("User", "likes", "painting")]),
-    ("我平时喜欢攀岩。", [("User", "喜欢", "攀岩")], [("User", "喜欢", "攀岩")]),
     # a denial beside the truth is the correction's other half; a negative fact stays
     ("不好意思，我说错了：我父亲住在苏州，不是多伦多。",
      [("郭静", "住", "苏州"), ("郭静", "不是", "多伦多")], [("郭静", "住", "苏州")]),
@@ -480,9 +474,32 @@ def test_a_small_models_wrong_relation_keeps_the_persons_own_words(message, fact
     assert _checked(message, *facts)[0] == kept
 
 
-def test_a_cloud_models_liking_is_its_own_reading():
-    assert _checked("订蛋糕已经做好了。", ("User", "喜欢", "蛋糕"), strict=False)[0] == [
-        ("User", "喜欢", "蛋糕")]
+@pytest.mark.parametrize(("message", "facts", "kept"), [
+    ("我会弹鼓，还养了一只狗，叫Nemo。", [("User", "喜欢", "弹鼓"), ("User", "喜欢", "Nemo")],
+     [("User", "会", "弹鼓")]),
+    ("订蛋糕已经做好了。", [("User", "喜欢", "蛋糕")], []),
+    ("I love painting.", [("User", "likes", "painting")], [("User", "likes", "painting")]),
+    ("我平时喜欢攀岩。", [("User", "喜欢", "攀岩")], [("User", "喜欢", "攀岩")]),
+])
+def test_a_small_models_liking_needs_a_word_of_liking(message, facts, kept):
+    arguments = json.dumps({"triplets": [
+        {"subject": s, "relation": r, "object": o} for s, r, o in facts]}, ensure_ascii=False)
+    checked, _why = own_words.liking_checked(arguments, message)
+    assert [tuple(t.values()) for t in json.loads(checked or '{"triplets": []}')[
+        "triplets"]] == kept
+
+
+def test_the_pet_of_a_liking_nobody_said_is_still_linked(headless, llm):
+    """The 1.5B model's call for "我会弹鼓，还养了一只狗，叫Nemo": every value as liked."""
+    server, client = headless("small", model="local-model")
+    llm.play({"text": "好的。"}, update(user_facts=[
+        {"relation": "喜欢", "object": "弹鼓"}, {"relation": "喜欢", "object": "狗"},
+        {"relation": "喜欢", "object": "Nemo"}]))
+    client.process_message("我会弹鼓，还养了一只狗，叫Nemo。")
+    facts = sorted((r["relation"], r["t"]) for r in server.backend.store.query(
+        "SELECT e.relation, t.name AS t FROM edges e JOIN nodes t ON t.id = e.target_id"
+        " WHERE e.status = 'active' AND e.category = 'general'"))
+    assert facts == [("会", "弹鼓"), ("狗", "Nemo")], facts
 
 
 def test_an_instrument_filed_as_a_job_is_kept_and_the_job_stays(headless, llm):

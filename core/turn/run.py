@@ -49,6 +49,7 @@ from core.writer import (
     forget_scope,
     forgetting,
     grounding,
+    own_words,
     relatives,
     requests,
     slots,
@@ -295,6 +296,25 @@ class Turn:
         finally:
             self.scoped = False
 
+    def _commit_checked(self, arguments: str, strict: bool) -> tuple[str, str | None]:
+        """A memory_commit's facts as the message says them (see `core.writer`): no
+        request's topic, each fact whose it is, relatives and named things linked, a small
+        model's unsaid liking kept in the person's words or not at all, and one-value
+        slots only where the message speaks of them; and why anything was left out."""
+        arguments, asked = requests.checked(arguments, self.message)
+        liked = slot_refused = None
+        if arguments:
+            arguments = relatives.named_things_in_call(relatives.resolved_in_call(
+                whose.owned_in_call(arguments, self.message), self.store, self.message),
+                self.message)
+        if arguments and strict:
+            arguments, liked = own_words.liking_checked(arguments, self.message)
+        if arguments:
+            arguments, slot_refused = slots.checked(
+                arguments, self.message, strict, self.speakers,
+                frozenset(forget_scope.person_names(person_profile(self.store))))
+        return arguments, "; ".join(r for r in (asked, liked, slot_refused) if r) or None
+
     def run_tool(self, name: str, arguments: str) -> dict[str, Any]:
         if name not in self.offered and name in TOOL_NAMES:
             return {"success": False, "rejected": True, "refused": "not_offered",
@@ -309,14 +329,8 @@ class Turn:
         arguments, refused = grounding.check_call(name, arguments, self.said, self.message,
                                                   strict=strict)
         if name == "memory_commit" and isinstance(arguments, str) and arguments:
-            arguments, asked = requests.checked(arguments, self.message)
-            arguments, slot_refused = slots.checked(
-                relatives.named_things_in_call(relatives.resolved_in_call(
-                    whose.owned_in_call(arguments, self.message), self.store, self.message),
-                    self.message), self.message, strict, self.speakers,
-                frozenset(forget_scope.person_names(person_profile(self.store)))) \
-                if arguments else ("", None)
-            refused = "; ".join(r for r in (refused, asked, slot_refused) if r) or None
+            arguments, more = self._commit_checked(arguments, strict)
+            refused = "; ".join(r for r in (refused, more) if r) or None
         if refused and not arguments:
             return {"success": False, "invalid": True, "error": refused}
         if name == "memory_purge" and not self.scoped:

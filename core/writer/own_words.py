@@ -7,6 +7,13 @@ instrument was lost although the person said it. What they said is still there: 
 words right before the value, in the clause where they speak of themselves ("学",
 "会", "played"). Those become the relation, when they make one that holds many values
 (a relation that names a slot, "叫" or "works as", is the guess that was just refused).
+
+Liking holds many values, and the same model files anything under it: "我会弹鼓，还养了一只
+狗，叫Nemo" became `User -喜欢-> 弹鼓`, `-喜欢-> 狗`, `-喜欢-> Nemo`, and "订蛋糕已经做好了"
+`User -喜欢-> 蛋糕`; "what do I like doing?" was answered with all four. So from a small
+model a fact of liking needs a word of liking (or of a hobby) in the message, and without
+one it is kept in the person's words or not at all (`liking_checked`), before the pet's
+name is linked to the pet.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import Any
 
 from core.tools.one_value import family
 from core.writer import grounding, whose
+from core.writer.calls import triplets_of, with_triplets
 
 # What opens a clause before its verb: the speaker, helpers and little adverbs
 _LEAD_EN = re.compile(r"^(?:(?:and|but|so|then|i|i've|i'm|i'd|i'll|also|still|really|"
@@ -48,12 +56,22 @@ def _verb(before: str) -> str | None:
         w.isalpha() for w in words) else None
 
 
-def refiled(triplet: dict[str, Any], message: str) -> dict[str, Any] | None:
+def _key(triplet: Any) -> tuple[str, str] | None:
+    if not isinstance(triplet, dict):
+        return None
+    return (str(triplet.get("subject", "")).strip().casefold(),
+            str(triplet.get("object", "")).strip().casefold())
+
+
+def refiled(triplet: dict[str, Any], message: str, call: list[Any] = ()
+            ) -> dict[str, Any] | None:
     """The person's fact under the words they said it with, or None when the message
     gives no such words (the value is not in a clause of theirs, or the words name a
-    slot)."""
+    slot), or when another fact of the `call` holds the same subject and value ("likes
+    painting" beside a refused "job painting": that one keeps it)."""
     subject, value = str(triplet.get("subject", "")), str(triplet.get("object", ""))
-    if subject.strip().casefold() not in grounding.PERSON or not value.strip():
+    if subject.strip().casefold() not in grounding.PERSON or not value.strip() or any(
+            t is not triplet and _key(t) == _key(triplet) for t in call):
         return None
     for clause, owner in whose.clause_owners(message):
         before = _before(clause, value)
@@ -64,3 +82,38 @@ def refiled(triplet: dict[str, Any], message: str) -> dict[str, Any] | None:
                 verb.casefold() != str(triplet.get("relation", "")).strip().casefold():
             return {**triplet, "relation": verb}
     return None
+
+
+_LIKING = re.compile(r"^(?:really |also )?(?:likes?|loves?|enjoys?|prefers?|favou?rites?|"
+                     r"adores?)\b|喜欢|喜爱|热爱|^爱$", re.IGNORECASE)
+_LIKING_SAID = re.compile(r"\b(?:lik\w*|lov\w*|enjoy\w*|prefer\w*|favou?rite\w*|fan|"
+                          r"fond|adore\w*|passion\w*|hobb\w*|into|keen|crazy about)\b|"
+                          r"喜欢|爱|喜爱|热爱|兴趣|爱好|迷|钟意", re.IGNORECASE)
+
+
+def liking_unsaid(relation: str, message: str) -> bool:
+    """A relation of liking in a message that says no liking."""
+    return bool(_LIKING.search(relation.strip())) and not _LIKING_SAID.search(message)
+
+
+def liking_checked(arguments: str, message: str) -> tuple[str, str | None]:
+    """A small model's memory_commit with each fact of liking the message does not say
+    kept in the person's words (`refiled`) or taken out, and why; anything malformed as
+    it is."""
+    parsed = triplets_of(arguments)
+    if parsed is None:
+        return arguments, None
+    args, triplets = parsed
+    kept, refused = [], []
+    for triplet in triplets:
+        if not isinstance(triplet, dict) or not isinstance(triplet.get("relation"), str) \
+                or not liking_unsaid(triplet["relation"], message):
+            kept.append(triplet)
+        elif as_said := refiled(triplet, message, triplets):
+            kept.append(as_said)
+        else:
+            refused.append(f"'{triplet.get('subject')} -{triplet['relation']}-> "
+                           f"{triplet.get('object')}'")
+    why = (f"{', '.join(refused)} not stored: the user did not say they like it"
+           if refused else None)
+    return (arguments, None) if kept == triplets else (with_triplets(args, kept), why)

@@ -17,7 +17,7 @@ from core.meaning.names import is_place
 from core.store import GraphStore
 from core.tools.base import PERSON_NODE
 from core.tools.one_value import family
-from core.writer import kin, slots, whose
+from core.writer import kin, own_words, slots, whose
 from core.writer.calls import triplets_of, with_triplets
 
 _OWN = ("my ", "我的", "我")
@@ -181,9 +181,12 @@ def named_things(triplets: list[Any], message: str) -> list[Any]:
             continue
         for link in (_named_link(t, message), *_names_given(t, message)):
             # one link to a thing: "User -pet-> Mochi" stands, no "User -cat-> Mochi" beside
+            # (a liking nobody said is no link: it goes, see `own_words.liking_checked`)
             if link is not None and not any(
                     _well_formed(o) and o["subject"].strip().casefold() in kin_person
-                    and o["object"].strip() == link["object"] for o in (*triplets, *added)):
+                    and o["object"].strip() == link["object"]
+                    and not own_words.liking_unsaid(o["relation"], message)
+                    for o in (*triplets, *added)):
                 added.append(link)
     return [*triplets, *added]
 

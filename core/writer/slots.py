@@ -13,8 +13,7 @@ that fails is not stored from a small local model (its slot is a guess, and kept
 showed in every answer as a second job); from another model it is written beside the old
 value as a guess for the person's Review: a guess replaces nothing. When the person said
 the value of themself, a small model's refused fact is kept under their own words instead
-(`core.writer.own_words`: "我学二胡" filed as a job is `User -学-> 二胡`), and its facts
-of liking need a word of liking.
+(`core.writer.own_words`: "我学二胡" filed as a job is `User -学-> 二胡`).
 """
 
 from __future__ import annotations
@@ -62,22 +61,6 @@ CUES: dict[str, tuple[str, tuple[str, ...]]] = {
     "phone": (r"\b(?:phone|mobile|number|cell|call)\b|电话|手机|号码", ()),
     "email": (r"\b(?:e-?mail|mail|address)\b|邮箱|邮件", ()),
 }
-
-
-# Liking holds many values, and a 1.5B model files anything under it: "我会弹鼓，还养了一只
-# 狗" became `User -喜欢-> 弹鼓`, `-喜欢-> 狗`, `-喜欢-> Nemo`, and "订蛋糕已经做好了"
-# `User -喜欢-> 蛋糕`; "what do I like doing?" was answered with all four. So a fact of
-# liking needs a word of liking (or of a hobby) in the message.
-_LIKING = re.compile(r"^(?:really |also )?(?:likes?|loves?|enjoys?|prefers?|favou?rites?|"
-                     r"adores?)\b|喜欢|喜爱|热爱|^爱$", re.IGNORECASE)
-_LIKING_SAID = re.compile(r"\b(?:lik\w*|lov\w*|enjoy\w*|prefer\w*|favou?rite\w*|fan|"
-                          r"fond|adore\w*|passion\w*|hobb\w*|into|keen|crazy about)\b|"
-                          r"喜欢|爱|喜爱|热爱|兴趣|爱好|迷|钟意", re.IGNORECASE)
-
-
-def liking_unsaid(relation: str, message: str) -> bool:
-    """A relation of liking in a message that says no liking."""
-    return bool(_LIKING.search(relation.strip())) and not _LIKING_SAID.search(message)
 
 
 def _speaks_of(slot: str, relation: str, value: str, clause: str) -> bool:
@@ -185,15 +168,6 @@ def _names_in(triplets: list[Any]) -> set[str]:
             and family(str(t.get("relation", "")), t["object"]) == "name"}
 
 
-def _said_in_another(triplet: dict[str, Any], triplets: list[Any]) -> bool:
-    """The call holds the same subject and value in another fact ("likes painting" beside
-    the refused "job painting"): that one keeps it."""
-    key = (triplet["subject"].strip().casefold(), triplet["object"].strip().casefold())
-    return any(isinstance(t, dict) and t is not triplet and (
-        str(t.get("subject", "")).strip().casefold(),
-        str(t.get("object", "")).strip().casefold()) == key for t in triplets)
-
-
 def checked(arguments: str, message: str, strict: bool,
             speakers: dict[str, str] | None = None,
             person: frozenset[str] = frozenset()) -> tuple[str, str | None]:
@@ -215,16 +189,14 @@ def checked(arguments: str, message: str, strict: bool,
         elif _only_denied(triplet, triplets, message):
             denials.append(f"'{triplet['subject']} -{triplet['relation']}-> "
                            f"{triplet['object']}'")
-        elif _grounds_said(triplet, message, speakers, person) and not (
-                strict and liking_unsaid(triplet["relation"], message)):
+        elif _grounds_said(triplet, message, speakers, person):
             kept.append(triplet)
-        elif strict and not _said_in_another(triplet, triplets) and (
-                as_said := own_words.refiled(triplet, message)):
+        elif strict and (as_said := own_words.refiled(triplet, message, triplets)):
             kept.append(as_said)
         elif strict:
             refused.append(f"'{triplet['subject']} -{triplet['relation']}-> "
                            f"{triplet['object']}'")
-            named.add(family(triplet["relation"], triplet["object"]) or "liking")
+            named.add(str(family(triplet["relation"], triplet["object"])))
         else:
             kept.append(_as_guess(triplet))
     why = "; ".join(
