@@ -2,9 +2,11 @@
 CI, with the mistakes a 1.5B model made on conversations nobody tuned for, so each guard
 is tried on every run:
 
-- its memory step files a hobby as the person's job and the relative's city as the
-  person's, names the relative by a bare kin word, stores the request's topic as a like,
-  and, asked to forget one fact, names every fact it was shown;
+- its memory step files a hobby and an instrument as the person's job and the relative's
+  city as the person's, names the relative by a bare kin word, stores the pet only as
+  liked and the request's topic as a like, writes a correction's denied half as a fact
+  ("不是 Prague") and its new city under a relation nobody said too, and, asked to forget
+  one fact, names every fact it was shown;
 - its reply repeats the person's words now and then (statements and questions, both
   languages), and answers properly when asked again.
 
@@ -81,10 +83,10 @@ def _update_for(n: int, conversation: Conversation, text: str, rng: random.Rando
                         {"relation": "job", "object": v("relative_job")}],
             other_facts=[{"subject": kin_word, "relation": "lives in",
                           "object": v("old_relative_home")}])
-    if n == 2:
+    if n == 2:  # the instrument filed as the job, the pet only as liked
         keep(v("instrument"), truth["pet"][0])
-        return _update(user_facts=[{"relation": "plays", "object": v("instrument")},
-                                   {"relation": "pet", "object": truth["pet"][0]}])
+        return _update(user_facts=[{"relation": "job", "object": v("instrument")},
+                                   {"relation": "likes", "object": truth["pet"][0]}])
     if n == 3:  # a move: the step names the change, and the old city as a new fact too
         return _update(changed_user_facts=[{"relation": "lives in",
                                             "old_object": v("old_home"),
@@ -92,12 +94,16 @@ def _update_for(n: int, conversation: Conversation, text: str, rng: random.Rando
                        user_facts=[{"relation": "lives in", "object": v("home")}])
     if n == 4:  # the same home in the other language
         return _update(user_facts=[{"relation": "lives in", "object": v("home")}])
-    if n == 5:  # the correction, as a fact of the person's
+    if n == 5:  # the correction as a fact of the person's, its denied half, and the new
+        # city under a relation nobody said
         name = _value(tuple(truth["relative_name"]), text)
+        who = name if name in text else conversation.relative_words[-1]
         return _update(user_facts=[{"relation": "lives in", "object": v("relative_home")}],
-                       other_facts=[{"subject": name if name in text else
-                                     conversation.relative_words[-1],
-                                     "relation": "lives in", "object": v("relative_home")}])
+                       other_facts=[
+                           {"subject": who, "relation": "lives in", "object": v("relative_home")},
+                           {"subject": who, "relation": "works in", "object": v("relative_home")},
+                           {"subject": who, "relation": "不是" if "不是" in text else "is not",
+                            "object": v("old_relative_home")}])
     if n == 6:  # a request stored as a like
         topic = conversation.requests[0]
         return _update(user_facts=[{"relation": "likes", "object": _value(topic, text)}])
