@@ -489,6 +489,13 @@ def test_a_small_models_liking_needs_a_word_of_liking(message, facts, kept):
         "triplets"]] == kept
 
 
+def active_relations(server) -> list[tuple[str, str]]:
+    """(relation, object) of every active fact."""
+    return sorted((r["relation"], r["t"]) for r in server.backend.store.query(
+        "SELECT e.relation, t.name AS t FROM edges e JOIN nodes t ON t.id = e.target_id"
+        " WHERE e.status = 'active' AND e.category = 'general'"))
+
+
 def test_the_pet_of_a_liking_nobody_said_is_still_linked(headless, llm):
     """The 1.5B model's call for "我会弹鼓，还养了一只狗，叫Nemo": every value as liked."""
     server, client = headless("small", model="local-model")
@@ -496,9 +503,7 @@ def test_the_pet_of_a_liking_nobody_said_is_still_linked(headless, llm):
         {"relation": "喜欢", "object": "弹鼓"}, {"relation": "喜欢", "object": "狗"},
         {"relation": "喜欢", "object": "Nemo"}]))
     client.process_message("我会弹鼓，还养了一只狗，叫Nemo。")
-    facts = sorted((r["relation"], r["t"]) for r in server.backend.store.query(
-        "SELECT e.relation, t.name AS t FROM edges e JOIN nodes t ON t.id = e.target_id"
-        " WHERE e.status = 'active' AND e.category = 'general'"))
+    facts = active_relations(server)
     assert facts == [("会", "弹鼓"), ("狗", "Nemo")], facts
 
 
@@ -509,7 +514,5 @@ def test_an_instrument_filed_as_a_job_is_kept_and_the_job_stays(headless, llm):
     llm.play({"text": "好的。"}, update(user_facts=[{"relation": "job", "object": "二胡"},
                                                   {"relation": "喜欢", "object": "狗"}]))
     client.process_message("我学二胡好几年了，还养了一只狗。")
-    facts = sorted((r["relation"], r["t"]) for r in server.backend.store.query(
-        "SELECT e.relation, t.name AS t FROM edges e JOIN nodes t ON t.id = e.target_id"
-        " WHERE e.status = 'active' AND e.category = 'general'"))
+    facts = active_relations(server)
     assert facts == [("job", "nurse"), ("学", "二胡")], facts
