@@ -8,7 +8,13 @@ import json
 
 import pytest
 
-from core.turn.prompts import FACT_FIRST, FACT_FIRST_MINE, TASKS_LEFT, turn_message
+from core.turn.prompts import (
+    FACT_FIRST,
+    FACT_FIRST_MINE,
+    TASKS_LEFT,
+    fact_first_mine,
+    turn_message,
+)
 from core.writer.language import language_of
 
 
@@ -48,7 +54,8 @@ def test_each_message_names_its_language_to_the_model(small_local, llm):
     # the words, then what to do with them: never the words last, after a label
     fact_first = FACT_FIRST_MINE + ")"  # both ask about the person: "you" for them
     assert chat[0][-1]["content"].endswith(
-        "\n我的宠物叫什么名字？\n(Reply to this in Chinese" + fact_first)
+        "\n我的宠物叫什么名字？\n(Reply to this in Chinese" + fact_first_mine("Chinese") + ")")
+    assert '"you" ("你")' in chat[0][-1]["content"]
     assert chat[1][-1]["content"].endswith(
         "\nWhere does my sister live?\n(Reply to this in English" + fact_first)
     assert chat[2][-1]["content"].endswith("\nok?\n(Reply to this.)")  # unsure: not named
@@ -58,17 +65,20 @@ def test_each_message_names_its_language_to_the_model(small_local, llm):
 
 
 @pytest.mark.parametrize(("question", "tail"), [
-    ("Where do I live now?", FACT_FIRST_MINE), ("我的宠物叫什么名字？", FACT_FIRST_MINE),
-    ("Où est-ce que j'habite ?", FACT_FIRST_MINE), ("Где живёт моя сестра?", FACT_FIRST_MINE),
+    ("Where do I live now?", FACT_FIRST_MINE),
+    ("我的宠物叫什么名字？", fact_first_mine("Chinese")),
+    ("Où est-ce que j'habite ?", fact_first_mine("French")),
+    ("Где живёт моя сестра?", fact_first_mine("Russian")),
     ("When did Tim start the violin?", FACT_FIRST), ("Where does Mei live?", FACT_FIRST),
-    ("莫奇几岁了？", FACT_FIRST), ("Wo wohnt meine Schwester?", FACT_FIRST_MINE),
-    ("제 여동생은 어디에 살아요?", FACT_FIRST_MINE),
+    ("莫奇几岁了？", FACT_FIRST), ("Wo wohnt meine Schwester?", fact_first_mine("German")),
+    ("제 여동생은 어디에 살아요?", fact_first_mine("Korean")),
     # a language's own first person only in that language: Mia is a name in English
     ("Where does Mia live?", FACT_FIRST), ("What did J. K. Rowling write?", FACT_FIRST),
     ("Quand est-ce que Marie part ?", FACT_FIRST), ("私人飞机是谁的？", FACT_FIRST)])
 def test_a_question_about_the_person_is_answered_to_them_as_you(question, tail):
     """In the person's voice the answer came back in it ("I live in Shanghai."); told "you"
-    after a question about someone else, the model made whole sentences of its answers."""
+    after a question about someone else, the model made whole sentences of its answers.
+    In another language "you" is named in it too ("我父亲住苏州。" came back otherwise)."""
     told = turn_message("", question, "2026-12-06 (Sunday)")
     assert told.endswith(f"{tail})")
 

@@ -73,6 +73,19 @@ FACT_FIRST = _FACT_ALONE.format(to_you="")
 # questions, with "you" here and in the instructions: token F1 0.338 -> 0.239), so it is
 # said only where the person asks about themselves (`in_first_person`, in their language).
 FACT_FIRST_MINE = _FACT_ALONE.format(to_you=' to the user as "you",')
+# …and in Chinese the 1.5B model still wrote "我平时喜欢画画。", "我父亲住苏州。" for the
+# person's hobby and father: the instruction is English, the reply is not. Told the reply
+# language's own word it wrote "你平时喜欢画画。", "你父亲住苏州。".
+YOU_IN = {"Chinese": "你", "Japanese": "あなた", "Korean": "당신", "French": "tu",
+          "German": "du", "Spanish": "tú", "Italian": "tu", "Portuguese": "você",
+          "Dutch": "jij", "Russian": "ты"}
+
+
+def fact_first_mine(language: str | None) -> str:
+    """`FACT_FIRST_MINE`, naming "you" in the reply's language when it is not English."""
+    you = YOU_IN.get(language or "")
+    return _FACT_ALONE.format(to_you=f' to the user as "you" ("{you}"),') if you \
+        else FACT_FIRST_MINE
 # After a question about what is left of a plan: "the fact alone" named one open task of
 # two ("What's left to do for moving house?" -> "hire movers")
 TASKS_LEFT = ": if it asks what is left to do, name every task not done yet."
@@ -100,7 +113,7 @@ def turn_message(snapshot: str, message: str, today: str | None = None) -> str:
         # the last words weigh most with a small model: "give the answer first" in the
         # system message alone left two sentences around a one-word answer
         reply = reply.removesuffix(".") + (
-            FACT_FIRST_MINE if in_first_person(message) else FACT_FIRST)
+            fact_first_mine(language) if in_first_person(message) else FACT_FIRST)
     return _template("context.md").strip().replace(
         "{today}", today or time.strftime("%Y-%m-%d (%A)")).replace(
         "{snapshot}", snapshot).replace("{reply}", reply).replace("{message}", message)
