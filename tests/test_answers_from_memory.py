@@ -115,6 +115,10 @@ def test_a_town_after_a_preposition_is_where_someone_lives():
 
     assert family("is", "in Cairo") == family("is", "Cairo") == "home"
     assert family("is", "in love") is None
+    # a relation that holds its own town, and "生活" (to live) with a town
+    assert family("在布拉格生活", "布拉格") == family("lives in Paris", "Paris") == "home"
+    assert family("生活在", "西安") == "home" and family("在上海工作", "上海") == "employer"
+    assert family("生活", "幸福") is None and family("likes Paris", "Paris") is None
 
 
 def test_a_question_naming_a_relation_asks_for_it_before_the_slot_its_words_name(

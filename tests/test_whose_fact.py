@@ -185,3 +185,33 @@ def test_a_relative_named_across_languages_is_one_person_whose_town_is_replaced(
     assert links == [("User", name)], facts_now
     assert any(s == name and t == new for s, _r, t in facts_now), facts_now
     assert not any(t == old for _s, _r, t in facts_now), facts_now
+
+
+def test_a_chinese_name_right_after_the_kin_word_links_them_when_the_facts_name_them():
+    said = "我的弟弟孙慧在布拉格生活，职业是律师。"
+    facts = [{"subject": "孙慧", "relation": "在布拉格生活", "object": "布拉格"}]
+    assert whose.owned(facts, said)[0] == {"subject": "User", "relation": "弟弟",
+                                           "object": "孙慧"}
+    # words after a kin word that name nobody: "白天" (in the daytime) starts like 白
+    assert whose.owned([{"subject": "妈妈", "relation": "上班", "object": "白天"}],
+                       "我妈妈白天在上班。") == [
+        {"subject": "妈妈", "relation": "上班", "object": "白天"}]
+
+
+def test_a_relatives_town_said_inside_the_relation_is_replaced_by_the_correction(
+        headless, llm):
+    """The 1.5B model's `孙慧 -在布拉格生活-> 布拉格` stayed beside his new city."""
+    server, client = headless()
+
+    def commit(*triplets):
+        return {"tool_calls": [{"name": "memory_commit", "arguments": {"triplets": [
+            {"subject": s, "relation": r, "object": o} for s, r, o in triplets]}}]}
+
+    llm.play(commit(("孙慧", "在布拉格生活", "布拉格"), ("孙慧", "职业", "律师")),
+             {"text": "好的。"})
+    client.process_message("我的弟弟孙慧在布拉格生活，职业是律师。")
+    llm.play(commit(("brother", "lives in", "Vienna")), {"text": "Noted."})
+    client.process_message("Sorry, I got that wrong: my brother lives in Vienna, not Prague.")
+    facts = active(server)
+    assert ("User", "弟弟", "孙慧") in facts and ("孙慧", "lives in", "Vienna") in facts, facts
+    assert not any(t == "布拉格" for _s, _r, t in facts), facts

@@ -69,9 +69,27 @@ _SAYS_WHERE = {normalize_name(r) for r in ("is", "is in", "in", "at", "is at", "
 _AFTER_WHERE = re.compile(r"^\s*(?:in|at|住在|在)\s*", re.IGNORECASE)
 
 
+# "生活" (to live) says where only with a town: "在布拉格生活" is where one lives
+_LIVES_AT = {normalize_name(r) for r in ("生活在", "在生活", "生活", "在住")}
+
+
+def _without_place(relation: str, target: str) -> str | None:
+    """A relation that holds its own town ("孙慧 -在布拉格生活-> 布拉格", "lives in Paris"
+    -> Paris), without it; None for any other. Kept as it was, a later town did not
+    replace it and the old one stayed."""
+    if not target.strip() or target.strip() not in relation or not is_place(target):
+        return None
+    return normalize_name(relation.replace(target.strip(), ""))
+
+
 def family(relation: str, target: str = "") -> str | None:
     """The slot a relation fills (None: it may hold many values)."""
     found = _FAMILY_OF.get(normalize_name(relation))
+    if found is None and target and (bare := _without_place(relation, target)) is not None:
+        found = "home" if bare in _LIVES_AT else _FAMILY_OF.get(bare)
+    if found is None and target and normalize_name(relation) in _LIVES_AT and \
+            is_place(target):
+        found = "home"
     if found is None and normalize_name(relation) in _SAYS_A_DIET and _DIET_WORDS.search(target):
         return "diet"
     if found is None and target and normalize_name(relation) in _SAYS_WHERE and \
@@ -133,14 +151,15 @@ def slot_values(store: GraphStore, edge: Row, target_name: str) -> list[Row]:
         relations += sorted(_SAYS_WHERE)
     marks = ", ".join("?" * len(relations))
     # The same value under another relation of the slot goes too: "moved Shanghai" beside
-    # "home Shanghai" is one fact said twice.
+    # "home Shanghai" is one fact said twice. A relation that holds its own value ("在布拉格
+    # 生活") is in the slot `family` reads from it.
     candidates = store.query(
         "SELECT e.*, t.name AS target_name FROM edges e JOIN nodes t ON t.id = e.target_id"
         f" WHERE e.source_id = ? AND e.status = 'active' AND e.category = 'general' AND"
         f" e.id != ? AND (e.target_id != ? OR e.norm_relation != ?) AND"
-        f" e.norm_relation IN ({marks})",
+        f" (e.norm_relation IN ({marks}) OR instr(e.relation, t.name) > 0)",
         (edge["source_id"], edge["id"], edge["target_id"], edge["norm_relation"], *relations))
     if slot is None:
-        return candidates
+        return [c for c in candidates if c["norm_relation"] in relations]
     # "is a" holds many values: only what says a diet is replaced by a new diet
     return [c for c in candidates if family(c["relation"], c["target_name"]) == slot]

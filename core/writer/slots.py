@@ -33,7 +33,7 @@ GUESS = 0.6  # the confidence of a fact kept beside the old value: below one_val
 CUES: dict[str, tuple[str, tuple[str, ...]]] = {
     "home": (r"\b(?:live[sd]?|living|move[sd]?|moving|relocat\w*|based|home|resid\w*|"
              r"settled|stay(?:ing)?|address|city|town|hometown)\b|住|搬|家[^，。,.\s]{0,3}在|定居|"
-             r"落户|安家|城市",
+             r"落户|安家|城市|生活",
              (r"\bin\s+{v}",)),
     "job": (r"\b(?:work\w*|job|career|profession|occupation|employ\w*|hired|promoted|"
             r"retired|trained)\b|工作|职业|上班|担任|入职|转行|当了?|干",

@@ -132,19 +132,46 @@ _NAMED = [re.compile(p) for p in (
     rf"\b[Mm]y ({_EN_RELATIVE}),? ([\u3400-\u9fff]{{2,4}})(?![\u3400-\u9fff])",  # my wife 李娜
     rf"\b[Mm]y ({_EN_RELATIVE})'s name is {_NAME}",
 )]
+# The common Chinese family names (about nine in ten people bear one): a name put right
+# after the kin word ("我的弟弟孙慧在布拉格生活") is told from the words that follow one
+# ("我的弟弟今年在…", "我姐姐一直住在…") by its first character
+_SURNAMES = set(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶"
+    "程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺"
+    "顾毛郝龚邵万钱严覃武戴莫孔向汤")
+_COMPOUND_SURNAMES = ("欧阳", "司马", "诸葛", "上官", "东方", "皇甫", "尉迟", "慕容", "令狐")
+_APPOSED_ZH = re.compile(rf"我的?({_ZH_RELATIVE})([\u3400-\u9fff]{{2,4}}?)"
+                         r"(?=[在住是，,。.、；;！!？?\s]|$)")
+
+
+def _apposed_zh(message: str, mentioned: set[str]) -> dict[str, str]:
+    """"我的弟弟孙慧在…": the relative named right after the kin word, by a family name,
+    when the facts name them too (`mentioned`: "我妈妈白天在上班" names no one)."""
+    found = {}
+    for match in _APPOSED_ZH.finditer(message):
+        name = match.group(2)
+        if name in mentioned and ((len(name) <= 3 and name[0] in _SURNAMES)
+                                  or name.startswith(_COMPOUND_SURNAMES)):
+            found.setdefault(_relative(match.group(1)), name)
+    return found
+
+
 _NOT_NAMES = {"Is", "Lives", "Works", "Likes", "Has", "And", "But", "The", "Who", "Was",
               "Just", "Also", "Still", "Now", "Always"}
 
 
-def named_relatives(message: str) -> dict[str, str]:
+def named_relatives(message: str, mentioned: set[str] = frozenset()) -> dict[str, str]:
     """The people the message names with how they are related to the person ("my sister
-    Mei", "my brother is called Tom", "我姐姐叫李娜"): relative -> name."""
+    Mei", "my brother is called Tom", "我姐姐叫李娜", and "我的弟弟孙慧" when the facts
+    `mentioned` name 孙慧): relative -> name."""
     found: dict[str, str] = {}
     for pattern in _NAMED:
         for match in pattern.finditer(message):
             relative, name = _relative(match.group(1)), match.group(2).strip()
             if name.split()[0] not in _NOT_NAMES:
                 found.setdefault(relative, name)
+    for relative, name in _apposed_zh(message, mentioned).items():
+        found.setdefault(relative, name)
     return found
 
 
@@ -152,7 +179,9 @@ def owned(triplets: list[dict[str, str]], message: str) -> list[dict[str, str]]:
     """The person's facts that the message says of someone else, given to that someone
     (see above): by the name given them in the same facts ("sister": "Mei"), else by how
     the person calls them ("sister")."""
-    named = named_relatives(message)
+    # a name the facts give someone: a subject, or the one a kin link names
+    named = named_relatives(message, {str(t["subject"]).strip() for t in triplets} | {
+        str(t["object"]).strip() for t in triplets if is_relative(t["relation"])})
     triplets = [_linked_the_right_way(_by_name(t, named), named) for t in triplets]
     mine = [t for t in triplets if t["subject"].strip().casefold() in PERSON_WORDS]
     names: dict[str, str] = dict(named)
