@@ -116,7 +116,7 @@ def test_each_committed_change_is_announced_once_with_counts(backend, llm):
              {"text": "ok"})
     dispatcher = backend()
     events = []
-    answer = ask(dispatcher, PacketType.PROCESS_MESSAGE, {"user_input": "tea and coffee"},
+    answer = ask(dispatcher, PacketType.PROCESS_MESSAGE, {"user_input": "I like tea and coffee"},
                  events)
     changed = [data for event, data in events if event == "memory_changed"]
     assert len(changed) == 2  # one per call that wrote, nothing else
