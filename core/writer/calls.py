@@ -17,6 +17,15 @@ def triplets_of(arguments: str) -> tuple[dict[str, Any], list[Any]] | None:
     return (args, triplets) if isinstance(triplets, list) else None
 
 
+def subject_and_value(triplet: Any) -> tuple[str, str] | None:
+    """Whom a fact is of and its value, as compared across one call's facts (None for
+    what is not a fact)."""
+    if not isinstance(triplet, dict):
+        return None
+    return (str(triplet.get("subject", "")).strip().casefold(),
+            str(triplet.get("object", "")).strip().casefold())
+
+
 def with_triplets(args: dict[str, Any], triplets: list[Any]) -> str:
     """The arguments again, with these facts ("" when none is left: the call must not
     run)."""

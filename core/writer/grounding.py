@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from core.store.text import has_cjk
+from core.writer.calls import subject_and_value
 
 # Names for the person and the assistant that need no grounding as a subject or object.
 PERSON = {"user", "the user", "i", "me", "myself", "我", "用户", "本人", "自己"}
@@ -40,6 +41,10 @@ _PLAN = re.compile(
     r"help me|i need to|i have to|i want to|we need to|let's|lets|task|project|"
     r"prepare|itinerary)\b|计划|规划|安排|步骤|待办|清单|提醒|帮我|帮忙|我要|我需要|我得|准备|任务",
     re.IGNORECASE)
+
+
+# "my dad doesn't live in Cairo", "不是青岛", "I'm not a teacher": words that deny a value
+DENIED = re.compile(r"\b(?:not|no longer|never|no|nor)\b|n't\b|不(?!错)|没|别", re.IGNORECASE)
 
 
 def _norm(text: str) -> str:
@@ -156,12 +161,10 @@ def _said_under_another(triplets: list[Any], message: str) -> dict[int, str]:
         isinstance(t.get(k), str) for k in ("subject", "relation", "object"))]
     why: dict[int, str] = {}
     for i, fact in facts:
-        key = (fact["subject"].strip().casefold(), fact["object"].strip().casefold())
         if _relation_said(fact["relation"], said):
             continue
-        others = [t["relation"] for j, t in facts if j != i and (
-            t["subject"].strip().casefold(), t["object"].strip().casefold()) == key
-            and _relation_said(t["relation"], said)]
+        others = [t["relation"] for j, t in facts if j != i and subject_and_value(t) ==
+                  subject_and_value(fact) and _relation_said(t["relation"], said)]
         if others:
             why[i] = (f"'{fact['subject']} -{fact['relation']}-> {fact['object']}' is not "
                       f"stored: the user said {fact['object']!r} of {others[0]!r}, not of "

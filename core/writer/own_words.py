@@ -23,7 +23,7 @@ from typing import Any
 
 from core.tools.one_value import family
 from core.writer import grounding, whose
-from core.writer.calls import triplets_of, with_triplets
+from core.writer.calls import subject_and_value, triplets_of, with_triplets
 
 # What opens a clause before its verb: the speaker, helpers and little adverbs
 _LEAD_EN = re.compile(r"^(?:(?:and|but|so|then|i|i've|i'm|i'd|i'll|also|still|really|"
@@ -34,8 +34,6 @@ _TAIL_EN = re.compile(r"(?:\s+(?:a|an|the|my|some|to|with|in|on|at|for|of))+$",
 _LEAD_ZH = re.compile(r"^(?:而且|并且|还有|我们|我|也|还|都|就|又|一直|已经|现在|平时|经常|常常)+")
 _TAIL_ZH = re.compile(r"(?:了|过|着)?(?:一|两|几)?[只条个匹头本把台架位]?$")
 _MAX_EN_WORDS, _MAX_ZH_CHARS = 3, 4
-# "I'm not a teacher": words that deny the value are no relation of the person's to it
-_DENIES = re.compile(r"\b(?:not|no|never|nor)\b|n't\b|不|没|别|非", re.IGNORECASE)
 
 
 def _before(clause: str, value: str) -> str | None:
@@ -56,13 +54,6 @@ def _verb(before: str) -> str | None:
         w.isalpha() for w in words) else None
 
 
-def _key(triplet: Any) -> tuple[str, str] | None:
-    if not isinstance(triplet, dict):
-        return None
-    return (str(triplet.get("subject", "")).strip().casefold(),
-            str(triplet.get("object", "")).strip().casefold())
-
-
 def refiled(triplet: dict[str, Any], message: str, call: list[Any] = ()
             ) -> dict[str, Any] | None:
     """The person's fact under the words they said it with, or None when the message
@@ -71,14 +62,16 @@ def refiled(triplet: dict[str, Any], message: str, call: list[Any] = ()
     painting" beside a refused "job painting": that one keeps it)."""
     subject, value = str(triplet.get("subject", "")), str(triplet.get("object", ""))
     if subject.strip().casefold() not in grounding.PERSON or not value.strip() or any(
-            t is not triplet and _key(t) == _key(triplet) for t in call):
+            t is not triplet and subject_and_value(t) == subject_and_value(triplet)
+            for t in call):
         return None
     for clause, owner in whose.clause_owners(message):
         before = _before(clause, value)
         if before is None or owner.who is not None or not whose.speaks_of_self(clause):
             continue
         verb = _verb(before)
-        if verb and not _DENIES.search(verb) and family(verb, value) is None and \
+        # "I'm not a teacher": words that deny the value are no relation to it
+        if verb and not grounding.DENIED.search(verb) and family(verb, value) is None and \
                 verb.casefold() != str(triplet.get("relation", "")).strip().casefold():
             return {**triplet, "relation": verb}
     return None
