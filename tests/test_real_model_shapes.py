@@ -474,6 +474,31 @@ def test_a_small_models_wrong_relation_keeps_the_persons_own_words(message, fact
     assert _checked(message, *facts)[0] == kept
 
 
+@pytest.mark.parametrize(("message", "fact", "kept"), [
+    # the 1.5B model's own wording of an instrument, under a relation nobody said
+    ("My dog is called Bao, and I've played the cello for years.",
+     ("User", "activity", "playing the cello"), ("User", "played", "cello")),
+    # a value with no words of the person's before it names no relation: refused as before
+    ("I have been swimming twice a week since May.", ("User", "sport", "swimming"), None),
+    ("I've been learning Spanish at night.", ("User", "skill", "learns spanish"),
+     ("User", "learning", "Spanish")),
+    ("我学二胡好几年了。", ("User", "技能", "二胡"), ("User", "学", "二胡")),
+    # someone else's, or denied: not the person's words about themself
+    ("My sister has played the cello for years.", ("User", "activity", "playing the cello"),
+     None),
+    ("I've never played the cello.", ("User", "activity", "playing the cello"), None),
+])
+def test_a_fact_under_a_relation_nobody_said_is_kept_in_the_persons_words(message, fact, kept):
+    triplet = dict(zip(("subject", "relation", "object"), fact, strict=True))
+    arguments = json.dumps({"triplets": [triplet]}, ensure_ascii=False)
+    said = grounding.said_text([message])
+    refiled = own_words.relations_refiled(arguments, message, said)
+    checked, _why = grounding.check_call("memory_commit", refiled, said, message)
+    stored = [tuple(t.values()) for t in json.loads(checked or '{"triplets": []}')[
+        "triplets"]]
+    assert stored == ([kept] if kept else [])
+
+
 @pytest.mark.parametrize(("message", "facts", "kept"), [
     ("我会弹鼓，还养了一只狗，叫Nemo。", [("User", "喜欢", "弹鼓"), ("User", "喜欢", "Nemo")],
      [("User", "会", "弹鼓")]),

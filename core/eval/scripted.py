@@ -2,7 +2,8 @@
 CI, with the mistakes a 1.5B model made on conversations nobody tuned for, so each guard
 is tried on every run:
 
-- its memory step files a hobby and an instrument as the person's job and the relative's
+- its memory step files a hobby and an instrument as the person's job (an instrument said in
+  English reworded under "activity": "playing the cello") and the relative's
   city as the person's, names the relative by a bare kin word, stores the pet only as
   liked and the request's topic as a like, writes a correction's denied half as a fact
   ("不是 Prague") and its new city under a relation nobody said too, and, asked to forget
@@ -83,9 +84,13 @@ def _update_for(n: int, conversation: Conversation, text: str, rng: random.Rando
                         {"relation": "job", "object": v("relative_job")}],
             other_facts=[{"subject": kin_word, "relation": "lives in",
                           "object": v("old_relative_home")}])
-    if n == 2:  # the instrument filed as the job, the pet only as liked
+    if n == 2:  # the instrument filed as the job or reworded under an activity, the pet
+        # only as liked
         keep(v("instrument"), truth["pet"][0])
-        return _update(user_facts=[{"relation": "job", "object": v("instrument")},
+        english = truth["instrument"][0] in text
+        instrument = {"relation": "activity", "object": f"playing the {v('instrument')}"} \
+            if english else {"relation": "job", "object": v("instrument")}
+        return _update(user_facts=[instrument,
                                    {"relation": "likes", "object": truth["pet"][0]}])
     if n == 3:  # a move: the step names the change, and the old city as a new fact too
         return _update(changed_user_facts=[{"relation": "lives in",

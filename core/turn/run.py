@@ -326,6 +326,8 @@ class Turn:
         strict = profiles.is_local(self.config.base_url)
         if name == "memory_purge" and isinstance(arguments, str):
             name, arguments = self._replacement_grounded(arguments)
+        if name == "memory_commit" and strict and isinstance(arguments, str):
+            arguments = own_words.relations_refiled(arguments, self.message, self.said)
         arguments, refused = grounding.check_call(name, arguments, self.said, self.message,
                                                   strict=strict)
         if name == "memory_commit" and isinstance(arguments, str) and arguments:

@@ -133,7 +133,7 @@ COMMON_CJK = ("名", "叫", "住", "家", "老家", "工作", "职业", "上班"
               "同事", "是", "有", "在", "吃", "喝", "玩", "怕", "想")
 
 
-def _unsaid_relation(triplet: Any, said: str) -> str | None:
+def unsaid_relation(triplet: Any, said: str) -> str | None:
     """Why a fact's relation is neither a common one nor the person's words, or None."""
     relation = triplet.get("relation") if isinstance(triplet, dict) else None
     if not isinstance(relation, str):
@@ -224,7 +224,7 @@ def check_call(name: str, arguments: str, said: str, message: str,
         twice = _said_under_another(args["triplets"], message) if strict else {}
         for i, triplet in enumerate(args["triplets"]):
             nonsense = _self_link(triplet) or (
-                (twice.get(i) or _unsaid_relation(triplet, said)) if strict else None)
+                (twice.get(i) or unsaid_relation(triplet, said)) if strict else None)
             unsaid = _ungrounded(triplet, said)
             if nonsense or (unsaid and strict):
                 reasons.append(nonsense or unsaid)

@@ -27,7 +27,8 @@ from core.writer.calls import subject_and_value, triplets_of, with_triplets
 
 # What opens a clause before its verb: the speaker, helpers and little adverbs
 _LEAD_EN = re.compile(r"^(?:(?:and|but|so|then|i|i've|i'm|i'd|i'll|also|still|really|"
-                      r"have|has|had|do|did|am|already|just|now|always|often|usually)\s+)+",
+                      r"have|has|had|do|did|am|been|was|were|already|just|now|always|often|"
+                      r"usually)(?:\s+|$))+",
                       re.IGNORECASE)
 _TAIL_EN = re.compile(r"(?:\s+(?:a|an|the|my|some|to|with|in|on|at|for|of))+$",
                       re.IGNORECASE)
@@ -36,10 +37,53 @@ _TAIL_ZH = re.compile(r"(?:了|过|着)?(?:一|两|几)?[只条个匹头本把�
 _MAX_EN_WORDS, _MAX_ZH_CHARS = 3, 4
 
 
-def _before(clause: str, value: str) -> str | None:
-    """The clause's words right before `value`, or None when it does not hold it."""
-    at = clause.casefold().find(value.strip().casefold())
-    return None if at < 0 else clause[:at]
+def _stem(word: str) -> str:
+    """An English word without its ending: "played", "playing", "plays" -> "play",
+    "swimming" -> "swim", "dancing", "dance" -> "danc"."""
+    word = word.casefold().removesuffix("'s")
+    for ending in ("ing", "ed", "es", "s", "e"):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            word = word[:-len(ending)]
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiou":
+        word = word[:-1]
+    return word
+
+
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def _found(clause: str, value: str) -> tuple[str, str] | None:
+    """The clause's words before `value` and the value as the clause says it, or None
+    when it does not hold it: word for word, or in English word by word by stem ("playing
+    the cello" for "I've played the cello")."""
+    value = value.strip()
+    at = clause.casefold().find(value.casefold())
+    if at >= 0:
+        return clause[:at], clause[at:at + len(value)]
+    wanted = [_stem(w) for w in _LATIN_WORD.findall(value)]
+    if not wanted or grounding.has_cjk(value):
+        return None
+    words = list(_LATIN_WORD.finditer(clause))
+    for i in range(len(words) - len(wanted) + 1):
+        if all(_stem(words[i + k].group()) == stem for k, stem in enumerate(wanted)):
+            return clause[:words[i].start()], clause[words[i].start():words[i + len(
+                wanted) - 1].end()]
+    return None
+
+
+_ARTICLE_EN = re.compile(r"^(?:(?:a|an|the|my|some)\s+)+", re.IGNORECASE)
+
+
+def _as_verb_and_value(value: str, said: str) -> tuple[str, str] | None:
+    """A value that opens with a verb ("playing the cello", the person's "played the
+    cello") as the person's verb and what it is done to ("played", "cello"), or None."""
+    first, _, rest = said.partition(" ")
+    rest = _ARTICLE_EN.sub("", rest.strip())
+    if not rest or not any(w.casefold().endswith(("ing", "ed")) for w in (
+            first, value.split(maxsplit=1)[0])):
+        return None
+    return first.casefold(), rest
 
 
 def _verb(before: str) -> str | None:
@@ -66,15 +110,32 @@ def refiled(triplet: dict[str, Any], message: str, call: list[Any] = ()
             for t in call):
         return None
     for clause, owner in whose.clause_owners(message):
-        before = _before(clause, value)
-        if before is None or owner.who is not None or not whose.speaks_of_self(clause):
+        found = _found(clause, value)
+        if found is None or owner.who is not None or not whose.speaks_of_self(clause):
             continue
+        before, said = found
         verb = _verb(before)
+        if verb is None and (split := _as_verb_and_value(value, said)):
+            verb, said = split
         # "I'm not a teacher": words that deny the value are no relation to it
-        if verb and not grounding.DENIED.search(verb) and family(verb, value) is None and \
+        if verb and not grounding.DENIED.search(verb) and family(verb, said) is None and \
                 verb.casefold() != str(triplet.get("relation", "")).strip().casefold():
-            return {**triplet, "relation": verb}
+            return {**triplet, "relation": verb, "object": said}
     return None
+
+
+def relations_refiled(arguments: str, message: str, said: str) -> str:
+    """A small model's memory_commit with each of the person's facts under a relation
+    nobody said kept in the person's own words instead ("I've played the cello for
+    years" came as `User -activity-> playing the cello`, which the check of unsaid
+    relations refuses, and the instrument was lost); anything else as it is."""
+    parsed = triplets_of(arguments)
+    if parsed is None:
+        return arguments
+    args, triplets = parsed
+    kept = [(refiled(t, message, triplets) or t) if isinstance(t, dict) and
+            grounding.unsaid_relation(t, said) else t for t in triplets]
+    return arguments if kept == triplets else with_triplets(args, kept)
 
 
 _LIKING = re.compile(r"^(?:really |also )?(?:likes?|loves?|enjoys?|prefers?|favou?rites?|"
