@@ -9,6 +9,9 @@
                          use, and a strict one
     --keep FOLDER keeps each conversation's built memory there and asks again without
     building it anew (the build's seconds are kept with it).
+    --evidence-only   no answers: each method's evidence recall and prompt size for every
+                      question, in minutes instead of hours (what recall is tuned on; F1
+                      needs the answers)
 
 For each conversation: it is imported into a fresh home as `trulymem import-history`
 does, the person being speaker_a, and the memory is built from it through the same
@@ -46,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import openai
 
 from core.backend import Backend
+from core.endpoint import profiles
 from core.eval import locomo
 from core.eval.tokens import token_count
 from core.paths import config_path, database_path
@@ -53,6 +57,7 @@ from core.protocol.dispatcher import Dispatcher
 from core.protocol.packets import Packet, PacketType
 from core.store import conversations
 from core.testing.remembering_model import RememberingModel
+from core.turn.snapshot import render_full, snapshot_items
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
@@ -171,6 +176,16 @@ class Run:
             "conversation_id": backend.conversation_id}))
         return (data.get("content") or answer.error or "").strip(), prompt, sources
 
+    def memory_evidence(self, question: str) -> tuple[str, int, set[str]]:
+        """What a question's turn would put in front of the model, unasked: the snapshot's
+        sources and its size in tokens."""
+        config = self.backend.config
+        plain = profiles.memory_writer(config.memory_writer, config.base_url,
+                                       config.model) == "extract"
+        items = snapshot_items(self.backend.store, question, plain)
+        sent = json.dumps({"items": {i.key: [i.sense, i.line] for i in items}})
+        return "", token_count(render_full(items, plain)), self._sources(sent, [])
+
     def _sources(self, sent: str | None, recalled: list[int]) -> set[str]:
         """The LoCoMo turns behind the facts the memory put in front of the model: the
         snapshot's, and those a model that calls tools recalled."""
@@ -190,13 +205,12 @@ class Run:
         return quoted | {d for r in rows
                          for d in self.dia_of_turn.get(r["source_message"] or "", [])}
 
-    def ask_full(self, question: str) -> tuple[str, int, set[str]]:
+    def _full_request(self, question: str) -> tuple[list[dict[str, str]], set[str]]:
         kept = locomo.full_context(self.turns, self.args.context_tokens, token_count)
-        answer, prompt = _ask(self.client, self.args.model, locomo.request(
-            locomo.transcript(kept), question, "The conversation"))
-        return answer, prompt, {t.dia_id for t in kept}
+        return (locomo.request(locomo.transcript(kept), question, "The conversation"),
+                {t.dia_id for t in kept})
 
-    def ask_retrieval(self, question: str) -> tuple[str, int, set[str]]:
+    def _retrieval_request(self, question: str) -> tuple[list[dict[str, str]], set[str]]:
         hits = conversations.search(self.backend.store, question, limit=RETRIEVED)
         by_id = {t.dia_id: t for t in self.turns}
         chosen, seen = [], set()
@@ -208,9 +222,22 @@ class Run:
                     chosen.append(turn)
         order = {t.dia_id: i for i, t in enumerate(self.turns)}
         chosen.sort(key=lambda t: order[t.dia_id])
-        answer, prompt = _ask(self.client, self.args.model, locomo.request(
-            locomo.transcript(chosen), question, "Parts of the conversation"))
-        return answer, prompt, seen
+        return (locomo.request(locomo.transcript(chosen), question,
+                               "Parts of the conversation"), seen)
+
+    def ask_full(self, question: str) -> tuple[str, int, set[str]]:
+        messages, sources = self._full_request(question)
+        return (*_ask(self.client, self.args.model, messages), sources)
+
+    def ask_retrieval(self, question: str) -> tuple[str, int, set[str]]:
+        messages, sources = self._retrieval_request(question)
+        return (*_ask(self.client, self.args.model, messages), sources)
+
+    def full_evidence(self, question: str) -> tuple[str, int, set[str]]:
+        return _unasked(*self._full_request(question))
+
+    def retrieval_evidence(self, question: str) -> tuple[str, int, set[str]]:
+        return _unasked(*self._retrieval_request(question))
 
     def _turn_of(self, message_id: int) -> str:
         row = self.backend.store.query_one("SELECT turn_id FROM messages WHERE id = ?",
@@ -219,6 +246,11 @@ class Run:
 
     def close(self) -> None:
         self.backend.close()
+
+
+def _unasked(messages: list[dict[str, str]], sources: set[str]) -> tuple[str, int, set[str]]:
+    """A request not sent: no answer, its size estimated."""
+    return "", sum(token_count(m["content"]) for m in messages), sources
 
 
 def _same_text(text: str, snippet: str) -> bool:
@@ -289,24 +321,28 @@ def run_sample(sample: dict[str, Any], args: argparse.Namespace) -> dict[str, An
             kept_file = home / "baselines.json" if args.keep else None
             kept = json.loads(kept_file.read_text("utf-8")) \
                 if kept_file and kept_file.exists() else {}
-            for method, ask in zip(METHODS, (run.ask_memory, run.ask_full,
-                                             run.ask_retrieval), strict=True):
+            asks = (run.memory_evidence, run.full_evidence, run.retrieval_evidence) \
+                if args.evidence_only else (run.ask_memory, run.ask_full, run.ask_retrieval)
+            for method, ask in zip(METHODS, asks, strict=True):
                 for n, (question, row) in enumerate(zip(chosen, rows, strict=True)):
                     known = kept.get(f"{method}|{question['question']}")
-                    if known is not None:
+                    if known is not None and not args.evidence_only:
                         row[method] = known
                         continue
                     started = time.monotonic()
                     answer, prompt, sources = ask(question["question"])
                     evidence = set(question.get("evidence") or [])
-                    row[method] = {"answer": answer, "f1": locomo.score(answer, question),
+                    row[method] = {"answer": answer, "f1": None if args.evidence_only
+                                   else locomo.score(answer, question),
                                    "prompt": prompt, "seconds": time.monotonic() - started,
                                    "evidence": len(evidence & sources) / len(evidence)
                                    if evidence else None,
                                    **judge(args, question, answer)}
-                    if kept_file and method != "memory":
+                    if kept_file and method != "memory" and not args.evidence_only:
                         kept[f"{method}|{question['question']}"] = row[method]
                         kept_file.write_text(json.dumps(kept), "utf-8")
+                    if args.evidence_only:
+                        continue
                     print(f"  {method} {n + 1}. [{locomo.CATEGORIES[row['category']]}] "
                           f"{row['question']} gold={row['gold']!r} -> {answer[:80]!r} "
                           f"F1 {row[method]['f1']:.2f}", file=sys.stderr, flush=True)
@@ -327,6 +363,31 @@ def _cell(value: float | None, digits: int = 2) -> str:
 
 def _judged(rows: list[dict[str, Any]], method: str, kind: str) -> float | None:
     return _mean([r[method].get(kind) for r in rows])
+
+
+def evidence_report(results: list[dict[str, Any]]) -> str:
+    """--evidence-only: each method's evidence recall by category and overall, and what
+    its prompt would cost."""
+    rows = [r for result in results for r in result["rows"]]
+    categories = sorted({r["category"] for r in rows})
+    head = ["evidence recall", *(locomo.CATEGORIES[c] for c in categories), "overall",
+            "prompt tok/q", "recall s (median)"]
+    lines = [" | ".join(head), " | ".join("---" for _ in head)]
+    overall: dict[str, float | None] = {}
+    prompts: dict[str, float] = {}
+    for method in METHODS:
+        overall[method] = _mean([r[method]["evidence"] for r in rows])
+        prompts[method] = _mean([r[method]["prompt"] for r in rows]) or 0.0
+        lines.append(" | ".join([method, *(
+            _cell(_mean([r[method]["evidence"] for r in rows if r["category"] == c]))
+            for c in categories), _cell(overall[method]), f"{prompts[method]:.0f}",
+            _cell(statistics.median(r[method]["seconds"] for r in rows) if rows else None, 2)]))
+    lines.append(f"LoCoMo evidence recall memory {_cell(overall['memory'])} full-context "
+                 f"{_cell(overall['full-context'])} retrieval {_cell(overall['retrieval'])};"
+                 f" prompt tokens per question memory {prompts['memory']:.0f} full-context "
+                 f"{prompts['full-context']:.0f} retrieval {prompts['retrieval']:.0f};"
+                 f" questions {len(rows)}; categories {''.join(str(c) for c in categories)}")
+    return "\n".join(lines)
 
 
 def report(results: list[dict[str, Any]]) -> str:
@@ -396,6 +457,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep each conversation's memory in FOLDER and reuse it next time")
     parser.add_argument("--judge-base-url", help="an OpenAI-compatible endpoint for the judge")
     parser.add_argument("--judge-model", default="local")
+    parser.add_argument("--evidence-only", action="store_true",
+                        help="no answers: evidence recall and prompt size of every method")
     parser.add_argument("--quick", action="store_true",
                         help="an invented conversation and a loopback model (for CI)")
     args = parser.parse_args(argv)
@@ -426,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
         if server is not None:
             server.close()
             shutil.rmtree(args.data.parent, ignore_errors=True)
-    print(report(results))
+    print(evidence_report(results) if args.evidence_only else report(results))
     return 0
 
 
