@@ -194,6 +194,21 @@ def test_facts_nobody_said_are_refused_and_the_rest_stored(backend, llm):
     assert "Hangzhou" not in recall["data"]["result"]
 
 
+@pytest.mark.parametrize(("message", "small", "cloud"), [
+    ("帮我把“早上好”翻译成法语。", False, True),
+    ("Help me write a short poem about the sea.", False, True),
+    ("帮我规划一下搬家：找搬家公司、打包、退租。", True, True),
+    ("Help me plan the trip: book flights, pack and find a hotel.", True, True),
+    ("Where can I buy bread?", False, False),
+])
+def test_a_task_is_a_plan_and_a_small_models_help_me_is_a_request(message, small, cloud):
+    task = json.dumps({"task_id": "t1", "description": message}, ensure_ascii=False)
+    said = grounding.said_text([message])
+    for strict, created in ((True, small), (False, cloud)):
+        arguments, why = grounding.check_call("task_create", task, said, message, strict)
+        assert bool(arguments) == created, why
+
+
 def test_a_question_is_not_a_task(backend, llm):
     task = {"name": "task_create", "arguments": {"task_id": "find_bread",
                                                  "description": "Where can I buy bread?"}}

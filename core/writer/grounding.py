@@ -38,9 +38,13 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*|[\u3400-\u9fff\uf900-\ufaff]+", re.IGN
 # A plan the person asks help with: the words people use to ask for one.
 _PLAN = re.compile(
     r"\b(plan|planning|steps?|to-?do|checklist|remind|reminder|schedule|organi[sz]e|"
-    r"help me|i need to|i have to|i want to|we need to|let's|lets|task|project|"
-    r"prepare|itinerary)\b|计划|规划|安排|步骤|待办|清单|提醒|帮我|帮忙|我要|我需要|我得|准备|任务",
+    r"i need to|i have to|i want to|we need to|let's|lets|task|project|"
+    r"prepare|itinerary)\b|计划|规划|安排|步骤|待办|清单|提醒|我要|我需要|我得|准备|任务",
     re.IGNORECASE)
+# Asking for help: a plan to a model that tells one kind of work from another, a one-off
+# request to a small one ("帮我把“早上好”翻译成法语" became a task a 1.5B model listed
+# among the steps of a birthday party)
+_HELP = re.compile(r"\bhelp me\b|帮我|帮忙", re.IGNORECASE)
 
 
 # "my dad doesn't live in Cairo", "不是青岛", "I'm not a teacher": words that deny a value
@@ -216,7 +220,8 @@ def check_call(name: str, arguments: str, said: str, message: str,
         return arguments, None  # the executor explains the broken JSON
     if not isinstance(args, dict):
         return arguments, None
-    if name == "task_create" and not _PLAN.search(message):
+    if name == "task_create" and not (_PLAN.search(message) or (
+            not strict and _HELP.search(message))):
         return "", ("Not created: a task is only for a plan or steps the user asked help "
                     "with; this message is not one. Answer the user instead.")
     if name == "memory_commit" and isinstance(args.get("triplets"), list):
