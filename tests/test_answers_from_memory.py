@@ -180,6 +180,19 @@ def test_a_question_about_someone_else_gets_their_facts_never_the_persons(
     assert f"- {expected}" in shown.splitlines() and never not in shown
 
 
+def test_a_question_about_someones_relative_is_not_answered_with_their_own_facts(
+        executor, store):
+    assert executor.execute("memory_commit", {"triplets": [
+        {"subject": s, "relation": r, "object": o} for s, r, o in [
+            ("Melanie", "likes", "photography"), ("Melanie", "likes", "nature"),
+            ("Melanie", "kids love", "dinosaurs"), ("李娜", "喜欢", "游泳")]]})["success"]
+    kids = answering.render(answering.facts_for(store, "What do Melanie's kids like?"))
+    assert "dinosaurs" in kids and "photography" not in kids and "nature" not in kids
+    assert "photography" in answering.render(answering.facts_for(store, "What does "
+                                                                 "Melanie like?"))
+    assert answering.facts_for(store, "李娜的丈夫喜欢什么？") == []
+
+
 def test_a_question_about_no_one_known_gets_none_of_the_persons_facts(someone_else):
     # Oliver is nobody the memory knows: the person's "has a dream" answered it once
     assert answering.facts_for(someone_else, "Where did Oliver hide his bone once?") == []

@@ -116,6 +116,11 @@ def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
             EDGE_SELECT + f" WHERE e.source_id IN ({marks}) AND e.status = 'active' AND"
             " e.category = 'general' ORDER BY e.mention_count DESC, e.updated_at DESC"
             " LIMIT 30", [n["id"] for n in others])
+        if kinds := _their_relatives(message, others):
+            # "what do Melanie's kids like?" asks of the kids: Melanie's own likes do not
+            # answer it (the 1.5B model said "photography, nature")
+            theirs = [f for f in theirs if set(kinds) & set(kin.kinds_in(
+                f"{f['relation']} {f['target_name']}", relation=True))]
         if in_first_person(message):
             theirs += [f for f in profile if str(f["source_name"]).casefold() in person]
     elif in_first_person(message) or names_person(message, person):
@@ -169,6 +174,18 @@ def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
     # "会弹 吉他"), embedded now; asked about a relative, what is known of them
     close = _by_meaning(message, theirs[:MEANING_AT_MOST])
     return close or (theirs[:MOST] if asked else [])
+
+
+def _their_relatives(message: str, others: list[dict[str, Any]]) -> list[str]:
+    """The kinds of relative the question asks about as someone's ("Melanie's kids",
+    "Nate's sister", "李娜的丈夫")."""
+    kinds: list[str] = []
+    for other in others:
+        name = re.escape(str(other["name"]))
+        for found in re.finditer(rf"(?i)\b{name}'s\s+(\w+)|{name}的(\w{{1,3}})", message):
+            word = found.group(1) or found.group(2)
+            kinds += [k for k in kin.kinds_in(word, relation=True) if k not in kinds]
+    return kinds
 
 
 MEANING_AT_MOST = 24  # facts embedded on the spot for one question
