@@ -13,7 +13,7 @@ import pytest
 from core.meaning import engine as engines
 from core.protocol.packets import PacketType
 from core.recall import estimate_tokens, recall
-from core.recall.lines import by_day, fact_text, turn_parts, turn_text
+from core.recall.lines import by_day, compact, fact_text, turn_parts, turn_text
 from core.recall.timespan import span_of
 from core.store import GraphStore, conversations
 from core.store.history import History
@@ -62,6 +62,19 @@ def test_a_weak_match_far_down_is_not_shown_even_when_the_budget_has_room(store)
     assert best[0][0] in {t["id"] for t in found.turns}
     # the 40 turns the word ranking keeps all fit the budget; the weakest half is left
     assert len(found.turns) < 30
+
+
+@pytest.mark.parametrize(("said", "shown"), [
+    ("Hey Caroline! I went to the support group.", "I went to the support group."),
+    ("Wow, John, that sounds great. [shares a photo: a photo of a dog on a beach]",
+     "that sounds great. [photo: a dog on a beach]"),
+    ("Thanks, Maria! Thank you so much! It means a lot.", "It means a lot."),
+    # words that answer stay, and so does a turn that is nothing but a greeting
+    ("Yes, last week.", "Yes, last week."), ("Oh no, the car broke.", "Oh no, the car broke."),
+    ("Hey Mel!", "Hey Mel!"), ("谢谢！我昨天去了。", "谢谢！我昨天去了。"),
+])
+def test_a_turn_is_shown_without_the_words_that_say_nothing(said, shown):
+    assert compact(said) == shown
 
 
 def test_turns_found_by_words_when_the_writer_kept_no_fact(store):

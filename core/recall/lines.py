@@ -60,12 +60,30 @@ def _ends_with(relation: str, target: str) -> bool:
     return has_cjk(end[0]) or not said[-len(end) - 1].isalnum()
 
 
+# What a turn's words spend tokens on and say nothing with: a greeting, thanks or an
+# exclamation before what is said ("Hey Caroline! ", "Wow, John, "; not "Yes," or "Oh
+# no,", which answer), and the importer's wording of a shared photo ("[shares a photo: a
+# photo of a dog]" is "[photo: a dog]"). Evidence is cut to a token budget, so every
+# token these take is a turn left out.
+_OPENING = re.compile(
+    r"^(?:(?:hey|hi|hello|wow|whoa|aww+|ooh|yay|thanks|thank you|congrats|"
+    r"congratulations|hooray)(?:,?\s+(?:so much|(?-i:[A-Z][a-z]+)))?\s*[!,.]+\s+)+(?=\S)",
+    re.IGNORECASE)
+_PHOTO = re.compile(r"\[shares a photo: (?:(?:a|an) (?:photo|picture|image) of )?",
+                    re.IGNORECASE)
+
+
+def compact(words: str) -> str:
+    """A turn's words without what says nothing (see `_OPENING`)."""
+    return _PHOTO.sub("[photo: ", _OPENING.sub("", words))
+
+
 def turn_parts(message: Row) -> tuple[str, str]:
     """A turn's day, and who said what with the date a relative time in the words names
     right after them ("last weekend [the weekend before 17 July 2023]"): a small model
     answered "Last weekend." to "when did…?"."""
     who = message.get("speaker") or ("the user" if message["role"] == "user" else "you")
-    words = when.dated_inline(message["content"], message["created_at"])
+    words = compact(when.dated_inline(message["content"], message["created_at"]))
     return when.said_day(message["created_at"]), f"{who}: {words}"
 
 
