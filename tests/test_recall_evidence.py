@@ -170,6 +170,15 @@ def test_a_time_the_question_names_is_read_as_dates_in_both_languages():
         "what movie did Nate recently watch on October 6, 2022?": (date(2022, 10, 6),
                                                                    date(2022, 10, 7)),
         "我最近在2022年10月6日看了什么电影？": (date(2022, 10, 6), date(2022, 10, 7)),
+        # a range between two dates, the year said once; a length before or after a date
+        "where was John between August 11 and August 15 2023?": (date(2023, 8, 11),
+                                                                 date(2023, 8, 16)),
+        "what did she do from May to July 2023?": (date(2023, 5, 1), date(2023, 8, 1)),
+        "from 2021 to 2022, where did I live?": (date(2021, 1, 1), date(2023, 1, 1)),
+        "我2023年8月11日到8月15日之间在哪里？": (date(2023, 8, 11), date(2023, 8, 16)),
+        "where was Tim in the week before 16 November 2023?": (date(2023, 11, 9),
+                                                              date(2023, 11, 16)),
+        "what happened the day after 3 May 2023?": (date(2023, 5, 4), date(2023, 5, 5)),
         "what did I do last week of May 2023": (date(2023, 5, 1), date(2023, 6, 1)),
     }
     for question, (start, end) in cases.items():

@@ -221,13 +221,51 @@ def _yearless(text: str) -> bool:
     return bool(_BARE_MONTH.search(text) or _CN_MONTH.search(text))
 
 
+_BETWEEN = re.compile(r"\b(?:between|from)\s+(.+?)\s+(?:and|to|until|till|through)\s+"
+                      r"(.+?)\s*(?:[?.!,;]|$)|(?:从|在)?([^从在到至]+?)(?:到|至)([^到至]+?)"
+                      r"(?:之间|期间|这段时间|[？?。，,]|$)")
+_NEXT_TO = re.compile(r"\b(?:the\s+)?(day|week|weekend|month)\s+(before|after)\s+$")
+_LENGTH = {"day": 1, "week": 7, "weekend": 2, "month": 31}
+_A_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
+def _between(text: str, today: date) -> tuple[date, date] | None:
+    """"Between August 11 and August 15 2023", "from May to July 2023", "2023年8月11日到
+    8月15日之间": from the first date to the end of the second (the year said once is
+    both's)."""
+    found = _BETWEEN.search(text)
+    if not found:
+        return None
+    first, second = (found.group(1), found.group(2)) if found.group(1) else \
+        (found.group(3), found.group(4))
+    year = _A_YEAR.search(second) or _A_YEAR.search(first)
+    if year and not _A_YEAR.search(first):
+        first = f"{year.group()}年{first}" if _CN_MONTH.search(first) else f"{first} {year.group()}"
+    if year and not _A_YEAR.search(second):
+        second = f"{year.group()}年{second}" if _CN_MONTH.search(second) else \
+            f"{second} {year.group()}"
+    # a bare year is a date here ("from 2021 to 2022")
+    start = _dated(first, today) or _dated(f"in {first}", today)
+    end = _dated(second, today) or _dated(f"in {second}", today)
+    if start is None or end is None or end[1] <= start[0]:
+        return None
+    return start[0], end[1]
+
+
 def span_of(question: str, today: date) -> Span | None:
     """The range the question's own time words name, counted from `today`, or None."""
     text = " ".join(question.casefold().split())
+    between = _between(text, today)
+    if between is not None:
+        return Span(*between, question.strip())
     found = _range_in(text, today)
     if found is not None:
         start, end = found
         head = text[:_first_time_word(text)]
+        if nearby := _NEXT_TO.search(head):  # "the week before 16 November 2023"
+            length = timedelta(days=_LENGTH[nearby.group(1)])
+            return Span(start - length, start, question.strip()) if nearby.group(2) == \
+                "before" else Span(end, end + length, question.strip())
         bound = _BOUND.search(head)
         if bound and bound.group(1) in ("before", "until", "by"):
             return Span(None, start, question.strip())
