@@ -47,3 +47,14 @@ def test_the_bench_runs_and_prints_its_figures(bench, tmp_path):
                           check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     assert any(ch.isdigit() for ch in done.stdout), done.stdout[-2000:]
+
+
+def test_locomo_measures_evidence_without_answers(tmp_path):
+    """--evidence-only: every method's evidence recall, no answer asked for."""
+    env = {**os.environ, "TRULYMEM_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "locomo.py"), "--quick",
+                           "--evidence-only"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = done.stdout.strip().splitlines()[-1]
+    assert summary.startswith("LoCoMo evidence recall memory 1.00"), done.stdout[-2000:]
