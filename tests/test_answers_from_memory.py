@@ -193,6 +193,22 @@ def test_a_question_about_someones_relative_is_not_answered_with_their_own_facts
     assert answering.facts_for(store, "李娜的丈夫喜欢什么？") == []
 
 
+@pytest.mark.parametrize("question", [
+    "What do you remember about me?", "Do you remember anything about me?", "Who am I?",
+    "你都知道我什么？", "你记得关于我的哪些事？"])
+def test_asked_what_it_knows_of_the_person_every_fact_of_theirs_answers(executor, store,
+                                                                       question):
+    facts = [("name", "Lin Wei"), ("job", "nurse"), ("lives in", "Shenzhen"),
+             ("allergic to", "peanuts"), ("likes", "climbing")]
+    assert executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": r, "object": o} for r, o in facts]})["success"]
+    shown = answering.render(answering.facts_for(store, question))
+    assert all(o in shown for _r, o in facts)
+    # a question about someone of theirs is not one about them
+    assert "Shenzhen" not in answering.render(answering.facts_for(
+        store, "What do you know about my sister?"))
+
+
 def test_a_question_about_no_one_known_gets_none_of_the_persons_facts(someone_else):
     # Oliver is nobody the memory knows: the person's "has a dream" answered it once
     assert answering.facts_for(someone_else, "Where did Oliver hide his bone once?") == []

@@ -90,24 +90,35 @@ def _names_relation(message: str, relation: str) -> bool:
 _FUNCTION_WORD = re.compile(r"(?i)is|are|has|have|in|at|of|to|是|在|有|的")
 
 
-def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
-    """The facts that answer `message` when it is a question, best first (see above)."""
-    if not is_question(message):
-        return []
-    profile = person_profile(store)
-    person = forget_scope.person_names(profile)
-    asked = kin.kinds_in(message)
+# "What do you remember about me?", "你都知道我什么？": everything the memory keeps of the
+# person answers it, not the two facts nearest in meaning (the 1.5B model named the job
+# and the name and left the city out, on every run of the eval)
+_ALL_ABOUT_ME = re.compile(
+    r"(?i)\b(?:what|anything|everything|all)\b[^?]*\b(?:you|u)\s+(?:know|remember|recall|"
+    r"have|keep)\b[^?]*\b(?:about|of|on)\s+me\b|\btell me (?:all )?about (?:me|myself)\b|"
+    r"\b(?:you|u)\s+(?:know|remember|recall)\s+(?:anything|everything|much|something)\s+"
+    r"(?:about|of)\s+me\b|"
+    r"\bwho am i\b|你.{0,3}(?:记得|知道|了解|记住)了?(?:关于)?我的?些?(?:什么|哪些|多少|啥)|"
+    r"关于我的?(?:什么|哪些|一切|事)|我是谁")
+ALL_ABOUT_MOST = 8
+
+
+def _whose(store: GraphStore, message: str, asked: list[str], profile: list[dict],
+           person: set[str]) -> list[dict[str, Any]]:
+    """The facts of whom the question asks about: the relatives it names by kin word,
+    someone else it names, or the person; none when it names no one the memory knows."""
     if asked:
         people = relatives.named(store)
         names = [n for kind in asked for n in people.get(kind, [])]
         if not names:
             return []
         marks = ", ".join("?" * len(names))
-        theirs = store.query(
+        return store.query(
             EDGE_SELECT + f" WHERE s.name IN ({marks}) AND e.status = 'active' AND"
             " e.category = 'general' ORDER BY e.mention_count DESC, e.updated_at DESC"
             " LIMIT 30", names)
-    elif others := others_named(store, message, person):
+    own = [f for f in profile if str(f["source_name"]).casefold() in person]
+    if others := others_named(store, message, person):
         # asked about someone else by name ("what pets does Melanie have?"): their facts,
         # not the person's unless it speaks of them too (the person's "has adopted"
         # answered for Melanie's pets)
@@ -121,14 +132,25 @@ def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
             # answer it (the 1.5B model said "photography, nature")
             theirs = [f for f in theirs if set(kinds) & set(kin.kinds_in(
                 f"{f['relation']} {f['target_name']}", relation=True))]
-        if in_first_person(message):
-            theirs += [f for f in profile if str(f["source_name"]).casefold() in person]
-    elif in_first_person(message) or names_person(message, person):
-        theirs = [f for f in profile if str(f["source_name"]).casefold() in person]
-    else:
-        # of no one it knows ("where did Oliver hide his bone?"): the person's facts
-        # answered it ("the user made a stained glass window")
+        return theirs + (own if in_first_person(message) else [])
+    if in_first_person(message) or names_person(message, person):
+        return own
+    # of no one it knows ("where did Oliver hide his bone?"): the person's facts answered
+    # it ("the user made a stained glass window")
+    return []
+
+
+def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
+    """The facts that answer `message` when it is a question, best first (see above)."""
+    if not is_question(message):
         return []
+    profile = person_profile(store)
+    person = forget_scope.person_names(profile)
+    if _ALL_ABOUT_ME.search(message):
+        return [f for f in profile if str(f["source_name"]).casefold() in person][
+            :ALL_ABOUT_MOST]
+    asked = kin.kinds_in(message)
+    theirs = _whose(store, message, asked, profile, person)
     if not theirs:
         return []
     wanted = _asked_slots(message)
