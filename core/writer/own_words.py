@@ -7,6 +7,9 @@ instrument was lost although the person said it. What they said is still there: 
 words right before the value, in the clause where they speak of themselves ("学",
 "会", "played"). Those become the relation, when they make one that holds many values
 (a relation that names a slot, "叫" or "works as", is the guess that was just refused).
+The same goes for a relation nobody said ("I've played the cello for years" came as
+`User -activity-> playing the cello`): the value is found in the person's words by stem
+too, and a value that opens with their verb gives the verb ("played", "cello").
 
 Liking holds many values, and the same model files anything under it: "我会弹鼓，还养了一只
 狗，叫Nemo" became `User -喜欢-> 弹鼓`, `-喜欢-> 狗`, `-喜欢-> Nemo`, and "订蛋糕已经做好了"
