@@ -221,9 +221,10 @@ def _yearless(text: str) -> bool:
     return bool(_BARE_MONTH.search(text) or _CN_MONTH.search(text))
 
 
-_BETWEEN = re.compile(r"\b(?:between|from)\s+(.+?)\s+(?:and|to|until|till|through)\s+"
-                      r"(.+?)\s*(?:[?.!,;]|$)|(?:从|在)?([^从在到至]+?)(?:到|至)([^到至]+?)"
-                      r"(?:之间|期间|这段时间|[？?。，,]|$)")
+# each side a few words long: a long message costs a pass, not a search from every place
+_BETWEEN = re.compile(r"\b(?:between|from)\s+(.{1,40}?)\s+(?:and|to|until|till|through)\s+"
+                      r"(.{1,40}?)\s*(?:[?.!,;]|$)|(?:从|在)?([^从在到至]{1,16}?)(?:到|至)"
+                      r"([^到至]{1,16}?)(?:之间|期间|这段时间|[？?。，,]|$)")
 _NEXT_TO = re.compile(r"\b(?:the\s+)?(day|week|weekend|month)\s+(before|after)\s+$")
 _LENGTH = {"day": 1, "week": 7, "weekend": 2, "month": 31}
 _A_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
