@@ -92,10 +92,12 @@ _FUNCTION_WORD = re.compile(r"(?i)is|are|has|have|in|at|of|to|是|在|有|的")
 
 # "What do you remember about me?", "你都知道我什么？": everything the memory keeps of the
 # person answers it, not the two facts nearest in meaning (the 1.5B model named the job
-# and the name and left the city out, on every run of the eval)
+# and the name and left the city out, on every run of the eval). Its gaps are bounded: a
+# long message is read in one pass
 _ALL_ABOUT_ME = re.compile(
-    r"(?i)\b(?:what|anything|everything|all)\b[^?]*\b(?:you|u)\s+(?:know|remember|recall|"
-    r"have|keep)\b[^?]*\b(?:about|of|on)\s+me\b|\btell me (?:all )?about (?:me|myself)\b|"
+    r"(?i)\b(?:what|anything|everything|all)\b[^?]{0,40}\b(?:you|u)\s+(?:know|remember|"
+    r"recall|have|keep)\b[^?]{0,40}\b(?:about|of|on)\s+me\b|"
+    r"\btell me (?:all )?about (?:me|myself)\b|"
     r"\b(?:you|u)\s+(?:know|remember|recall)\s+(?:anything|everything|much|something)\s+"
     r"(?:about|of)\s+me\b|"
     r"\bwho am i\b|你.{0,3}(?:记得|知道|了解|记住)了?(?:关于)?我的?些?(?:什么|哪些|多少|啥)|"
