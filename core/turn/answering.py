@@ -105,6 +105,11 @@ _ALL_ABOUT_ME = re.compile(
 ALL_ABOUT_MOST = 8
 
 
+def _own(profile: list[dict], person: set[str]) -> list[dict[str, Any]]:
+    """The profile's facts about the person themself (not their people)."""
+    return [f for f in profile if str(f["source_name"]).casefold() in person]
+
+
 def _whose(store: GraphStore, message: str, asked: list[str], profile: list[dict],
            person: set[str]) -> list[dict[str, Any]]:
     """The facts of whom the question asks about: the relatives it names by kin word,
@@ -119,7 +124,7 @@ def _whose(store: GraphStore, message: str, asked: list[str], profile: list[dict
             EDGE_SELECT + f" WHERE s.name IN ({marks}) AND e.status = 'active' AND"
             " e.category = 'general' ORDER BY e.mention_count DESC, e.updated_at DESC"
             " LIMIT 30", names)
-    own = [f for f in profile if str(f["source_name"]).casefold() in person]
+    own = _own(profile, person)
     if others := others_named(store, message, person):
         # asked about someone else by name ("what pets does Melanie have?"): their facts,
         # not the person's unless it speaks of them too (the person's "has adopted"
@@ -149,8 +154,7 @@ def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
     profile = person_profile(store)
     person = forget_scope.person_names(profile)
     if _ALL_ABOUT_ME.search(message):
-        return [f for f in profile if str(f["source_name"]).casefold() in person][
-            :ALL_ABOUT_MOST]
+        return _own(profile, person)[:ALL_ABOUT_MOST]
     asked = kin.kinds_in(message)
     theirs = _whose(store, message, asked, profile, person)
     if not theirs:
