@@ -9,9 +9,10 @@
                          use, and a strict one
     --keep FOLDER keeps each conversation's built memory there and asks again without
     building it anew (the build's seconds are kept with it).
-    --evidence-only   no answers: each method's evidence recall and prompt size for every
-                      question, in minutes instead of hours (what recall is tuned on; F1
-                      needs the answers)
+    --evidence-only   no answers: each method's evidence recall, the share of the gold
+                      answers' words it shows, and its prompt size for every question, in
+                      minutes instead of hours (what recall is tuned on; F1 needs the
+                      answers)
 
 For each conversation: it is imported into a fresh home as `trulymem import-history`
 does, the person being speaker_a, and the memory is built from it through the same
@@ -184,7 +185,8 @@ class Run:
                                        config.model) == "extract"
         items = snapshot_items(self.backend.store, question, plain)
         sent = json.dumps({"items": {i.key: [i.sense, i.line] for i in items}})
-        return "", token_count(render_full(items, plain)), self._sources(sent, [])
+        shown = render_full(items, plain)
+        return shown, token_count(shown), self._sources(sent, [])
 
     def _sources(self, sent: str | None, recalled: list[int]) -> set[str]:
         """The LoCoMo turns behind the facts the memory put in front of the model: the
@@ -249,8 +251,9 @@ class Run:
 
 
 def _unasked(messages: list[dict[str, str]], sources: set[str]) -> tuple[str, int, set[str]]:
-    """A request not sent: no answer, its size estimated."""
-    return "", sum(token_count(m["content"]) for m in messages), sources
+    """A request not sent: what it shows, its size estimated."""
+    shown = "\n".join(m["content"] for m in messages)
+    return shown, token_count(shown), sources
 
 
 def _same_text(text: str, snippet: str) -> bool:
@@ -332,8 +335,14 @@ def run_sample(sample: dict[str, Any], args: argparse.Namespace) -> dict[str, An
                     started = time.monotonic()
                     answer, prompt, sources = ask(question["question"])
                     evidence = set(question.get("evidence") or [])
+                    # --evidence-only: what would be shown stands in for the answer
+                    shown = locomo.words_shown(answer, str(question.get("answer", "")),
+                                               question["question"]) \
+                        if args.evidence_only else None
+                    if args.evidence_only:
+                        answer = ""
                     row[method] = {"answer": answer, "f1": None if args.evidence_only
-                                   else locomo.score(answer, question),
+                                   else locomo.score(answer, question), "shown": shown,
                                    "prompt": prompt, "seconds": time.monotonic() - started,
                                    "evidence": len(evidence & sources) / len(evidence)
                                    if evidence else None,
@@ -371,7 +380,7 @@ def evidence_report(results: list[dict[str, Any]]) -> str:
     rows = [r for result in results for r in result["rows"]]
     categories = sorted({r["category"] for r in rows})
     head = ["evidence recall", *(locomo.CATEGORIES[c] for c in categories), "overall",
-            "prompt tok/q", "recall s (median)"]
+            "answer words shown", "prompt tok/q", "recall s (median)"]
     lines = [" | ".join(head), " | ".join("---" for _ in head)]
     overall: dict[str, float | None] = {}
     prompts: dict[str, float] = {}
@@ -380,10 +389,14 @@ def evidence_report(results: list[dict[str, Any]]) -> str:
         prompts[method] = _mean([r[method]["prompt"] for r in rows]) or 0.0
         lines.append(" | ".join([method, *(
             _cell(_mean([r[method]["evidence"] for r in rows if r["category"] == c]))
-            for c in categories), _cell(overall[method]), f"{prompts[method]:.0f}",
+            for c in categories), _cell(overall[method]),
+            _cell(_mean([r[method]["shown"] for r in rows])), f"{prompts[method]:.0f}",
             _cell(statistics.median(r[method]["seconds"] for r in rows) if rows else None, 2)]))
+    shown = {m: _cell(_mean([r[m]["shown"] for r in rows])) for m in METHODS}
     lines.append(f"LoCoMo evidence recall memory {_cell(overall['memory'])} full-context "
                  f"{_cell(overall['full-context'])} retrieval {_cell(overall['retrieval'])};"
+                 f" answer words shown memory {shown['memory']} full-context "
+                 f"{shown['full-context']} retrieval {shown['retrieval']};"
                  f" prompt tokens per question memory {prompts['memory']:.0f} full-context "
                  f"{prompts['full-context']:.0f} retrieval {prompts['retrieval']:.0f};"
                  f" questions {len(rows)}; categories {''.join(str(c) for c in categories)}")

@@ -5,6 +5,7 @@ figures themselves are measured by running the benches in full (see the README).
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -58,3 +59,20 @@ def test_locomo_measures_evidence_without_answers(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     summary = done.stdout.strip().splitlines()[-1]
     assert summary.startswith("LoCoMo evidence recall memory 1.00"), done.stdout[-2000:]
+    shown = re.search(r"answer words shown memory (\S+) full-context (\S+) retrieval (\S+);",
+                      summary)
+    assert shown and all(0 < float(v) <= 1 for v in shown.groups()), summary
+
+
+def test_answer_words_shown_counts_the_answers_own_words():
+    """What the question says itself is not counted, a stem is a word, and an answer
+    cut away counts as missing though its turn is there."""
+    from core.eval.locomo import words_shown
+
+    assert words_shown("Melanie: We adopted a puppy, Luna.", "a dog named Luna",
+                       "What pets does Melanie have?") == 1 / 3  # "luna"; not "dog", "named"
+    assert words_shown("Melanie: I painted a sunset.", "Painting sunsets",
+                       "What did Melanie paint?") == 1.0  # "sunset" by stem; "paint" asked
+    assert words_shown("Melanie: I went to a class. …", "pottery",
+                       "What class did Melanie take?") == 0.0
+    assert words_shown("anything", "Melanie", "What is Melanie's name?") is None

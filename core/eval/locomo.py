@@ -56,6 +56,20 @@ def f1(prediction: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def words_shown(shown: str, gold: str, question: str) -> float | None:
+    """The share of the gold answer's words (stemmed) in what a method put in front of the
+    model, less those the question says itself (None when that leaves none): evidence
+    recall counts whole turns, so a turn cut short would count though its answer were cut
+    away; this counts the answer's own words."""
+    stem = _stemmer().stemWord
+    wanted = {stem(w) for w in normalize(gold).split()} - {
+        stem(w) for w in normalize(question).split()}
+    if not wanted:
+        return None
+    there = {stem(w) for w in normalize(shown).split()}
+    return len(wanted & there) / len(wanted)
+
+
 def score(prediction: str, question: dict[str, Any]) -> float:
     """One answer's score, by the question's category."""
     category = question["category"]
