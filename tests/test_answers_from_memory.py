@@ -240,3 +240,23 @@ def test_a_question_of_fact_is_asked_as_one_and_a_chat_stays_a_chat(headless, ll
     assert chat["temperature"] == (temperature or profiles.LOCAL_TEMPERATURE)
     assert question["messages"][0]["content"] == answer_prompt()
     assert question["temperature"] == (temperature or 0)
+
+
+def test_a_question_of_now_settled_by_a_fact_is_not_shown_other_turns(headless, llm):
+    """"Where do I live now?" with the fact that says it: an earlier turn that names
+    another city (the mother's) is not shown beside it (the 1.5B model answered with
+    it); asked of the past, the turns are shown again."""
+    client = headless()[1]
+    llm.play({"text": "Noted."})
+    client.process_message("Correction: my mother doesn't live in Beijing, I meant Dalian.")
+    client.request(PacketType.NEW_CONVERSATION)
+    assert client.execute_tool("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "lives in", "object": "Suzhou"},
+        {"subject": "User", "relation": "mother", "object": "Omar"}]})["success"]
+    llm.play({"text": "Suzhou."}, {"text": "Beijing, then Dalian."})
+    client.process_message("Where do I live now?")
+    now = llm.requests[-1]["messages"][-1]["content"]
+    assert "- the user lives in Suzhou" in now
+    assert "Dalian" not in now
+    client.process_message("Where did my mother live before?")
+    assert "I meant Dalian" in llm.requests[-1]["messages"][-1]["content"]

@@ -12,9 +12,11 @@ meaning with; the person's and each relative's facts apart, by name.
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 from core.meaning.names import mentions
+from core.recall.timespan import span_of
 from core.store import GraphStore
 from core.store.search import EDGE_SELECT, search_edges
 from core.tools.base import PERSON_NODE
@@ -202,6 +204,28 @@ def facts_for(store: GraphStore, message: str) -> list[dict[str, Any]]:
     # "会弹 吉他"), embedded now; asked about a relative, what is known of them
     close = _by_meaning(message, theirs[:MEANING_AT_MOST])
     return close or (theirs[:MOST] if asked else [])
+
+
+# A question of the past ("where did I live before?", "我以前做什么工作？") is answered
+# from then, not by what holds now
+_PAST = re.compile(r"\b(?:did|was|were|used to|before|previous\w*|former\w*|ago|"
+                   r"back then|at first|originally)\b|以前|之前|原来|过去|曾经|当时|那时",
+                   re.IGNORECASE)
+
+
+def settling(message: str, facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Of the facts that answer `message` (`facts_for`), those that settle it: it asks,
+    in the person's first person and of now, for a value that is one at a time (a home,
+    a job, a name), and these are the memory's value of it. Nothing a turn said then
+    stands beside them: "Where do I live now?" with "moved Suzhou" before it and the
+    turn "my mother doesn't live in Beijing, I meant Dalian" was answered "Dalian" by
+    the 1.5B model. A question of a list (hobbies, pets) or of a time is not settled."""
+    if not facts or not in_first_person(message) or _PAST.search(message) or \
+            span_of(message, date.today()) is not None:
+        return []
+    wanted = _asked_slots(message)
+    return [f for f in facts
+            if family(str(f["relation"]), str(f["target_name"])) in wanted]
 
 
 def _their_relatives(message: str, others: list[dict[str, Any]]) -> list[str]:

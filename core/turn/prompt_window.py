@@ -16,11 +16,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.recall import evidence
 from core.store import GraphStore
 from core.store.history import History
 from core.turn import answering
 from core.turn.prompts import turn_message
 from core.turn.snapshot import (
+    Item,
     active_fact_keys,
     gone_keys,
     quoted,
@@ -97,6 +99,10 @@ def build(history: History, store: GraphStore, text: str, plain: bool,
     continued = _continued(rows, plain)
     in_prompt = {r["id"] for r in (continued[0] if continued else rows[-WINDOW_KEEP:])}
     items = snapshot_items(store, text, plain, in_prompt)
+    tasks = answering.tasks_for(store, text)
+    facts = [] if tasks and answering.asks_what_remains(text) else \
+        answering.facts_for(store, text)
+    items = _settled(store, items, answering.settling(text, facts))
     if continued is None:  # a new window: the last few messages as words, the whole snapshot
         earlier = [{"role": r["role"], "content": _words(r)} for r in rows[-WINDOW_KEEP:]]
         while sum(len(m["content"]) for m in earlier) > RECENT_CHARS:
@@ -113,14 +119,22 @@ def build(history: History, store: GraphStore, text: str, plain: bool,
         sent = {"base": base, "first": window[0]["id"], "gone": gone}
         items = [i for i in items if senses.get(i.key) != i.sense]
         said = [r["content"] for r in window if r["role"] == "user"]
-    tasks = answering.tasks_for(store, text)
-    answers = answering.render([] if tasks and answering.asks_what_remains(text)
-                               else answering.facts_for(store, text), tasks)
+    answers = answering.render(facts, tasks)
     if answers:  # right before the question, where a small model looks
         snapshot = f"{snapshot}\n{quoted(answers)}"
     sent.update(snapshot=snapshot, today=today, plain=plain,
                 items={i.key: [i.sense, i.line] for i in items})
     return Context(earlier, said, turn_message(snapshot, text, today), sent)
+
+
+def _settled(store: GraphStore, items: list[Item], settled: list[dict[str, Any]]
+             ) -> list[Item]:
+    """With facts that settle the question (`answering.settling`), the earlier turns
+    shown are only those they came from: what holds now, and where it was said."""
+    if not settled:
+        return items
+    sources = {f"m{m}" for ids in evidence.of_facts(store, settled).values() for m in ids}
+    return [i for i in items if i.section != "history" or i.key in sources]
 
 
 def _shown(window: list[dict[str, Any]], base: int) -> tuple[dict[str, str], dict[str, str]]:
