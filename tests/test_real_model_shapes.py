@@ -489,6 +489,31 @@ def test_a_small_models_wrong_relation_keeps_the_persons_own_words(message, fact
     assert _checked(message, *facts)[0] == kept
 
 
+@pytest.mark.parametrize(("message", "facts", "kept"), [
+    # the 1.5B model's `User -哥哥-> 首尔` from the correction's "not Seoul"
+    ("不好意思，我说错了：我哥哥住在武汉，不是首尔。",
+     [("Wang Fang", "lives in", "武汉"), ("User", "哥哥", "首尔")],
+     [("Wang Fang", "lives in", "武汉")]),
+    ("I live in Wuhan, not Seoul.", [("User", "lives in", "Wuhan"), ("User", "visits", "Seoul")],
+     [("User", "lives in", "Wuhan")]),
+    ("I'm not allergic to milk any more.", [("User", "allergic to", "milk")], []),
+    ("Correction: my mother doesn't live in Beijing, I meant Dalian.",
+     [("Omar", "lives in", "Dalian"), ("Omar", "lives in", "Beijing")],
+     [("Omar", "lives in", "Dalian")]),
+    # said as so somewhere, or the "no" in the relation: what was said
+    ("I like coffee, not tea, and my friend brings tea.", [("User", "likes", "coffee"),
+                                                          ("friend", "brings", "tea")],
+     [("User", "likes", "coffee"), ("friend", "brings", "tea")]),
+    ("I don't eat meat.", [("User", "doesn't eat", "meat")], [("User", "doesn't eat", "meat")]),
+    ("我不喜欢香菜。", [("User", "不喜欢", "香菜")], [("User", "不喜欢", "香菜")]),
+])
+def test_a_value_said_only_as_what_is_not_so_is_no_fact(message, facts, kept):
+    """Whatever the relation, and for any model: a fact of a denied value says the
+    opposite of the message."""
+    for strict in (True, False):
+        assert _checked(message, *facts, strict=strict)[0] == kept
+
+
 @pytest.mark.parametrize(("message", "fact", "kept"), [
     # the 1.5B model's own wording of an instrument, under a relation nobody said
     ("My dog is called Bao, and I've played the cello for years.",

@@ -107,6 +107,33 @@ def _only_denied(triplet: dict[str, Any], triplets: list[Any], message: str) -> 
                for t in triplets)
 
 
+# What denies the word right after it (a few words or characters may come between: "not
+# in Seoul", "不住在首尔"), and a relation that says a "no" itself ("dislikes", "不喜欢")
+_DENIES = r"(?:\b(?:not|never|no|nor|isn't|aren't|wasn't|weren't|doesn't|don't|didn't)\b" \
+    r"(?:\s+\S+){0,2}?\s+|(?:而|并)?不是|不在|不|没有|没|别)"
+_NEGATIVE_RELATION = re.compile(r"\b(?:not|never|no|dislike[sd]?|hate[sd]?|avoids?)\b|"
+                                r"n't\b|不|没|讨厌|别", re.IGNORECASE)
+
+
+def _said_only_denied(triplet: dict[str, Any], message: str) -> bool:
+    """The fact's value is said in the message only as what is not so ("我哥哥住在武汉，
+    不是首尔" gave `User -哥哥-> 首尔`; "I don't live in Seoul" would give `lives in
+    Seoul`): a fact of it says the opposite of the message, whatever its relation. A
+    relation that carries the "no" itself ("doesn't eat meat") says what was said."""
+    value = str(triplet["object"]).strip()
+    if len(value) < 2 or _NEGATIVE_RELATION.search(str(triplet["relation"])):
+        return False
+    shown = re.escape(value)
+    edge = r"" if grounding.has_cjk(value) else r"\b"
+    places = [m.start() for m in re.finditer(f"{edge}{shown}{edge}", message, re.IGNORECASE)]
+    if not places:
+        return False
+    denied = re.compile(f"{_DENIES}$", re.IGNORECASE)
+    # each time it is said, the words of its clause before it end with a denial
+    return all(denied.search(re.split(r"[.!?;:。！？；：\n,，、]", message[:at])[-1])
+               for at in places)
+
+
 def _about(subject: str, owner: whose.Owner, clause: str, relation: str = "",
            before: str = "") -> bool:
     """The clause speaks of `subject`: the person's own clause, the relative's, or one
@@ -184,7 +211,7 @@ def checked(arguments: str, message: str, strict: bool,
         if not isinstance(triplet, dict) or not all(
                 isinstance(triplet.get(k), str) for k in ("subject", "relation", "object")):
             kept.append(triplet)
-        elif _only_denied(triplet, triplets, message):
+        elif _only_denied(triplet, triplets, message) or _said_only_denied(triplet, message):
             denials.append(f"'{triplet['subject']} -{triplet['relation']}-> "
                            f"{triplet['object']}'")
         elif _grounds_said(triplet, message, speakers, person):
