@@ -109,8 +109,11 @@ def _only_denied(triplet: dict[str, Any], triplets: list[Any], message: str) -> 
 
 # What denies the word right after it (a few words or characters may come between: "not
 # in Seoul", "不住在首尔"), and a relation that says a "no" itself ("dislikes", "不喜欢")
-_DENIES = r"(?:\b(?:not|never|no|nor|isn't|aren't|wasn't|weren't|doesn't|don't|didn't)\b" \
-    r"(?:\s+\S+){0,2}?\s+|(?:而|并)?不是|不在|不|没有|没|别)"
+_DENIED_BEFORE = re.compile(
+    r"(?:\b(?:not|never|no|nor|isn't|aren't|wasn't|weren't|doesn't|don't|didn't)\b"
+    r"(?:\s+\S+){0,2}?\s+|(?:而|并)?不是|不在|不|没有|没|别)$", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[.!?;:。！？；：\n,，、]")
+_DENIAL_REACH = 60  # characters before a value where its denial may be: "not" and two words
 _NEGATIVE_RELATION = re.compile(r"\b(?:not|never|no|dislike[sd]?|hate[sd]?|avoids?)\b|"
                                 r"n't\b|不|没|讨厌|别", re.IGNORECASE)
 
@@ -128,9 +131,8 @@ def _said_only_denied(triplet: dict[str, Any], message: str) -> bool:
     places = [m.start() for m in re.finditer(f"{edge}{shown}{edge}", message, re.IGNORECASE)]
     if not places:
         return False
-    denied = re.compile(f"{_DENIES}$", re.IGNORECASE)
-    # each time it is said, the words of its clause before it end with a denial
-    return all(denied.search(re.split(r"[.!?;:。！？；：\n,，、]", message[:at])[-1])
+    # each time it is said, the words of its clause just before it end with a denial
+    return all(_DENIED_BEFORE.search(_CLAUSE_END.split(message[max(0, at - _DENIAL_REACH):at])[-1])
                for at in places)
 
 
