@@ -335,11 +335,10 @@ def run_sample(sample: dict[str, Any], args: argparse.Namespace) -> dict[str, An
                     started = time.monotonic()
                     answer, prompt, sources = ask(question["question"])
                     evidence = set(question.get("evidence") or [])
-                    # --evidence-only: what would be shown stands in for the answer
-                    shown = locomo.words_shown(answer, str(question.get("answer", "")),
-                                               question["question"]) \
-                        if args.evidence_only else None
-                    if args.evidence_only:
+                    shown = None
+                    if args.evidence_only:  # what would be shown stands in for the answer
+                        shown = locomo.words_shown(answer, str(question.get("answer", "")),
+                                                   question["question"])
                         answer = ""
                     row[method] = {"answer": answer, "f1": None if args.evidence_only
                                    else locomo.score(answer, question), "shown": shown,
