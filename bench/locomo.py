@@ -13,6 +13,8 @@
                       answers' words it shows, and its prompt size for every question, in
                       minutes instead of hours (what recall is tuned on; F1 needs the
                       answers)
+    --methods memory,retrieval   ask only these (full context takes minutes a question
+                      on a small local model; the summary says "-" for one not asked)
 
 For each conversation: it is imported into a fresh home as `trulymem import-history`
 does, the person being speaker_a, and the memory is built from it through the same
@@ -327,6 +329,8 @@ def run_sample(sample: dict[str, Any], args: argparse.Namespace) -> dict[str, An
             asks = (run.memory_evidence, run.full_evidence, run.retrieval_evidence) \
                 if args.evidence_only else (run.ask_memory, run.ask_full, run.ask_retrieval)
             for method, ask in zip(METHODS, asks, strict=True):
+                if method not in args.methods:
+                    continue
                 for n, (question, row) in enumerate(zip(chosen, rows, strict=True)):
                     known = kept.get(f"{method}|{question['question']}")
                     if known is not None and not args.evidence_only:
@@ -373,6 +377,11 @@ def _judged(rows: list[dict[str, Any]], method: str, kind: str) -> float | None:
     return _mean([r[method].get(kind) for r in rows])
 
 
+def _asked(rows: list[dict[str, Any]]) -> list[str]:
+    """The methods this run asked (--methods), in the table's order."""
+    return [m for m in METHODS if any(m in r for r in rows)]
+
+
 def evidence_report(results: list[dict[str, Any]]) -> str:
     """--evidence-only: each method's evidence recall by category and overall, and what
     its prompt would cost."""
@@ -381,23 +390,25 @@ def evidence_report(results: list[dict[str, Any]]) -> str:
     head = ["evidence recall", *(locomo.CATEGORIES[c] for c in categories), "overall",
             "answer words shown", "prompt tok/q", "recall s (median)"]
     lines = [" | ".join(head), " | ".join("---" for _ in head)]
-    overall: dict[str, float | None] = {}
-    prompts: dict[str, float] = {}
-    for method in METHODS:
+    overall: dict[str, float | None] = dict.fromkeys(METHODS)
+    prompts: dict[str, float | None] = dict.fromkeys(METHODS)
+    shown: dict[str, float | None] = dict.fromkeys(METHODS)
+    for method in _asked(rows):
         overall[method] = _mean([r[method]["evidence"] for r in rows])
         prompts[method] = _mean([r[method]["prompt"] for r in rows]) or 0.0
+        shown[method] = _mean([r[method]["shown"] for r in rows])
         lines.append(" | ".join([method, *(
             _cell(_mean([r[method]["evidence"] for r in rows if r["category"] == c]))
             for c in categories), _cell(overall[method]),
-            _cell(_mean([r[method]["shown"] for r in rows])), f"{prompts[method]:.0f}",
+            _cell(shown[method]), f"{prompts[method]:.0f}",
             _cell(statistics.median(r[method]["seconds"] for r in rows) if rows else None, 2)]))
-    shown = {m: _cell(_mean([r[m]["shown"] for r in rows])) for m in METHODS}
     lines.append(f"LoCoMo evidence recall memory {_cell(overall['memory'])} full-context "
                  f"{_cell(overall['full-context'])} retrieval {_cell(overall['retrieval'])};"
-                 f" answer words shown memory {shown['memory']} full-context "
-                 f"{shown['full-context']} retrieval {shown['retrieval']};"
-                 f" prompt tokens per question memory {prompts['memory']:.0f} full-context "
-                 f"{prompts['full-context']:.0f} retrieval {prompts['retrieval']:.0f};"
+                 f" answer words shown memory {_cell(shown['memory'])} full-context "
+                 f"{_cell(shown['full-context'])} retrieval {_cell(shown['retrieval'])};"
+                 f" prompt tokens per question memory {_cell(prompts['memory'], 0)}"
+                 f" full-context {_cell(prompts['full-context'], 0)} retrieval "
+                 f"{_cell(prompts['retrieval'], 0)};"
                  f" questions {len(rows)}; categories {''.join(str(c) for c in categories)}")
     return "\n".join(lines)
 
@@ -406,13 +417,15 @@ def report(results: list[dict[str, Any]]) -> str:
     rows = [r for result in results for r in result["rows"]]
     build = sum(r["seconds"]["build"] for r in results)
     categories = sorted({r["category"] for r in rows})
-    judged = any("lenient" in r[m] for r in rows for m in METHODS)
+    asked = _asked(rows)
+    judged = any("lenient" in r[m] for r in rows for m in asked)
     head = ["method", *(locomo.CATEGORIES[c] for c in categories), "overall F1",
             *(["judge lenient", "judge strict"] if judged else []), "evidence",
             "prompt tok/q", "build s", "answer s (median)"]
     lines = [" | ".join(head), " | ".join("---" for _ in head)]
-    summary: dict[str, dict[str, float | None]] = {}
-    for method in METHODS:
+    summary: dict[str, dict[str, float | None]] = {
+        m: dict.fromkeys(("f1", "prompt", "lenient", "strict")) for m in METHODS}
+    for method in asked:
         overall = _mean([r[method]["f1"] for r in rows]) or 0.0
         prompt = _mean([r[method]["prompt"] for r in rows]) or 0.0
         summary[method] = {"f1": overall, "prompt": prompt,
@@ -431,7 +444,7 @@ def report(results: list[dict[str, Any]]) -> str:
         lines += ["", " | ".join(["judge (lenient / strict)",
                                   *(locomo.CATEGORIES[c] for c in categories)]),
                   " | ".join("---" for _ in range(len(categories) + 1))]
-        for method in METHODS:
+        for method in asked:
             lines.append(" | ".join([method, *(
                 f"{_cell(_judged([r for r in rows if r['category'] == c], method, 'lenient'))}"
                 f" / {_cell(_judged([r for r in rows if r['category'] == c], method, 'strict'))}"
@@ -443,11 +456,11 @@ def report(results: list[dict[str, Any]]) -> str:
         f"{m} {_cell(summary[m]['lenient'])}" for m in METHODS) + "; judge strict " + " ".join(
         f"{m} {_cell(summary[m]['strict'])}" for m in METHODS)
     lines.append(
-        f"LoCoMo F1 memory {summary['memory']['f1']:.2f} full-context "
-        f"{summary['full-context']['f1']:.2f} retrieval {summary['retrieval']['f1']:.2f}"
-        f"{judges}; prompt tokens per question memory {summary['memory']['prompt']:.0f} "
-        f"full-context {summary['full-context']['prompt']:.0f} retrieval "
-        f"{summary['retrieval']['prompt']:.0f}; questions {len(rows)}; categories "
+        f"LoCoMo F1 memory {_cell(summary['memory']['f1'])} full-context "
+        f"{_cell(summary['full-context']['f1'])} retrieval {_cell(summary['retrieval']['f1'])}"
+        f"{judges}; prompt tokens per question memory {_cell(summary['memory']['prompt'], 0)} "
+        f"full-context {_cell(summary['full-context']['prompt'], 0)} retrieval "
+        f"{_cell(summary['retrieval']['prompt'], 0)}; questions {len(rows)}; categories "
         f"{''.join(str(c) for c in categories)}")
     return "\n".join(lines)
 
@@ -471,9 +484,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge-model", default="local")
     parser.add_argument("--evidence-only", action="store_true",
                         help="no answers: evidence recall and prompt size of every method")
+    parser.add_argument("--methods", default=",".join(METHODS),
+                        help="which of memory, full-context, retrieval to ask (full context"
+                             " takes minutes a question on a small local model)")
     parser.add_argument("--quick", action="store_true",
                         help="an invented conversation and a loopback model (for CI)")
     args = parser.parse_args(argv)
+    args.methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    if not args.methods or set(args.methods) - set(METHODS):
+        parser.error(f"--methods: some of {', '.join(METHODS)}")
     args.key = os.environ.get("TRULYMEM_API_KEY", "sk-local")
     args.judge_key = os.environ.get("TRULYMEM_JUDGE_KEY", args.key)
     server = None

@@ -76,3 +76,18 @@ def test_answer_words_shown_counts_the_answers_own_words():
     assert words_shown("Melanie: I went to a class. …", "pottery",
                        "What class did Melanie take?") == 0.0
     assert words_shown("anything", "Melanie", "What is Melanie's name?") is None
+
+
+def test_locomo_asks_only_the_methods_named(tmp_path):
+    """--methods: a method not asked is "-" in the summary, the others are measured."""
+    env = {**os.environ, "TRULYMEM_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "locomo.py"), "--quick",
+                           "--methods", "memory,retrieval"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = done.stdout.strip().splitlines()[-1]
+    found = re.match(r"LoCoMo F1 memory (\S+) full-context (\S+) retrieval (\S+);", summary)
+    assert found, summary
+    memory, full, retrieval = found.groups()
+    assert full == "-" and float(memory) >= 0 and float(retrieval) >= 0, summary
+    assert "full-context" not in "\n".join(done.stdout.splitlines()[2:-2]), done.stdout
