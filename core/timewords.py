@@ -56,14 +56,21 @@ _AGO = re.compile(r"\b(\d+|a couple of|a few|an?|one|two|three|four|five|six|sev
 _CN_AGO = re.compile(r"(\d+|[一两二三四五六七八九十半]+)\s*(天|周|星期|个月|月|年)(?:以|之)?前")
 _CN_UNITS = {"天": "day", "周": "week", "星期": "week", "个月": "month", "月": "month",
              "年": "year"}
-_WEEKDAY = re.compile(r"\b(last|next)\s+(" + "|".join(WEEKDAYS) + r")\b")
+# "last Friday", and as people type it, "last fri", "next Tues."
+_WEEKDAY_FORMS = ("monday|mon|tuesday|tues|tue|wednesday|weds|wed|thursday|thurs|thur|thu|"
+                  "friday|fri|saturday|sat|sunday|sun")
+_WEEKDAY = re.compile(rf"\b(last|next)\s+({_WEEKDAY_FORMS})\b")
+# 上周二, 下星期五, 上个礼拜天: that day of the week before or after (not the nearest one)
+_CN_WEEKDAY = re.compile(r"([上下])个?(?:周|星期|礼拜)([一二三四五六日天])")
+_CN_WEEKDAYS = "一二三四五六日"
 
 
 @dataclass(frozen=True)
 class Named:
     """A relative time a text names: where (`start`, `end`), in what `unit` ("day",
-    "week", "weekend", "month", "year", "days", "weekday") and how far from the
-    reference day (`offset`; for "weekday", -1 last or 1 next, and `weekday` which);
+    "week", "weekend", "month", "year", "days", "weekday", "day of week") and how far
+    from the reference day (`offset`; for "weekday", -1 the last or 1 the next such
+    day, for "day of week" that day of the week before or after, and `weekday` which);
     `ago`: counted back ("two weeks ago"), not named ("last week")."""
 
     start: int
@@ -98,7 +105,11 @@ def every_named(text: str, same_day: bool = True) -> list[Named]:
     found += [Named(m.start(), m.end(), _CN_UNITS[m[2]], -count(m[1]), ago=True)
               for m in _CN_AGO.finditer(text)]
     found += [Named(m.start(), m.end(), "weekday", -1 if m[1] == "last" else 1,
-                    WEEKDAYS.index(m[2])) for m in _WEEKDAY.finditer(text)]
+                    [d[:3] for d in WEEKDAYS].index(m[2][:3]))
+              for m in _WEEKDAY.finditer(text)]
+    found += [Named(m.start(), m.end(), "day of week", -1 if m[1] == "上" else 1,
+                  _CN_WEEKDAYS.index(m[2].replace("天", "日")))
+              for m in _CN_WEEKDAY.finditer(text)]
     return found
 
 

@@ -85,6 +85,8 @@ def _label(named: timewords.Named, said: date) -> str | None:
         back, ahead = (said.weekday() - named.weekday) % 7 or 7, \
             (named.weekday - said.weekday()) % 7 or 7
         return day(said - timedelta(days=back) if offset < 0 else said + timedelta(days=ahead))
+    if unit == "day of week":  # 上周二: Tuesday of the week before
+        return day(said + timedelta(days=named.weekday - said.weekday(), weeks=named.offset))
     if unit in ("week", "weekend"):
         if named.ago:
             return f"the week of {day(said + timedelta(weeks=offset))}"

@@ -17,6 +17,12 @@ MAY_8 = time.mktime((2023, 5, 8, 13, 56, 0, 0, 0, -1))  # a Monday
     ("last Saturday", "", "", "6 May 2023"),
     ("last Monday", "", "", "1 May 2023"),
     ("next Friday", "", "", "12 May 2023"),
+    ("last fri", "", "", "5 May 2023"),  # as people type it
+    ("", "joined a group", "I just joined a new activist group last Tues.", "2 May 2023"),
+    ("next Thurs", "", "", "11 May 2023"),
+    ("", "went hiking", "上周二去爬山了", "2 May 2023"),  # Tuesday of the week before
+    ("", "went hiking", "上个星期天去爬山了", "7 May 2023"),
+    ("", "has a meeting", "下周五开会", "19 May 2023"),
     ("last year", "", "", "2022"),
     ("last month", "", "", "April 2023"),
     ("next month", "", "", "June 2023"),
@@ -53,6 +59,9 @@ def test_relative_times_are_counted_from_the_conversations_day(when, fact, messa
      "Last night [13 August 2023] was amazing! We celebrated my daughter's birthday"),
     ("昨晚我们给女儿过了生日", "昨晚 [13 August 2023]我们给女儿过了生日"),
     ("上周末去爬山了", "上周末 [the weekend before 14 August 2023]去爬山了"),
+    ("I joined a new activist group last Tues. It was great",
+     "I joined a new activist group last Tues [8 August 2023]. It was great"),
+    ("我上周三去了公园", "我上周三 [9 August 2023]去了公园"),
     ("I signed up today!", "I signed up today [14 August 2023]!"),
     ("We camped last summer at the lake", "We camped last summer [summer 2022] at the lake"),
     ("this winter we ski", "this winter [the winter of 2023/24] we ski"),

@@ -159,6 +159,8 @@ def test_a_time_the_question_names_is_read_as_dates_in_both_languages():
         "what did we eat last night?": (date(2026, 7, 14), date(2026, 7, 15)),
         "昨晚吃了什么": (date(2026, 7, 14), date(2026, 7, 15)),
         "what did I do last Friday?": (date(2026, 7, 10), date(2026, 7, 11)),
+        "what did I do last fri?": (date(2026, 7, 10), date(2026, 7, 11)),
+        "上周二我做了什么": (date(2026, 7, 7), date(2026, 7, 8)),
         "三天前我说了什么": (date(2026, 7, 12), date(2026, 7, 13)),
         "上礼拜我在忙什么": (date(2026, 7, 6), date(2026, 7, 13)),
         "what did we plan last weekend": (date(2026, 7, 11), date(2026, 7, 13)),

@@ -129,6 +129,9 @@ def _relative(text: str, today: date) -> tuple[date, date] | None:
     if unit == "weekday":
         moment = today - timedelta(days=(today.weekday() - named.weekday) % 7 or 7)
         return moment, moment + timedelta(days=1)
+    if unit == "day of week":
+        moment = today + timedelta(days=named.weekday - today.weekday(), weeks=offset)
+        return moment, moment + timedelta(days=1)
     if unit == "week":
         return _week_of(today + timedelta(weeks=offset))
     if unit == "weekend":
