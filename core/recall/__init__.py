@@ -1,5 +1,5 @@
 """Recall: facts as the index, the conversation as the evidence (see `ranked`)."""
 
-from core.recall.ranked import Recalled, estimate_tokens, recall
+from core.recall.ranked import TURN_BUDGET, Recalled, estimate_tokens, recall
 
-__all__ = ["Recalled", "estimate_tokens", "recall"]
+__all__ = ["TURN_BUDGET", "Recalled", "estimate_tokens", "recall"]

@@ -24,6 +24,7 @@ Each request takes the next step of the script. A step is a dict:
   redirect: answer 307 pointing at this address
   silent: seconds of silence after the first chunk, while `GET /slots` says the slot is
     processing (llama-server holds back output that may become a tool call)
+  timings: llama-server's `timings` (prompt_n, prompt_ms, ...) sent with the usage
 Every request body is recorded in `requests` so tests can check what the app sent, and
 `server_seconds` adds up the time spent answering, so benchmarks can leave it out.
 
@@ -249,7 +250,8 @@ class _Handler(BaseHTTPRequestHandler):
                          "model": model, "choices": [{"index": 0, "delta": {},
                                                       "finish_reason": finish}]})
             self._event({"id": "c", "object": "chat.completion.chunk", "created": 0,
-                         "model": model, "choices": [], "usage": usage})
+                         "model": model, "choices": [], "usage": usage,
+                         **({"timings": step["timings"]} if "timings" in step else {})})
             self.wfile.write(b"data: [DONE]\n\n")
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):

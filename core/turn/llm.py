@@ -31,6 +31,7 @@ from core.i18n import tr_kept
 from core.redaction import scrub_known
 from core.turn import parrot
 from core.turn.guards import LoopGuard
+from core.turn.pace import ReadingPace
 from core.turn.repetition import repetition_start
 from core.turn.text_calls import read_reply, visible_prefix
 from core.turn.tool_round import Progress, RunTool, assistant_message, rewrite, run_call
@@ -71,6 +72,10 @@ class _Attempt:
     dropped: list[tuple[int, int]] = field(default_factory=list)  # sentences of theirs, unshown
     offered: set[str] = field(default_factory=set)  # the tools of this request
     last: float = field(default_factory=time.monotonic)  # when the last chunk came
+    sent: float = 0.0  # when the request went (after any back-off)…
+    waited: float | None = None  # …and how long until its first chunk
+    usage: dict[str, Any] = field(default_factory=dict)  # this request's own usage…
+    timings: dict[str, Any] | None = None  # …and llama.cpp's count of its reading
     text: list[str] = field(default_factory=list)
     thought: str = ""  # the reasoning so far…
     thought_shown: int = 0  # …and how much of it went to the window
@@ -185,6 +190,7 @@ class ChatSession:
         self._stalled: str | None = None  # why the watchdog closed the stream
         self._stream_lock = threading.Lock()
         self._stream: Any = None
+        self.pace = ReadingPace()  # how fast this model reads: the evidence it is shown
 
     def reset(self) -> None:
         """Forget an old cancel: the host calls this as it starts a packet."""
@@ -434,6 +440,8 @@ class ChatSession:
                 # (llama-cpp-python's function-calling formats) drop the tools unless it
                 # is sent. "none" keeps the tools listed, so the prompt prefix stays the
                 # same for the server's cache, and asks for an answer.
+                if waiting is not None:
+                    waiting.sent = time.monotonic()
                 return self.client.chat.completions.create(
                     model=self.model, messages=messages, stream=True,
                     stream_options={"include_usage": True}, **_tools(options, answer_now),
@@ -550,10 +558,7 @@ class ChatSession:
         for chunk in stream:
             if self._cancel.is_set():
                 raise TurnCancelled("".join(text))
-            attempt.chunks += 1
-            attempt.last = time.monotonic()
-            if chunk.usage:
-                self._add_usage(chunk.usage, attempt.result, attempt.progress)
+            self._arrived(chunk, attempt)
             for choice in chunk.choices:
                 if self._take_delta(choice.delta, text, reasoning, calls, attempt):
                     attempt.length += len(text[-1])
@@ -573,6 +578,7 @@ class ChatSession:
         if not finished:
             raise BadReply(tr_kept("the reply stream broke off before the model finished"),
                            partial="".join(text))
+        self.pace.heard(attempt.usage, attempt.timings, attempt.waited)
         ordered = [calls[i] for i in sorted(calls)]
         for i, call in enumerate(ordered):
             call["id"] = call["id"] or f"call_{attempt.result.round_trips}_{i}"
@@ -608,6 +614,18 @@ class ChatSession:
                   "name": call.function.name, "arguments": call.function.arguments or ""}
                  for i, call in enumerate(message.tool_calls or [])]
         return text, reasoning, calls
+
+    def _arrived(self, chunk: Any, attempt: _Attempt) -> None:
+        """A chunk's bookkeeping: when it came, and the usage and reading it counts."""
+        attempt.chunks += 1
+        attempt.last = time.monotonic()
+        if attempt.chunks == 1 and attempt.sent:
+            attempt.waited = attempt.last - attempt.sent
+        if chunk.usage:
+            self._add_usage(chunk.usage, attempt.result, attempt.progress)
+            attempt.usage = chunk.usage.model_dump(exclude_none=True)
+        timings = (chunk.model_extra or {}).get("timings")
+        attempt.timings = timings if isinstance(timings, dict) else attempt.timings
 
     @staticmethod
     def _add_usage(usage: Any, result: TurnResult, progress: Progress) -> None:

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.recall import evidence
+from core.recall import TURN_BUDGET, evidence
 from core.store import GraphStore
 from core.store.history import History
 from core.turn import answering
@@ -90,15 +90,15 @@ def _continued(rows: list[dict[str, Any]], plain: bool
 
 
 def build(history: History, store: GraphStore, text: str, plain: bool,
-          today: str | None = None) -> Context:
+          today: str | None = None, *, budget: int = TURN_BUDGET) -> Context:
     """The earlier messages and the new one, with the whole snapshot when a new window
-    starts and the memory's changes otherwise."""
+    starts and the memory's changes otherwise; `budget`: recall's (`core.turn.pace`)."""
     today = today or time.strftime("%Y-%m-%d (%A)")
     rows = [r for r in history.messages(WINDOW_KEEP + WINDOW_STEP + 2,
                                         cap=RECENT_MESSAGE_CHARS, sent=True) if _words(r)]
     continued = _continued(rows, plain)
     in_prompt = {r["id"] for r in (continued[0] if continued else rows[-WINDOW_KEEP:])}
-    items = snapshot_items(store, text, plain, in_prompt)
+    items = snapshot_items(store, text, plain, in_prompt, budget)
     tasks = answering.tasks_for(store, text)
     facts = [] if tasks and answering.asks_what_remains(text) else \
         answering.facts_for(store, text)

@@ -25,6 +25,7 @@ from core.endpoint import profiles
 from core.errors import CodedError, ErrorCode
 from core.events import Event
 from core.i18n import N_, tr, tr_kept
+from core.recall import TURN_BUDGET
 from core.redaction import scrub, scrub_known, sent_key
 from core.store import GraphStore, StoreError, branches, browse
 from core.store.history import History
@@ -125,7 +126,10 @@ class Turn:
             earlier = self._take_back(replaces_turn, text)
         extracting = profiles.memory_writer(self.config.memory_writer, self.config.base_url,
                                          self.config.model) == "extract"
-        context = prompt_window.build(self.history, self.store, text, plain=extracting)
+        # the evidence is what this model reads in a few seconds (`core.turn.pace`)
+        budget = self.session.pace.budget(TURN_BUDGET) if self.session else TURN_BUDGET
+        context = prompt_window.build(self.history, self.store, text, plain=extracting,
+                                      budget=budget)
         self.message = text
         self.said = grounding.said_text([*context.said, text])
         # a message no model can answer yet does not name the conversation: it is offered

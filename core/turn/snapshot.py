@@ -14,7 +14,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from core.i18n import tr
-from core.recall import recall
+from core.recall import TURN_BUDGET, recall
 from core.recall.lines import by_day, fact_text, turn_parts, turn_text
 from core.store import GraphStore
 from core.store.search import EDGE_SELECT, contains_name, named_subjects, search_edges
@@ -156,11 +156,12 @@ def _fact(section: str, edge: dict, plain: bool) -> Item:
 
 
 def snapshot_items(store: GraphStore, message: str, plain: bool = False,
-                   in_prompt: Collection[int] = ()) -> list[Item]:
+                   in_prompt: Collection[int] = (), budget: int = TURN_BUDGET) -> list[Item]:
     """Profile, people, persona, active tasks and what recall finds for `message`, as
     lines. `plain`: facts as short sentences, for a model that answers from the snapshot
     and calls no tools. `in_prompt`: the messages the model is shown already (the
-    conversation's recent ones), not quoted again."""
+    conversation's recent ones), not quoted again. `budget`: recall's, in estimated
+    tokens (`core.turn.pace`)."""
     profile = person_profile(store)
     lean = plain and _asks_of_others(store, message, profile)
     if lean:  # who the person is, not all they said
@@ -184,7 +185,7 @@ def snapshot_items(store: GraphStore, message: str, plain: bool = False,
         items.append(Item("persona", "persona", persona, persona))
     tasks = "\n".join(f"  {task_line(store, t)}" for t in active_tasks(store))
     items.append(Item("tasks", "tasks", tasks, tasks))
-    found = recall(store, message, exclude_messages=in_prompt,
+    found = recall(store, message, budget=budget, exclude_messages=in_prompt,
                    skip_facts={int(i.key[1:]) for i in items if i.key.startswith("e")},
                    fact_line=plain_line if plain else lambda e: f"  {fact_line(e)}")
     if found.span is not None and found.span.shown():

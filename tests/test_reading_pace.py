@@ -1,0 +1,95 @@
+"""The evidence a question is shown is what the model reads in a few seconds: measured
+from llama-server's own count or from the wait for the first chunk, and applied to the
+next question through the real turn, the real openai client and a scripted server."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.paths import database_path
+from core.protocol.packets import PacketType
+from core.recall import TURN_BUDGET, estimate_tokens
+from core.store import GraphStore, conversations
+from core.turn.pace import FLOOR, READING_SECONDS, ReadingPace
+from tests.test_recall_evidence import say
+
+
+def test_no_reading_yet_is_the_whole_budget():
+    assert ReadingPace().budget(TURN_BUDGET) == TURN_BUDGET
+
+
+def test_llama_servers_own_count_sets_the_pace():
+    pace = ReadingPace()
+    pace.heard({"prompt_tokens": 700}, {"prompt_n": 600, "prompt_ms": 12_000.0}, 12.5)
+    assert pace.tokens_per_second() == pytest.approx(50.0)
+    assert pace.budget(TURN_BUDGET) == int(50 * READING_SECONDS)
+
+
+@pytest.mark.parametrize("usage", [
+    {"prompt_tokens": 1100, "prompt_tokens_details": {"cached_tokens": 500}},  # OpenAI
+    {"prompt_tokens": 1100, "prompt_cache_hit_tokens": 500},  # DeepSeek
+])
+def test_without_a_count_the_new_tokens_over_the_wait_are_the_pace(usage):
+    pace = ReadingPace()
+    pace.heard(usage, None, 10.0)  # 600 tokens read in 10 s
+    assert pace.tokens_per_second() == pytest.approx(60.0)
+
+
+def test_a_cloud_model_reads_fast_and_keeps_the_whole_budget():
+    pace = ReadingPace()
+    pace.heard({"prompt_tokens": 1500}, None, 0.8)
+    assert pace.budget(TURN_BUDGET) == TURN_BUDGET
+
+
+@pytest.mark.parametrize(("usage", "timings", "waited"), [
+    ({"prompt_tokens": 40}, None, 5.0),  # too few tokens: latency, not pace
+    ({"prompt_tokens": 900, "prompt_cache_hit_tokens": 880}, None, 3.0),  # cached
+    ({"prompt_tokens": 900}, None, None),  # no first chunk seen
+    ({"prompt_tokens": "many"}, None, 2.0),
+    (None, {"prompt_n": 10, "prompt_ms": 900.0}, None),
+    (None, {"prompt_n": 600, "prompt_ms": 0}, None),
+    (None, {"prompt_n": True, "prompt_ms": 100.0}, None),
+    ("not a dict", "nor this", -1.0),
+])
+def test_a_reading_that_says_nothing_of_the_pace_is_left_out(usage, timings, waited):
+    pace = ReadingPace()
+    pace.heard(usage, timings, waited)
+    assert pace.tokens_per_second() is None
+
+
+def test_the_pace_is_the_median_of_the_latest_and_the_budget_has_a_floor():
+    pace = ReadingPace()
+    for rate in (5.0, 50.0, 52.0, 48.0, 2_000.0):  # one stall, one cached burst
+        pace.heard(None, {"prompt_n": 1000, "prompt_ms": 1000 * 1000 / rate}, None)
+    assert pace.tokens_per_second() == pytest.approx(50.0)
+    slow = ReadingPace()
+    slow.heard(None, {"prompt_n": 1000, "prompt_ms": 100_000.0}, None)  # 10 tokens a second
+    assert slow.budget(TURN_BUDGET) == FLOOR
+
+
+def _evidence(request: dict) -> int:
+    """The estimated tokens of earlier conversations' words a request showed."""
+    shown = request["messages"][-1]["content"]
+    quoted = shown.split("From earlier conversations", 1)[1].split("</memory_snapshot>")[0]
+    return estimate_tokens("\n".join(quoted.splitlines()[1:]))
+
+
+def test_a_slow_model_is_shown_less_of_the_earlier_conversations_next_time(
+        tmp_path, llm, headless):
+    store = GraphStore(database_path(tmp_path / "home"))
+    chat = conversations.create(store)
+    for n in range(60):
+        say(store, chat, ("user", f"Note {n}: the garden needs water and the roses need "
+                                  f"pruning before the frost, item {n}."))
+    store.close()
+    _server, client = headless()
+    # llama-server counts its reading: 600 tokens in 12 s, 50 a second
+    llm.play({"text": "Water.", "timings": {"prompt_n": 600, "prompt_ms": 12_000.0}})
+    client.process_message("What does the garden need?")
+    first = next(r for r in llm.requests if "What does the garden need?" in str(r))
+    client.request(PacketType.NEW_CONVERSATION)
+    llm.play({"text": "Pruning."})
+    client.process_message("What do the roses need?")
+    second = next(r for r in llm.requests if "What do the roses need?" in str(r))
+    assert _evidence(first) > 50 * READING_SECONDS  # the whole budget, before any reading
+    assert 0 < _evidence(second) <= 50 * READING_SECONDS
