@@ -41,7 +41,9 @@ def edges_in(folder):
 def test_a_message_streams_in_lists_its_tool_calls_and_writes_memory(qtbot, open_window,
                                                                      home, llm):
     llm.play({"tool_calls": [COMMIT]},
-             {"text": "Noted: you like **green tea**. " * 3, "chunk_delay": 0.01})
+             # 14 pieces over about 0.4 s: several repaints (every 16 ms) while it streams,
+             # however busy the machine; at 10 ms apart a loaded machine saw three
+             {"text": "Noted: you like **green tea**. " * 3, "chunk_delay": 0.03})
     window = open_window(home)
     seen = []
     window.chat.dataChanged.connect(
