@@ -7,8 +7,9 @@ import json
 
 import pytest
 
+from core.meaning import engine
 from core.protocol.packets import Packet, PacketType
-from core.writer import forget_scope, forgetting, kin
+from core.writer import forget_scope, forgetting, grounding, kin
 from tests.conftest import make_dispatcher
 
 PROFILE = [("User", "name is", "Lin Wei"), ("User", "works as", "nurse"),
@@ -341,3 +342,96 @@ def test_home_said_as_where_my_home_is_grounds_the_home():
                          "对了，我家现在在苏州。")
     assert slots.grounds({"subject": "User", "relation": "lives in", "object": "Suzhou"},
                          "My home is in Suzhou now.")
+
+
+def links(client) -> set[str]:
+    """The person's active links and their relatives' facts, as "subject relation object"."""
+    rows = client.execute_tool("memory_recall", {"query_intent": "brother", "depth": 3,
+                                                 "seed_entities": ["User", "王芳"]})
+    return {line.split("] ", 1)[1].rsplit(" (", 1)[0]
+            for line in rows["data"]["result"].splitlines()[1:] if "] " in line}
+
+
+def brother(client):
+    assert client.execute_tool("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "弟弟", "object": "王芳"},
+        {"subject": "王芳", "relation": "home", "object": "北京"}]})["success"]
+
+
+@pytest.mark.parametrize(("message", "new", "kept", "gone"), [
+    # the 1.5B model's correction of where the brother lives: his city replaced him
+    ("Sorry, I got that wrong: my brother lives in Moscow, not Beijing.", "Moscow",
+     {"User -弟弟-> 王芳", "王芳 -lives in-> Moscow"}, {"User -弟弟-> Moscow", "北京"}),
+    ("其实我弟弟现在住在上海，不是北京。", "上海",
+     {"User -弟弟-> 王芳", "王芳 -lives in-> 上海"}, {"User -弟弟-> 上海", "北京"}),
+    # his job is no new brother, and not a fact the app can file under him here
+    ("Actually my brother is a chef now.", "chef", {"User -弟弟-> 王芳", "王芳 -home-> 北京"},
+     {"User -弟弟-> chef"}),
+    # a new name, said so, is a replacement
+    ("Sorry, my brother is called 李雷, not 王芳.", "李雷", {"User -弟弟-> 李雷"},
+     {"User -弟弟-> 王芳"}),
+])
+def test_a_replacement_never_takes_a_relative_for_what_is_said_about_them(
+        headless, llm, message, new, kept, gone):
+    client = headless(model="local")[1]
+    brother(client)
+    llm.play({"tool_calls": [{"name": "memory_purge", "arguments": {
+        "criteria": {"subject": "User", "object": "王芳"}, "mode": "supersede",
+        "new_relation": {"object": new}}}]}, {"text": "Noted."})
+    assert client.process_message(message)["success"]
+    left = " | ".join(sorted(links(client)))
+    assert all(fact in left for fact in kept), left
+    assert not any(fact in left for fact in gone), left
+
+
+def test_the_writing_steps_change_of_a_relative_keeps_the_relative(small_local, llm):
+    brother(small_local)
+    # the step's guess: the brother "changed" to his new city
+    llm.play({"text": "Noted."}, update(changed_user_facts=[
+        {"relation": "弟弟", "old_object": "王芳", "new_object": "Moscow"}]))
+    assert small_local.process_message("Actually, my brother moved to Moscow.")["success"]
+    left = " | ".join(sorted(links(small_local)))
+    assert "User -弟弟-> 王芳" in left and "User -弟弟-> Moscow" not in left, left
+
+
+@pytest.mark.parametrize(("relation", "kept"), [
+    ("not", False), ("NOT", False), ("不", False), ("is not", True), ("不是", True),
+    ("has no", True), ("notes", True)])
+def test_a_relation_that_only_says_not_is_no_fact(relation, kept):
+    message = "Sorry, I got that wrong: my brother lives in Moscow, not Beijing, 不是北京."
+    fact = {"subject": "Beijing", "relation": relation, "object": "brother"}
+    arguments, why = grounding.check_call("memory_commit", json.dumps({"triplets": [fact]}),
+                                          grounding.said_text([message]), message,
+                                          strict=False)
+    assert bool(arguments) is kept, why
+
+
+@pytest.mark.parametrize(("words", "link_goes"), [
+    ("弟弟是厨师", False), ("my brother is a chef", False), ("that 王芳 is a chef", False),
+    ("my brother", True), ("王芳", True), ("everything about my brother", True)])
+def test_who_a_relative_is_goes_only_when_they_are_all_that_is_asked(words, link_goes):
+    known = facts(("User", "name", "Tom"), ("User", "弟弟", "王芳"), ("王芳", "job", "厨师"),
+                  ("王芳", "lives in", "Moscow"))
+    link, job = known[1], known[2]
+    # the writing step's "弟弟" matched the link by meaning: the ids it found are "meant"
+    scope = forget_scope.split(words, [link, job], known, meant={link["id"], job["id"]})
+    assert (link in scope.kept) is link_goes and (link in scope.held) is not link_goes
+
+
+@pytest.mark.meaning
+@pytest.mark.skipif(engine.problem() is not None, reason="no embedding engine here")
+def test_forgetting_a_relatives_job_keeps_who_the_relative_is(headless, llm):
+    server, client = headless("small", model="local-model")
+    # the memory of a generated conversation at its forget, where the step's "弟弟"
+    # matched the person's link to the brother by meaning, and the link went
+    assert client.execute_tool("memory_commit", {"triplets": [
+        {"subject": s, "relation": r, "object": o} for s, r, o in (
+            ("User", "name", "Tom"), ("User", "job", "pharmacist"), ("User", "home", "Xiamen"),
+            ("User", "allergies", "peanuts"), ("User", "likes", "photography"),
+            ("User", "弟弟", "王芳"), ("王芳", "lives in", "Moscow"), ("王芳", "job", "厨师"),
+            ("User", "plays", "piano"), ("User", "dog", "Luna"))]})["success"]
+    assert server.backend.meaning.wait_idle(120)
+    llm.play({"text": "好的。"}, update(forget=[{"object": "弟弟"}, {"object": "厨师"}]))
+    assert client.process_message("请忘掉我弟弟是厨师这件事。")["success"]
+    left = " | ".join(sorted(links(client)))
+    assert "User -弟弟-> 王芳" in left and "厨师" not in left, left

@@ -327,16 +327,14 @@ class Turn:
                              "what you have"}
         # a key a server put in the model's mouth is not stored as a memory
         arguments = scrub_known(arguments) if isinstance(arguments, str) else arguments
-        strict = profiles.is_local(self.config.base_url)
         if name == "memory_purge" and isinstance(arguments, str):
             name, arguments = self._replacement_grounded(arguments)
-        if name == "memory_commit" and strict and isinstance(arguments, str):
-            arguments = own_words.relations_refiled(arguments, self.message, self.said)
-        arguments, refused = grounding.check_call(name, arguments, self.said, self.message,
-                                                  strict=strict)
-        if name == "memory_commit" and isinstance(arguments, str) and arguments:
-            arguments, more = self._commit_checked(arguments, strict)
-            refused = "; ".join(r for r in (refused, more) if r) or None
+            if not arguments:
+                return {"success": False, "invalid": True, "error": (
+                    "Not replaced: the message does not give the relative a new name; "
+                    "a relative stays who they are. Store what it says about them "
+                    "under their name.")}
+        arguments, refused = self._said_checked(name, arguments)
         if refused and not arguments:
             return {"success": False, "invalid": True, "error": refused}
         if name == "memory_purge" and not self.scoped:
@@ -358,6 +356,19 @@ class Turn:
         elif outcome.get("over_budget"):
             outcome = self._ask_person(outcome)
         return outcome
+
+    def _said_checked(self, name: str, arguments: str) -> tuple[str, str | None]:
+        """The call with only what the person said (see `core.writer.grounding`), a
+        commit's facts as the message says them, and why anything was left out."""
+        strict = profiles.is_local(self.config.base_url)
+        if name == "memory_commit" and strict and isinstance(arguments, str):
+            arguments = own_words.relations_refiled(arguments, self.message, self.said)
+        arguments, refused = grounding.check_call(name, arguments, self.said, self.message,
+                                                  strict=strict)
+        if name == "memory_commit" and isinstance(arguments, str) and arguments:
+            arguments, more = self._commit_checked(arguments, strict)
+            refused = "; ".join(r for r in (refused, more) if r) or None
+        return arguments, refused
 
     def _add_note(self, result: Any, words: str) -> None:
         """A line the app adds under the model's reply, shown as it streams and kept."""
@@ -456,6 +467,11 @@ class Turn:
         replaced = [{"subject": o["source_name"],
                      "relation": new.get("relation") or o["relation"],
                      "object": new.get("object") or o["target_name"]} for o in old]
+        meant = [relatives.as_replacement(t, self.store, self.message) for t in replaced]
+        if meant != replaced:  # a relative stays who they are: their own fact, or nothing
+            kept = [t["commit"] for t in meant if t is not None and t not in replaced]
+            return "memory_commit", json.dumps({"triplets": kept}, ensure_ascii=False) \
+                if kept else ""
         if all(isinstance(t["relation"], str) and isinstance(t["object"], str)
                and slots.grounds(t, self.message) for t in replaced):
             return "memory_purge", arguments

@@ -6,8 +6,10 @@ the links to two relatives, and left the one it was asked for. So what a forget 
 is checked against what was asked before anything goes:
 
 - whose: asked about someone else ("my father", "我父亲", "Mei"), only that someone's
-  facts (and the link to them) may go; asked about the person, only the person's own
-  and facts about the thing named;
+  facts may go, and the link to them only when they are all that is asked ("forget my
+  brother", not "忘掉我弟弟是厨师这件事": the step's "弟弟" matched the link by meaning,
+  and the person lost who their brother is); asked about the person, only the person's
+  own and facts about the thing named;
 - how many: one request names one thing, said once or twice (in two languages); more
   than MOST_PER_ASK facts for one request is not what a person asks in passing, unless
   they ask for all of it ("everything about", "全部").
@@ -81,13 +83,23 @@ def _subject_is(fact: dict[str, Any], names: set[str]) -> bool:
     return bool(kinds) and any(w.casefold() in names for k in kinds for w in kin.KINDS[k])
 
 
+def _rest(words: str, names: str) -> list[str]:
+    """The words of a request besides the person, kin words, "all" and `names`."""
+    return [w for w in grounding.meaningful(words)
+            if w not in grounding.PERSON and not kin.kind_of(w) and not _ALL.search(w)
+            and not grounding.grounded(w, names)]
+
+
+def _only_whom(words: str, whom: set[str]) -> bool:
+    """The request names only whom it is about ("forget my brother", "忘掉王芳")."""
+    return not _rest(words, grounding.said_text([" ".join(whom)]))
+
+
 def _what_was_said(fact: dict[str, Any], words: str, whom: set[str] | None) -> bool:
     """The fact says what the request says of them: its object is in the request's words,
     or the request names only whom (and so means all of theirs: "forget my father")."""
-    names = grounding.said_text([" ".join(whom or ()), str(fact.get("source_name", ""))])
-    rest = [w for w in grounding.meaningful(words)
-            if w not in grounding.PERSON and not kin.kind_of(w) and not _ALL.search(w)
-            and not grounding.grounded(w, names)]
+    rest = _rest(words, grounding.said_text([" ".join(whom or ()),
+                                              str(fact.get("source_name", ""))]))
     target = str(fact.get("target_name", ""))
     if not rest or grounding.grounded(target, grounding.said_text([words])) or \
             mentions(words, target):
@@ -114,7 +126,10 @@ def split(words: str, found: list[dict[str, Any]], known: list[dict[str, Any]],
         else:
             link = subject in person and str(fact.get("target_name", "")).casefold() in whom \
                 and kin.kin_of_relation(str(fact.get("relation", ""))) is not None
-            mine = _subject_is(fact, whom) or link
+            if link:  # who a relative is goes only when they are all that is asked
+                (scope.kept if _only_whom(words, whom) else scope.held).append(fact)
+                continue
+            mine = _subject_is(fact, whom)
         mine = mine and (fact.get("id") in meant or _what_was_said(fact, words, whom))
         (scope.kept if mine else scope.held).append(fact)
     if len(scope.kept) > MOST_PER_ASK and not _ALL.search(words):

@@ -114,6 +114,21 @@ def _self_link(triplet: Any) -> str | None:
     return None
 
 
+# A relation that only denies ("Beijing -not-> brother", the 1.5B model's note of "my
+# brother lives in Moscow, not Beijing"): it says what is not, which is no fact to keep
+# ("User -is not-> vegetarian" names what is denied, and stays a fact)
+_ONLY_DENIES = re.compile(r"not|no|never|不|非|并非|没", re.IGNORECASE)
+
+
+def _only_denies(triplet: Any) -> str | None:
+    """Why a fact whose relation only says "not" is no fact, or None."""
+    relation = triplet.get("relation") if isinstance(triplet, dict) else None
+    if isinstance(relation, str) and _ONLY_DENIES.fullmatch(relation.strip()):
+        return (f"'{triplet.get('subject')} -{relation}-> {triplet.get('object')}' only "
+                "says what is not; store what is")
+    return None
+
+
 # Relations a fact about a person is commonly put in, said or not ("home" for "I live in
 # Hangzhou"). Any other relation needs a word of the person's: the 1.5B model stored
 # "User -knows-> Kyoto" for "Help me plan a trip to Kyoto".
@@ -228,7 +243,7 @@ def check_call(name: str, arguments: str, said: str, message: str,
         kept, reasons, guessed = [], [], 0
         twice = _said_under_another(args["triplets"], message) if strict else {}
         for i, triplet in enumerate(args["triplets"]):
-            nonsense = _self_link(triplet) or (
+            nonsense = _self_link(triplet) or _only_denies(triplet) or (
                 (twice.get(i) or unsaid_relation(triplet, said)) if strict else None)
             unsaid = _ungrounded(triplet, said)
             if nonsense or (unsaid and strict):

@@ -112,6 +112,26 @@ def resolved(triplets: list[dict[str, Any]], store: GraphStore, message: str = "
     return out
 
 
+def as_replacement(triplet: dict[str, Any], store: GraphStore, message: str
+                   ) -> dict[str, Any] | None:
+    """What a replacement of the person's link to a relative ("User -弟弟-> 王芳" made
+    "User -弟弟-> Moscow") says: a new name only when the message names the relative so
+    ("my brother is called Li Lei, not Wang Fang"); a town the relative lives in is a
+    new fact, which a commit files as the relative's ("王芳 -lives in-> Moscow", see
+    `resolved`); anything else is no replacement (None). A relative is who they are: the
+    1.5B model replaced the person's brother with his city on "my brother lives in
+    Moscow, not Beijing". Answers `triplet` itself when it does replace; else a dict
+    with "commit" (the fact to commit instead) or None."""
+    kind = kin.kin_of_relation(str(triplet.get("relation", "")))
+    if not kind or str(triplet.get("subject", "")).strip().casefold() not in kin_person \
+            or not isinstance(triplet.get("object"), str):
+        return triplet
+    if _named_so(kind, triplet["object"], message):
+        return triplet
+    moved = resolved([triplet], store, message)[0]
+    return {"commit": triplet} if moved != triplet else None
+
+
 def resolved_in_call(arguments: str, store: GraphStore, message: str = "") -> str:
     """A memory_commit's arguments with `resolved` facts; anything malformed as it is."""
     parsed = triplets_of(arguments)

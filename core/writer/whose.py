@@ -130,6 +130,8 @@ _NAMED = [re.compile(p) for p in (
     rf"我的?({_ZH_RELATIVE})的?(?:叫|名叫|名字是|名字叫){_CJK_NAME}",
     rf"我的?({_ZH_RELATIVE})\s*({_LATIN_NAME})(?![A-Za-z\u00c0-\u024f'-])",  # 我丈夫David
     rf"\b[Mm]y ({_EN_RELATIVE}),? ([\u3400-\u9fff]{{2,4}})(?![\u3400-\u9fff])",  # my wife 李娜
+    rf"\b[Mm]y ({_EN_RELATIVE})(?:'s name is| is called| is named) "
+    r"([\u3400-\u9fff]{2,4})(?![\u3400-\u9fff])",  # my brother is called 李雷
     rf"\b[Mm]y ({_EN_RELATIVE})'s name is {_NAME}",
 )]
 # The common Chinese family names (about nine in ten people bear one): a name put right
