@@ -58,3 +58,22 @@ def test_a_pets_name_filed_as_the_persons_is_the_pets_and_the_writer_sees_clause
     said = facts["data"]["result"]
     assert "User -parrot-> Pepper" in said and "User -plays-> flute" in said
     assert "User -name-> Lin Wei" in said and "User -name-> Pepper" not in said
+
+
+def test_a_step_of_the_plan_and_how_it_stands_are_no_facts(headless, llm):
+    client = headless("small", model="local-model")[1]
+    llm.play({"text": "Sure."}, update(new_tasks=[{"name": "buy the wine"},
+                                                  {"name": "clean the flat"}]))
+    client.process_message("Can you help me organise a dinner party? I need to buy the "
+                           "wine and clean the flat.")
+    # what the 1.5B model wrote for a finished step: the step and "done" as facts
+    llm.play({"text": "Great."}, update(
+        user_facts=[{"relation": "has", "object": "done"},
+                    {"relation": "has", "object": "buy the wine"},
+                    {"relation": "likes", "object": "wine"}],
+        finished_tasks=[{"name": "buy the wine"}]))
+    answer = client.process_message("Done: buy the wine. That's finished already. I like "
+                                    "wine.")
+    committed = [c for c in answer["tool_calls"] if c["name"] == "memory_commit"]
+    assert [t["object"] for c in committed for t in c["arguments"]["triplets"]] == ["wine"]
+    assert any(c["name"] == "task_set_state" for c in answer["tool_calls"])

@@ -173,6 +173,8 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
     triplets = [t for t in triplets if grounding.grounded(t["object"], said)
                 and grounding.grounded(t["subject"], said)
                 and not _goes(t["object"], forgotten)]  # not stated again as it goes
+    steps = [t["name"] for t in tasks] + [t["name"] for t in items("new_tasks", "name")]
+    triplets = [t for t in triplets if not _of_the_tasks(t["object"], steps)]
     if triplets:
         planned.append(("memory_commit", {"triplets": triplets}))
     for task in items("new_tasks", "name"):
@@ -181,6 +183,19 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
     planned += _finished([t["name"] for t in items("finished_tasks", "name")], tasks,
                          message)
     return plan
+
+
+# How a step of a plan stands, as the step's answer put it in a fact's value
+_TASK_STATES = {"done", "finished", "completed", "complete", "in progress", "paused",
+                "完成", "完成了", "已完成", "做完了"}
+
+
+def _of_the_tasks(value: str, steps: list[str]) -> bool:
+    """`value` is a step of the person's plan, or how one stands: the working memory
+    holds it, and as a fact it is noise ("Done: buy the wine." came from the 1.5B model as
+    "User -has-> done" and "User -has-> buy the wine" beside the task it finished)."""
+    folded = value.strip().casefold()
+    return folded in _TASK_STATES or any(folded == s.strip().casefold() for s in steps)
 
 
 def _goes(value: str, forgotten: set[str]) -> bool:
