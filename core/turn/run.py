@@ -468,8 +468,9 @@ class Turn:
                      "relation": new.get("relation") or o["relation"],
                      "object": new.get("object") or o["target_name"]} for o in old]
         meant = [relatives.as_replacement(t, self.store, self.message) for t in replaced]
-        if meant != replaced:  # a relative stays who they are: their own fact, or nothing
-            kept = [t["commit"] for t in meant if t is not None and t not in replaced]
+        if any(m != "replaces" for m in meant):
+            # a relative stays who they are: their own fact, or nothing
+            kept = [t for t, m in zip(replaced, meant, strict=True) if m == "theirs"]
             return "memory_commit", json.dumps({"triplets": kept}, ensure_ascii=False) \
                 if kept else ""
         if all(isinstance(t["relation"], str) and isinstance(t["object"], str)

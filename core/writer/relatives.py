@@ -11,7 +11,7 @@ there is exactly one.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from core.meaning.names import is_place
 from core.store import GraphStore
@@ -112,24 +112,27 @@ def resolved(triplets: list[dict[str, Any]], store: GraphStore, message: str = "
     return out
 
 
+Replacement = Literal["replaces", "theirs", "refused"]
+
+
 def as_replacement(triplet: dict[str, Any], store: GraphStore, message: str
-                   ) -> dict[str, Any] | None:
+                   ) -> Replacement:
     """What a replacement of the person's link to a relative ("User -弟弟-> 王芳" made
     "User -弟弟-> Moscow") says: a new name only when the message names the relative so
-    ("my brother is called Li Lei, not Wang Fang"); a town the relative lives in is a
-    new fact, which a commit files as the relative's ("王芳 -lives in-> Moscow", see
-    `resolved`); anything else is no replacement (None). A relative is who they are: the
-    1.5B model replaced the person's brother with his city on "my brother lives in
-    Moscow, not Beijing". Answers `triplet` itself when it does replace; else a dict
-    with "commit" (the fact to commit instead) or None."""
+    ("my brother is called Li Lei, not Wang Fang"): "replaces"; a town the relative
+    lives in is a new fact, which a commit files as the relative's ("王芳 -lives in->
+    Moscow", see `resolved`): "theirs"; anything else is no replacement: "refused". A
+    relative is who they are: the 1.5B model replaced the person's brother with his city
+    on "my brother lives in Moscow, not Beijing". A replacement of anything but such a
+    link "replaces"."""
     kind = kin.kin_of_relation(str(triplet.get("relation", "")))
     if not kind or str(triplet.get("subject", "")).strip().casefold() not in kin_person \
             or not isinstance(triplet.get("object"), str):
-        return triplet
+        return "replaces"
     if _named_so(kind, triplet["object"], message):
-        return triplet
+        return "replaces"
     moved = resolved([triplet], store, message)[0]
-    return {"commit": triplet} if moved != triplet else None
+    return "theirs" if moved != triplet else "refused"
 
 
 def resolved_in_call(arguments: str, store: GraphStore, message: str = "") -> str:
