@@ -4,13 +4,22 @@ next question through the real turn, the real openai client and a scripted serve
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from core.paths import database_path
 from core.protocol.packets import PacketType
 from core.recall import TURN_BUDGET, estimate_tokens
 from core.store import GraphStore, conversations
-from core.turn.pace import FLOOR, READING_SECONDS, ReadingPace
+from core.turn.pace import (
+    ENDPOINTS_KEPT,
+    FLOOR,
+    KEPT,
+    PACE_FILE,
+    READING_SECONDS,
+    ReadingPace,
+)
 from tests.test_recall_evidence import say
 
 
@@ -93,3 +102,70 @@ def test_a_slow_model_is_shown_less_of_the_earlier_conversations_next_time(
     second = next(r for r in llm.requests if "What do the roses need?" in str(r))
     assert _evidence(first) > 50 * READING_SECONDS  # the whole budget, before any reading
     assert 0 < _evidence(second) <= 50 * READING_SECONDS
+
+
+def _read_at(pace: ReadingPace, rate: float) -> None:
+    pace.heard(None, {"prompt_n": 1000, "prompt_ms": 1000 * 1000 / rate}, None)
+
+
+def test_the_readings_are_kept_for_the_next_start_of_the_same_model_and_endpoint(tmp_path):
+    kept = tmp_path / PACE_FILE
+    first = ReadingPace(kept, "local @ http://127.0.0.1:8080/v1")
+    for rate in (48.0, 50.0, 52.0):
+        _read_at(first, rate)
+    again = ReadingPace(kept, "local @ http://127.0.0.1:8080/v1")
+    assert again.tokens_per_second() == pytest.approx(50.0)
+    assert again.budget(TURN_BUDGET) == int(50 * READING_SECONDS)
+    # another endpoint's model is not this one, however alike its name
+    assert ReadingPace(kept, "local @ https://api.example.com/v1").tokens_per_second() is None
+    for rate in range(100, 100 + 2 * KEPT):
+        _read_at(again, float(rate))
+    assert len(json.loads(kept.read_text())["local @ http://127.0.0.1:8080/v1"]) == KEPT
+
+
+@pytest.mark.parametrize("text", [
+    "{not json", "[1, 2]", '{"m @ e": "fast"}', '{"m @ e": [null, -3, true, "9", 1e999]}',
+    "\u0000" * 3])
+def test_a_damaged_pace_file_is_no_reading_and_the_next_one_mends_it(tmp_path, text):
+    kept = tmp_path / PACE_FILE
+    kept.write_text(text)
+    pace = ReadingPace(kept, "m @ e")
+    assert pace.tokens_per_second() is None
+    _read_at(pace, 40.0)
+    assert ReadingPace(kept, "m @ e").tokens_per_second() == pytest.approx(40.0)
+
+
+def test_the_file_keeps_the_latest_endpoints_only(tmp_path):
+    kept = tmp_path / PACE_FILE
+    for n in range(ENDPOINTS_KEPT + 5):
+        _read_at(ReadingPace(kept, f"m @ e{n}"), 50.0)
+    names = list(json.loads(kept.read_text()))
+    assert len(names) == ENDPOINTS_KEPT
+    assert names[-1] == f"m @ e{ENDPOINTS_KEPT + 4}" and "m @ e0" not in names
+
+
+def test_a_folder_that_cannot_be_written_leaves_the_pace_in_memory(tmp_path):
+    pace = ReadingPace(tmp_path / "missing" / "deeper" / PACE_FILE, "m @ e")
+    _read_at(pace, 40.0)
+    assert pace.tokens_per_second() == pytest.approx(40.0)
+
+
+def test_the_first_question_after_a_restart_is_shown_what_the_model_reads_in_time(
+        tmp_path, llm, headless):
+    store = GraphStore(database_path(tmp_path / "home"))
+    chat = conversations.create(store)
+    for n in range(60):
+        say(store, chat, ("user", f"Note {n}: the garden needs water and the roses need "
+                                  f"pruning before the frost, item {n}."))
+    store.close()
+    server, client = headless()
+    llm.play({"text": "Water.", "timings": {"prompt_n": 600, "prompt_ms": 12_000.0}})
+    client.process_message("What does the garden need?")
+    server.shutdown()
+    _server, client = headless()  # the app started again on the same folder
+    client.request(PacketType.NEW_CONVERSATION)
+    llm.play({"text": "Pruning."})
+    client.process_message("What do the roses need?")
+    asked = next(r for r in llm.requests if "What do the roses need?" in str(r))
+    assert 0 < _evidence(asked) <= 50 * READING_SECONDS
+

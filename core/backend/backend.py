@@ -39,6 +39,7 @@ from core.sync.schedule import SyncSchedule
 from core.tools.budget import taken_this_hour
 from core.tools.limits import ToolLimiter
 from core.turn.llm import ChatSession
+from core.turn.pace import PACE_FILE, ReadingPace, pace_key
 
 Progress = Callable[[str, dict[str, Any]], None]
 # Packets after which no backup is made: the memory is going away or being replaced.
@@ -221,7 +222,11 @@ class Backend:
         # The client's read timeout bounds the wait for the answer to start; the stream
         # watchdog then measures chunks, which keep-alive comments do not fake.
         client = make_client(key, base_url, self.config.first_token_timeout)
-        self.session = ChatSession(client, self.config.model, base_url)
+        # the pace is kept by the endpoint the person chose (the app's own runtime's port
+        # changes from one start to the next)
+        pace = ReadingPace(self.folder / PACE_FILE,
+                           pace_key(self.config.model, self.config.base_url))
+        self.session = ChatSession(client, self.config.model, base_url, pace)
         glossary.warm_up()  # the writer and the answers compare languages from turn one
 
     def _model_took_this_hour(self) -> int:

@@ -181,7 +181,8 @@ def _guards_parrots(options: TurnOptions) -> bool:
 class ChatSession:
     """Runs turns with one client; `cancel()` may be called from any thread."""
 
-    def __init__(self, client: openai.OpenAI, model: str, base_url: str = "") -> None:
+    def __init__(self, client: openai.OpenAI, model: str, base_url: str = "",
+                 pace: ReadingPace | None = None) -> None:
         self.client = client
         self.model = model
         self.base_url = base_url
@@ -190,7 +191,8 @@ class ChatSession:
         self._stalled: str | None = None  # why the watchdog closed the stream
         self._stream_lock = threading.Lock()
         self._stream: Any = None
-        self.pace = ReadingPace()  # how fast this model reads: the evidence it is shown
+        # how fast this model reads: the evidence it is shown
+        self.pace = pace if pace is not None else ReadingPace()
 
     def reset(self) -> None:
         """Forget an old cancel: the host calls this as it starts a packet."""

@@ -12,26 +12,41 @@ whole budget, a slow machine fewer turns and an answer in time.
 The pace comes from the server's own count where it gives one (llama.cpp's `timings`:
 the prompt tokens it read and in how long), else from the wait for the first chunk and
 the prompt tokens the reply's usage counts as new (less those a cache held).
+
+The readings are kept per model and endpoint in the data folder (`PACE_FILE`): without
+them the first question of every start got the whole budget, a 12 s answer on a machine
+that reads 50 tokens a second. The folder is this machine's, as the pace is; it is a hint,
+so a file that cannot be read or written only means starting without one.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
+import math
 import statistics
 import threading
 from collections import deque
+from pathlib import Path
 from typing import Any
+
+from core.store.exchange import write_text_atomically
 
 READING_SECONDS = 6.0  # of a 10 s answer: the question, its instructions and the answer
 FLOOR = 240  # a few turns, however slow the machine
 LEAST_READ = 64  # tokens: a reading shorter than this says more of latency than of pace
 KEPT = 5  # the latest readings; their median is the pace
+PACE_FILE = "reading_pace.json"  # {"model @ endpoint": [tokens a second, ...]}
+ENDPOINTS_KEPT = 20  # the models and endpoints whose readings the file keeps, latest last
 
 
 class ReadingPace:
-    """The latest readings of one endpoint and model, in tokens a second."""
+    """The latest readings of one endpoint and model, in tokens a second. `kept_at`: the
+    file the readings are kept in under `key` (the model and endpoint), read at once."""
 
-    def __init__(self) -> None:
-        self._rates: deque[float] = deque(maxlen=KEPT)
+    def __init__(self, kept_at: Path | None = None, key: str = "") -> None:
+        self._kept_at, self._key = kept_at, key
+        self._rates: deque[float] = deque(_read(kept_at).get(key, []), maxlen=KEPT)
         self._lock = threading.Lock()
 
     def heard(self, usage: dict[str, Any] | None, timings: dict[str, Any] | None,
@@ -43,6 +58,8 @@ class ReadingPace:
         if rate is not None:
             with self._lock:
                 self._rates.append(rate)
+                rates = list(self._rates)
+            _keep(self._kept_at, self._key, rates)
 
     def tokens_per_second(self) -> float | None:
         with self._lock:
@@ -55,6 +72,39 @@ class ReadingPace:
         if rate is None:
             return ceiling
         return max(min(FLOOR, ceiling), min(ceiling, int(rate * READING_SECONDS)))
+
+
+def pace_key(model: str, endpoint: str) -> str:
+    """Whose readings they are: the same model at another endpoint reads at its pace."""
+    return f"{model} @ {endpoint}"
+
+
+def _read(path: Path | None) -> dict[str, list[float]]:
+    """The kept readings: whatever of the file is well formed (a hint, never an error)."""
+    if path is None:
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {key: rates[-KEPT:] for key, value in data.items()
+            if isinstance(key, str) and isinstance(value, list)
+            and (rates := [float(r) for r in value if _number(r) and math.isfinite(r)
+                           and r > 0])}
+
+
+def _keep(path: Path | None, key: str, rates: list[float]) -> None:
+    """The readings of `key` saved beside the others', written whole or not at all."""
+    if path is None:
+        return
+    kept = _read(path)
+    kept.pop(key, None)
+    kept[key] = rates
+    kept = dict(list(kept.items())[-ENDPOINTS_KEPT:])
+    with contextlib.suppress(OSError):
+        write_text_atomically(path, json.dumps(kept, indent=1) + "\n")
 
 
 def _number(value: Any) -> float | None:
