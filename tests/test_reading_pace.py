@@ -169,3 +169,27 @@ def test_the_first_question_after_a_restart_is_shown_what_the_model_reads_in_tim
     asked = next(r for r in llm.requests if "What do the roses need?" in str(r))
     assert 0 < _evidence(asked) <= 50 * READING_SECONDS
 
+
+def test_the_turns_record_says_what_recall_showed_and_the_budget_that_cut_it(
+        tmp_path, llm, headless):
+    """The dock shows why an answer had little to go on: the memories and earlier
+    messages shown, their tokens, the budget and the pace that set it, kept with the
+    reply in the database and read back."""
+    store = GraphStore(database_path(tmp_path / "home"))
+    chat = conversations.create(store)
+    for n in range(60):
+        say(store, chat, ("user", f"Note {n}: the garden needs water and the roses need "
+                                  f"pruning before the frost, item {n}."))
+    store.close()
+    _server, client = headless()
+    llm.play({"text": "Water.", "timings": {"prompt_n": 600, "prompt_ms": 12_000.0}})
+    first = client.process_message("What does the garden need?")["data"]["usage"]["recall"]
+    assert first["budget"] == TURN_BUDGET and first["reads_per_second"] == 50
+    assert first["turns"] > 0 and 0 < first["tokens"] <= TURN_BUDGET
+    client.request(PacketType.NEW_CONVERSATION)
+    llm.play({"text": "Pruning."})
+    client.process_message("What do the roses need?")
+    stored = client.request(PacketType.GET_HISTORY)["data"]["history"][-1]["usage"]
+    assert stored["recall"]["budget"] == int(50 * READING_SECONDS)
+    assert 0 < stored["recall"]["tokens"] <= stored["recall"]["budget"]
+    assert stored["recall"]["turns"] < first["turns"]

@@ -148,7 +148,8 @@ class TraceTurn:
         return " · ".join(parts)
 
     def detail(self) -> str:
-        usage = ", ".join(f"{k} {v:,}" for k, v in _flat(self.usage)) or tr("not reported")
+        usage = ", ".join(f"{k} {v:,}" for k, v in _flat(self.usage) if k.split(".")[0]
+                          != "recall") or tr("not reported")
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.started_at))
         if self.app:
             return "\n".join([tr("Change at {stamp} by {app}", stamp=stamp, app=self.message),
@@ -158,7 +159,20 @@ class TraceTurn:
         return "\n".join([tr("Turn at {stamp}", stamp=stamp),
                           tr("Message: {message}", message=self.message),
                           tr("Summary: {summary}", summary=self.summary()),
-                          tr("Usage: {usage}", usage=usage)])
+                          tr("Usage: {usage}", usage=usage), *self._recalled()])
+
+    def _recalled(self) -> list[str]:
+        """What the memory showed the model for the message (`usage["recall"]`)."""
+        shown = self.usage.get("recall")
+        if not isinstance(shown, dict) or not isinstance(shown.get("budget"), int):
+            return []
+        line = tr("Recalled: {facts} memories and {turns} earlier messages, {tokens} of "
+                  "{budget} tokens", facts=shown.get("facts", 0), turns=shown.get("turns", 0),
+                  tokens=shown.get("tokens", 0), budget=shown["budget"])
+        if isinstance(shown.get("reads_per_second"), int):
+            line += tr(" (the budget is what this model reads in a few seconds: about "
+                       "{rate} tokens a second here)", rate=shown["reads_per_second"])
+        return [line]
 
 
 class TraceModel(QAbstractItemModel):

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.recall import TURN_BUDGET, evidence
+from core.recall import TURN_BUDGET, estimate_tokens, evidence
 from core.store import GraphStore
 from core.store.history import History
 from core.turn import answering
@@ -48,6 +48,8 @@ class Context:
     said: list[str]
     content: str
     sent: dict[str, Any] = field(default_factory=dict)
+    # what recall found for the message: {"facts", "turns", "tokens", "budget"}
+    recalled: dict[str, int] = field(default_factory=dict)
 
 
 def _words(row: dict[str, Any]) -> str:
@@ -103,6 +105,7 @@ def build(history: History, store: GraphStore, text: str, plain: bool,
     facts = [] if tasks and answering.asks_what_remains(text) else \
         answering.facts_for(store, text)
     items = _settled(store, items, answering.settling(text, facts))
+    recalled = _recalled(items, budget)
     if continued is None:  # a new window: the last few messages as words, the whole snapshot
         earlier = [{"role": r["role"], "content": _words(r)} for r in rows[-WINDOW_KEEP:]]
         while sum(len(m["content"]) for m in earlier) > RECENT_CHARS:
@@ -124,7 +127,17 @@ def build(history: History, store: GraphStore, text: str, plain: bool,
         snapshot = f"{snapshot}\n{quoted(answers)}"
     sent.update(snapshot=snapshot, today=today, plain=plain,
                 items={i.key: [i.sense, i.line] for i in items})
-    return Context(earlier, said, turn_message(snapshot, text, today), sent)
+    return Context(earlier, said, turn_message(snapshot, text, today), sent, recalled)
+
+
+def _recalled(items: list[Item], budget: int) -> dict[str, int]:
+    """What recall put before the model for this message, and the budget it was cut to
+    (the turn's record shows it: why an answer had little to go on)."""
+    facts = [i.line for i in items if i.section == "related"]
+    turns = [i for i in items if i.section == "history"]
+    shown = facts + [f"- {i.line}" for i in turns] + [f"{day}:" for day in {i.day for i in turns}]
+    return {"facts": len(facts), "turns": len(turns),
+            "tokens": sum(estimate_tokens(line) for line in shown), "budget": budget}
 
 
 def _settled(store: GraphStore, items: list[Item], settled: list[dict[str, Any]]

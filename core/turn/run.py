@@ -175,6 +175,7 @@ class Turn:
             for note in self._notes():
                 self._add_note(result, note)
             result.not_saved = self.not_saved
+        result.usage = self._with_recall(result.usage, context.recalled)
         result.content, result.error = scrub_known(result.content), scrubbed(result.error)
         result.reasoning = scrub_known(result.reasoning)
         data = {**result.data(), "turn_id": self.turn_id, "approvals": self.asked,
@@ -191,6 +192,16 @@ class Turn:
             self.follow_up = lambda progress: self.write_memory_after(text, progress)
             data["memory_pending"] = True
         return data
+
+    def _with_recall(self, usage: dict[str, Any], recalled: dict[str, int]
+                     ) -> dict[str, Any]:
+        """The turn's usage with what recall showed the model, its budget and the pace
+        that set it: the turn's record tells why an answer had little to go on."""
+        if not recalled:
+            return usage
+        rate = self.session.pace.tokens_per_second() if self.session else None
+        pace = {"reads_per_second": round(rate)} if rate else {}
+        return {**usage, "recall": {**recalled, **pace}}
 
     def write_memory_after(self, text: str, progress: Progress) -> None:
         """The memory-writing step, after the reply went out: its calls are told with

@@ -14,6 +14,7 @@ from app.dialogs.local_start import LocalStartDialog
 from app.dialogs.settings import SettingsDialog
 from core.config import Config, load_config, save_config
 from core.protocol.packets import PacketType
+from core.recall import TURN_BUDGET
 from core.store import GraphStore
 from core.tools.limits import DEFAULT_LIMITS
 from tests.gui.conftest import wait_turn, when_shown
@@ -78,6 +79,12 @@ def test_history_and_trace_come_back_after_a_restart(qtbot, open_window, home, l
     again = open_window(home)
     assert [m.content for m in again.chat.messages] == ["I like green tea", "Noted."]
     assert [c.name for c in again.trace.turns[-1].calls] == ["memory_commit"]
+    # the turn's record says what the memory showed the model, and the budget it was cut to
+    tree = again.trace_dock.tree
+    tree.setCurrentIndex(tree.model().index(0, 0))
+    shown = again.trace_dock.detail.toPlainText()
+    assert f"Recalled: 0 memories and 0 earlier messages, 0 of {TURN_BUDGET} tokens" in shown
+    assert "recall." not in shown.split("Usage:")[1]
     box = again.pane.input
     box.setFocus()
     qtbot.keyClick(box, Qt.Key.Key_Up)  # Up in an empty box brings back the last message
