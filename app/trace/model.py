@@ -166,12 +166,16 @@ class TraceTurn:
         shown = self.usage.get("recall")
         if not isinstance(shown, dict) or not isinstance(shown.get("budget"), int):
             return []
-        line = tr("Recalled: {facts} memories and {turns} earlier messages, {tokens} of "
-                  "{budget} tokens", facts=shown.get("facts", 0), turns=shown.get("turns", 0),
+        facts, turns = shown.get("facts", 0), shown.get("turns", 0)
+        line = tr("Recalled: {memories}, {messages}: {tokens} of {budget} tokens",
+                  memories=tr("1 memory") if facts == 1 else tr("{count} memories",
+                                                                  count=facts),
+                  messages=tr("1 earlier message") if turns == 1 else tr(
+                      "{count} earlier messages", count=turns),
                   tokens=shown.get("tokens", 0), budget=shown["budget"])
         if isinstance(shown.get("reads_per_second"), int):
-            line += tr(" (the budget is what this model reads in a few seconds: about "
-                       "{rate} tokens a second here)", rate=shown["reads_per_second"])
+            line += tr(" (this model reads about {rate} tokens a second here, and is shown "
+                       "what it reads in a few seconds)", rate=shown["reads_per_second"])
         return [line]
 
 

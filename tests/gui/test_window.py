@@ -83,7 +83,7 @@ def test_history_and_trace_come_back_after_a_restart(qtbot, open_window, home, l
     tree = again.trace_dock.tree
     tree.setCurrentIndex(tree.model().index(0, 0))
     shown = again.trace_dock.detail.toPlainText()
-    assert f"Recalled: 0 memories and 0 earlier messages, 0 of {TURN_BUDGET} tokens" in shown
+    assert f"Recalled: 0 memories, 0 earlier messages: 0 of {TURN_BUDGET} tokens" in shown
     assert "recall." not in shown.split("Usage:")[1]
     box = again.pane.input
     box.setFocus()
