@@ -125,6 +125,7 @@ def test_the_readings_are_kept_for_the_next_start_of_the_same_model_and_endpoint
 
 @pytest.mark.parametrize("text", [
     "{not json", "[1, 2]", '{"m @ e": "fast"}', '{"m @ e": [null, -3, true, "9", 1e999]}',
+    '{"m @ e": [' + "9" * 400 + "]}", "[" * 100_000,
     "\u0000" * 3])
 def test_a_damaged_pace_file_is_no_reading_and_the_next_one_mends_it(tmp_path, text):
     kept = tmp_path / PACE_FILE

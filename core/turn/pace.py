@@ -89,10 +89,18 @@ def _read(path: Path | None) -> dict[str, list[float]]:
         return {}
     if not isinstance(data, dict):
         return {}
-    return {key: rates[-KEPT:] for key, value in data.items()
-            if isinstance(key, str) and isinstance(value, list)
-            and (rates := [float(r) for r in value if _number(r) and math.isfinite(r)
-                           and r > 0])}
+    kept = {key: [r for r in map(_kept_rate, value) if r is not None][-KEPT:]
+            for key, value in data.items() if isinstance(key, str) and isinstance(value, list)}
+    return {key: rates for key, rates in kept.items() if rates}
+
+
+def _kept_rate(value: Any) -> float | None:
+    """A rate as the file keeps it: a positive, finite number of tokens a second."""
+    try:
+        rate = _number(value)
+    except OverflowError:  # an integer too large for a float
+        return None
+    return rate if rate is not None and math.isfinite(rate) and rate > 0 else None
 
 
 def _keep(path: Path | None, key: str, rates: list[float]) -> None:
