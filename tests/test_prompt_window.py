@@ -9,8 +9,11 @@ from itertools import pairwise
 import pytest
 
 from core import PacketType
+from core.paths import database_path
+from core.store import GraphStore, conversations
 from core.turn.prompt_window import WINDOW_KEEP, WINDOW_STEP
 from core.turn.snapshot import render_full, snapshot_items
+from tests.test_recall_evidence import say
 
 
 @pytest.fixture
@@ -113,3 +116,28 @@ def test_a_question_about_someone_else_shows_who_the_person_is_not_all_they_said
     assert ("- likes nature" in profile) is profile_shown
     text = render_full(items, plain=True)
     assert "nothing yet" not in text  # left out is not "nothing known"
+
+
+@pytest.mark.parametrize("question", ["What's left to do for the dinner party?",
+                                      "办一场晚宴还剩哪些事要做？"])
+def test_what_remains_is_the_task_list_not_the_turn_that_made_the_plan(
+        tmp_path, headless, llm, question):
+    """The turn that made a plan names its done steps too: quoted beside the open tasks,
+    the 1.5B model listed a finished step as left ("去买酒", with "buy the wine" done)."""
+    store = GraphStore(database_path(tmp_path / "small"))
+    say(store, conversations.create(store),
+        ("user", "For the dinner party I need to buy the wine, cook the dessert and clean "
+                 "the flat."), ("assistant", "A good plan: wine, dessert, a clean flat."))
+    store.close()
+    client = headless("small", model="local-model")[1]
+    for step in ("buy the wine", "cook the dessert", "clean the flat"):
+        assert client.execute_tool("task_create", {"task_id": step, "description": step})[
+            "success"]
+    assert client.execute_tool("task_set_state", {"task_id": "buy the wine",
+                                                  "state": "completed"})["success"]
+    client.request(PacketType.NEW_CONVERSATION)
+    llm.play({"text": "The dessert and the flat."})
+    assert client.process_message(question)["success"]
+    shown = chat_requests(llm)[-1][-1]["content"]
+    assert "Tasks not done yet:\n- cook the dessert\n- clean the flat" in shown
+    assert "wine" not in shown

@@ -22,6 +22,8 @@ from core.store.text import normalize_name, short_question
 from core.tools.base import PERSON_NODE, fact_line
 from core.tools.persona import persona_text
 from core.tools.tasks import task_line
+from core.turn.asking import asks_what_remains
+from core.writer.grounding import mentions
 from core.writer.language import in_first_person
 
 SNAPSHOT_MEMORIES = 12
@@ -192,8 +194,25 @@ def snapshot_items(store: GraphStore, message: str, plain: bool = False,
         line = f"The time asked about: {found.span.shown()}."
         items.append(Item("span", "span", line, line))
     items += [_fact("related", e, plain) for e in found.facts]
-    items += [_turn(m) for m in found.turns]
+    turns = found.turns
+    if asks_what_remains(message):
+        turns = _without_done_steps(store, turns)
+    items += [_turn(m) for m in turns]
     return items
+
+
+def _without_done_steps(store: GraphStore, turns: list[dict]) -> list[dict]:
+    """Asked what remains, the turns that name a step now done are left out: the task
+    list says what is left, and the turn that made the plan names every step ("buy the
+    wine" quoted beside the open tasks was listed as left, in Chinese, by the 1.5B model)."""
+    done = [str(t["name"]) for t in store.query(
+        "SELECT name FROM nodes WHERE kind = 'task' AND deleted_at IS NULL AND state NOT IN"
+        " ('in_progress', 'paused') ORDER BY updated_at DESC LIMIT ?", (SNAPSHOT_TASKS,))]
+    if not done:
+        return turns
+    still_open = [str(t["name"]) for t in active_tasks(store)]
+    return [m for m in turns
+            if not any(mentions(name, m["content"], still_open) for name in done)]
 
 
 def _turn(message: dict) -> Item:
