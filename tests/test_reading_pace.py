@@ -83,18 +83,24 @@ def _evidence(request: dict) -> int:
     return estimate_tokens("\n".join(quoted.splitlines()[1:]))
 
 
-def test_a_slow_model_is_shown_less_of_the_earlier_conversations_next_time(
-        tmp_path, llm, headless):
+def read_slowly(tmp_path, headless, llm):
+    """An earlier conversation of sixty notes, more than any budget shows, and a first
+    question whose reading llama-server counts: 600 tokens in 12 s, 50 a second.
+    Answers (server, client, the question's answer)."""
     store = GraphStore(database_path(tmp_path / "home"))
     chat = conversations.create(store)
     for n in range(60):
         say(store, chat, ("user", f"Note {n}: the garden needs water and the roses need "
                                   f"pruning before the frost, item {n}."))
     store.close()
-    _server, client = headless()
-    # llama-server counts its reading: 600 tokens in 12 s, 50 a second
+    server, client = headless()
     llm.play({"text": "Water.", "timings": {"prompt_n": 600, "prompt_ms": 12_000.0}})
-    client.process_message("What does the garden need?")
+    return server, client, client.process_message("What does the garden need?")
+
+
+def test_a_slow_model_is_shown_less_of_the_earlier_conversations_next_time(
+        tmp_path, llm, headless):
+    _server, client, _answer = read_slowly(tmp_path, headless, llm)
     first = next(r for r in llm.requests if "What does the garden need?" in str(r))
     client.request(PacketType.NEW_CONVERSATION)
     llm.play({"text": "Pruning."})
@@ -153,15 +159,7 @@ def test_a_folder_that_cannot_be_written_leaves_the_pace_in_memory(tmp_path):
 
 def test_the_first_question_after_a_restart_is_shown_what_the_model_reads_in_time(
         tmp_path, llm, headless):
-    store = GraphStore(database_path(tmp_path / "home"))
-    chat = conversations.create(store)
-    for n in range(60):
-        say(store, chat, ("user", f"Note {n}: the garden needs water and the roses need "
-                                  f"pruning before the frost, item {n}."))
-    store.close()
-    server, client = headless()
-    llm.play({"text": "Water.", "timings": {"prompt_n": 600, "prompt_ms": 12_000.0}})
-    client.process_message("What does the garden need?")
+    server, _client, _answer = read_slowly(tmp_path, headless, llm)
     server.shutdown()
     _server, client = headless()  # the app started again on the same folder
     client.request(PacketType.NEW_CONVERSATION)
@@ -176,15 +174,8 @@ def test_the_turns_record_says_what_recall_showed_and_the_budget_that_cut_it(
     """The dock shows why an answer had little to go on: the memories and earlier
     messages shown, their tokens, the budget and the pace that set it, kept with the
     reply in the database and read back."""
-    store = GraphStore(database_path(tmp_path / "home"))
-    chat = conversations.create(store)
-    for n in range(60):
-        say(store, chat, ("user", f"Note {n}: the garden needs water and the roses need "
-                                  f"pruning before the frost, item {n}."))
-    store.close()
-    _server, client = headless()
-    llm.play({"text": "Water.", "timings": {"prompt_n": 600, "prompt_ms": 12_000.0}})
-    first = client.process_message("What does the garden need?")["data"]["usage"]["recall"]
+    _server, client, answer = read_slowly(tmp_path, headless, llm)
+    first = answer["data"]["usage"]["recall"]
     assert first["budget"] == TURN_BUDGET and first["reads_per_second"] == 50
     assert first["turns"] > 0 and 0 < first["tokens"] <= TURN_BUDGET
     client.request(PacketType.NEW_CONVERSATION)
