@@ -21,7 +21,7 @@ from core.store.search import EDGE_SELECT, contains_name, named_subjects, search
 from core.store.text import normalize_name, short_question
 from core.tools.base import PERSON_NODE, fact_line
 from core.tools.persona import persona_text
-from core.tools.tasks import task_line
+from core.tools.tasks import LIVE_TASKS, task_line
 from core.turn.asking import asks_what_remains
 from core.writer.grounding import mentions
 from core.writer.language import in_first_person
@@ -100,9 +100,8 @@ def glance(store: GraphStore, facts: int = 6) -> dict[str, object]:
 
 def active_tasks(store: GraphStore, limit: int = SNAPSHOT_TASKS) -> list[dict]:
     """The tasks in progress or paused, newest first."""
-    return store.query("SELECT * FROM nodes WHERE kind = 'task' AND deleted_at IS NULL"
-                       " AND state IN ('in_progress', 'paused') ORDER BY created_at DESC"
-                       " LIMIT ?", (limit,))
+    return store.query(LIVE_TASKS + " AND state IN ('in_progress', 'paused')"
+                       " ORDER BY created_at DESC LIMIT ?", (limit,))
 
 
 def related_facts(store: GraphStore, message: str, profile: list[dict]) -> list[dict]:
@@ -206,8 +205,8 @@ def _without_done_steps(store: GraphStore, turns: list[dict]) -> list[dict]:
     list says what is left, and the turn that made the plan names every step ("buy the
     wine" quoted beside the open tasks was listed as left, in Chinese, by the 1.5B model)."""
     done = [str(t["name"]) for t in store.query(
-        "SELECT name FROM nodes WHERE kind = 'task' AND deleted_at IS NULL AND state NOT IN"
-        " ('in_progress', 'paused') ORDER BY updated_at DESC LIMIT ?", (SNAPSHOT_TASKS,))]
+        LIVE_TASKS + " AND state NOT IN ('in_progress', 'paused')"
+        " ORDER BY updated_at DESC LIMIT ?", (SNAPSHOT_TASKS,))]
     if not done:
         return turns
     still_open = [str(t["name"]) for t in active_tasks(store)]
