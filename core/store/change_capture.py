@@ -76,6 +76,7 @@ CREATE TABLE sync_rewritten (  -- a fact pointed at the node another was merged 
     PRIMARY KEY (tbl, row_id, col)
 ) WITHOUT ROWID;
 CREATE TABLE sync_parked (  -- a node as it was when merged away: an undone merge needs it
+    --                           (version 20 keys it by table too: see `core.store.schema`)
     row_id INTEGER PRIMARY KEY,
     row TEXT NOT NULL
 );

@@ -371,9 +371,28 @@ CREATE TABLE message_vectors (
 );
 CREATE INDEX message_vectors_seq ON message_vectors(seq);
 """
+# Version 20: sync keeps aside any row's values, not only a merged node's: the edits that
+# reach a row removed here (or not here yet) wait for the write that puts it back, and a
+# row removed keeps its later edits (see `core.sync.incoming`). Local to this file: the
+# synced tables are as in version 19 (`SYNCED_SCHEMA`).
+V20 = """
+CREATE TABLE sync_parked_rows (
+    tbl TEXT NOT NULL,
+    row_id INTEGER NOT NULL,
+    row TEXT NOT NULL,
+    PRIMARY KEY (tbl, row_id)
+) WITHOUT ROWID;
+INSERT INTO sync_parked_rows SELECT 'nodes', row_id, row FROM sync_parked;
+DROP TABLE sync_parked;
+ALTER TABLE sync_parked_rows RENAME TO sync_parked;
+"""
+# The last version that changed a synced table (see `core.store.change_capture.SYNCED`):
+# what a sync file says it was written with, so a version that changes only this file's
+# own tables does not split a set of devices.
+SYNCED_SCHEMA = 19
 Migration = str | Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[Migration] = [V1, V2, V3, V4, v5, V6, V7, V8, V9, V10, V11, V12, V13, V14,
-                              V15, V16, v17, V18, V19]
+                              V15, V16, v17, V18, V19, V20]
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -3,11 +3,12 @@
 The rule, per column: the later write by the hybrid logical clock wins, ties going to the
 larger device id. Removing a row for good (emptying the trash, undoing its creation) wins
 over edits of it; a removed row comes back only whole, from a write later than its
-removal (an undo or a redo). The same name created on two devices is one node: the one
-with the smaller id stays, the other is merged into it with its facts, and two active
-copies of one fact keep the smaller id active. What this device decides alone to reach
-that state (a merge it found) is recorded like its own writes; what every device does the
-same way (a merge it received) is not sent again.
+removal (an undo or a redo), and with it the columns written later still by a device that
+had not heard of the removal (kept aside until then, in sync_parked). The same name
+created on two devices is one node: the one with the smaller id stays, the other is merged
+into it with its facts, and two active copies of one fact keep the smaller id active. What
+this device decides alone to reach that state (a merge it found) is recorded like its own
+writes; what every device does the same way (a merge it received) is not sent again.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from core.store import one_copy
 from core.store.change_capture import SYNCED, note_merge
 from core.store.graph import decode_ops, index_change_rows
 from core.sync.hlc import HybridClock, check_not_ahead, parse_stamp
-from core.sync.outgoing import Change, clocks_of, decode_value, keep_clocks
+from core.sync.outgoing import Change, clocks_of, decode_value, encode_value, keep_clocks
 
 # Columns naming a row of a table whose rows can be merged into others.
 _NODE_REFERENCES = {"edges": ("source_id", "target_id")}
@@ -136,7 +137,7 @@ class _Applier:
                 # every device (facts naming it are pointed at that node as they arrive);
                 # its own are kept aside, for the day the merge is undone
                 if not change.get("x"):
-                    self._park_write(row_id, stamp, change)
+                    self._park_write(table, row_id, stamp, change)
                 return
             # put back whole after the merge (the merge was undone): a node again
             self.conn.execute("DELETE FROM sync_alias WHERE tbl = 'nodes' AND from_id = ?",
@@ -167,7 +168,7 @@ class _Applier:
             target = smaller
         elif self.conn.execute("SELECT 1 FROM nodes WHERE id = ?", (gone,)).fetchone():
             _move_facts(self.conn, target, gone)  # every device does the same: not sent
-            _park(self.conn, gone)
+            _park(self.conn, "nodes", gone)
             self.conn.execute("DELETE FROM nodes WHERE id = ?", (gone,))
         self.conn.execute("INSERT OR REPLACE INTO sync_alias VALUES ('nodes', ?, ?, ?)",
                           (gone, target, stamp))
@@ -176,6 +177,7 @@ class _Applier:
         clocks, removed = clocks_of(self.conn, table, row_id)
         if (removed and removed >= stamp) or clocks.get("*", "") > stamp:
             return  # already removed, or put back whole since
+        _park(self.conn, table, row_id)  # its edits later than the removal stay its own
         self.conn.execute(f"DELETE FROM {table} WHERE id = ?", (row_id,))
         keep_clocks(self.conn, table, row_id, clocks, stamp)
 
@@ -197,36 +199,31 @@ class _Applier:
             values["device"] = self.device  # its maker's "this device"
         return values
 
-    def _park_write(self, row_id: int, stamp: str, change: Change) -> None:
-        """A write to a node merged away here: kept with the node's parked values, each
-        column by the rule, so an undone merge brings the node back as the others have
-        it."""
-        values = self._values("nodes", change, row_id)
+    def _park_write(self, table: str, row_id: int, stamp: str, change: Change) -> None:
+        """A write to a row not here (merged away, removed, or not arrived yet): kept with
+        the row's parked values, each column by the rule, so the write that puts the row
+        back (an undone merge, an undo of its removal, its creation) brings it back as the
+        devices that had the row when this write came have it."""
+        values = self._values(table, change, row_id)
         stamps = dict.fromkeys(values, stamp) | self._column_stamps(change)
-        clocks, removed = clocks_of(self.conn, "nodes", row_id)
-        parked = self.conn.execute("SELECT row FROM sync_parked WHERE row_id = ?",
-                                   (row_id,)).fetchone()
-        kept = json.loads(parked[0]) if parked else {}
+        clocks, removed = clocks_of(self.conn, table, row_id)
+        kept = _parked(self.conn, table, row_id)
         for name, value in values.items():
             if clocks.get(name, "") < stamps[name]:
                 kept[name], clocks[name] = value, stamps[name]
-        self.conn.execute("INSERT OR REPLACE INTO sync_parked VALUES (?, ?)",
-                          (row_id, json.dumps(kept, ensure_ascii=False)))
-        keep_clocks(self.conn, "nodes", row_id, clocks, removed)
+        _keep_parked(self.conn, table, row_id, kept)
+        keep_clocks(self.conn, table, row_id, clocks, removed)
 
-    def _unpark(self, row_id: int, values: dict[str, Any], stamps: dict[str, str],
-                clocks: dict[str, str]) -> None:
-        """A node put back whole after it was merged away: each column written later than
-        the values that put it back keeps that later value."""
-        parked = self.conn.execute("SELECT row FROM sync_parked WHERE row_id = ?",
-                                   (row_id,)).fetchone()
-        if parked is None:
-            return
-        kept = json.loads(parked[0])
+    def _unpark(self, table: str, row_id: int, values: dict[str, Any],
+                stamps: dict[str, str], clocks: dict[str, str]) -> None:
+        """A row put back whole: each column written later than the values that put it
+        back keeps that later value."""
+        kept = _parked(self.conn, table, row_id)
         for name in values:
             if name in kept and clocks.get(name, "") > stamps[name]:
                 values[name], stamps[name] = kept[name], clocks[name]
-        self.conn.execute("DELETE FROM sync_parked WHERE row_id = ?", (row_id,))
+        self.conn.execute("DELETE FROM sync_parked WHERE tbl = ? AND row_id = ?",
+                          (table, row_id))
 
     def _column_stamps(self, change: Change) -> dict[str, str]:
         """Each column's own stamp where the change carries them (a snapshot's rows)."""
@@ -246,11 +243,11 @@ class _Applier:
         row = _current(self.conn, table, row_id)
         if (whole and removed and removed > stamp) or (row is None and not whole):
             # removed later than this row was written whole; or an edit of a row removed
-            # (or merged) here, which has nothing left to change
+            # here, or not here yet: kept for the write that puts it here, should one come
+            self._park_write(table, row_id, stamp, change)
             return
-        if row is None:
-            if table == "nodes":  # back after a merge: its columns written since stay
-                self._unpark(row_id, values, stamps, clocks)
+        if row is None:  # (back after a removal or a merge: its columns written since stay)
+            self._unpark(table, row_id, values, stamps, clocks)
             _insert(self.conn, table, row_id, values, self.applied)
             if table == "edges":
                 self.applied.edges.add(row_id)
@@ -376,7 +373,7 @@ def merge_nodes(conn: sqlite3.Connection, keep: int, gone: int) -> None:
     _recording(conn, True)
     try:
         _move_facts(conn, keep, gone)
-        _park(conn, gone)
+        _park(conn, "nodes", gone)
         conn.execute("DELETE FROM nodes WHERE id = ?", (gone,))
         note_merge(conn, gone, keep)
     finally:
@@ -396,12 +393,25 @@ def _remember_rewrite(conn: sqlite3.Connection, where: tuple[str, int, str], nam
                      (table, row_id, column, named, became))
 
 
-def _park(conn: sqlite3.Connection, node: int) -> None:
-    """Keep a node's values as it is merged away (its clocks stay in sync_rows)."""
-    row = _current(conn, "nodes", node)
+def _park(conn: sqlite3.Connection, table: str, row_id: int) -> None:
+    """Keep a row's values as it is merged away or removed (its clocks stay in
+    sync_rows): a write that puts it back takes the columns written after it."""
+    row = _current(conn, table, row_id)
     if row is not None:
-        conn.execute("INSERT OR REPLACE INTO sync_parked VALUES (?, ?)",
-                     (node, json.dumps(row, ensure_ascii=False)))
+        _keep_parked(conn, table, row_id, row)
+
+
+def _parked(conn: sqlite3.Connection, table: str, row_id: int) -> dict[str, Any]:
+    found = conn.execute("SELECT row FROM sync_parked WHERE tbl = ? AND row_id = ?",
+                         (table, row_id)).fetchone()
+    return {k: decode_value(v) for k, v in json.loads(found[0]).items()} if found else {}
+
+
+def _keep_parked(conn: sqlite3.Connection, table: str, row_id: int,
+                 row: dict[str, Any]) -> None:
+    conn.execute("INSERT OR REPLACE INTO sync_parked VALUES (?, ?, ?)",
+                 (table, row_id, json.dumps({k: encode_value(v) for k, v in row.items()},
+                                            ensure_ascii=False)))
 
 
 def _name_again(conn: sqlite3.Connection, node: int) -> None:

@@ -26,7 +26,7 @@ from core.i18n import N_, tr
 from core.paths import PRIVATE_FILE
 from core.store import backups
 from core.store.graph import GraphStore
-from core.store.schema import LATEST_VERSION
+from core.store.schema import SYNCED_SCHEMA
 from core.sync import folder as layout
 from core.sync import slots
 from core.sync.conflict_words import in_words
@@ -354,7 +354,7 @@ class DeviceSync:
     def _header(self, kept: Secrets, self_row: dict[str, Any], seq: int) -> dict[str, Any]:
         return {"set": kept.key.set_id, "device": self_row["device"], "seq": seq,
                 "slot": self_row["slot"], "name": self_row["name"],
-                "schema": LATEST_VERSION, "at": round(self.wall(), 3),
+                "schema": SYNCED_SCHEMA, "at": round(self.wall(), 3),
                 "seen": {row["device"]: row["seq"] for row in
                          self.store.query("SELECT device, seq FROM sync_devices")}}
 
@@ -604,7 +604,7 @@ class DeviceSync:
                 bool(header.get("ack")) != ack:
             raise _Refused(tr("the file's number or set is not its name's (a copy of "
                               "another file)"))
-        if not isinstance(header.get("schema"), int) or header["schema"] > LATEST_VERSION:
+        if not isinstance(header.get("schema"), int) or header["schema"] > SYNCED_SCHEMA:
             raise _Refused(tr("written by a newer TrulyMEM: update TrulyMEM on this "
                               "device"))
         changes = payload.get("changes")  # read as they are applied (see `sealed`)
