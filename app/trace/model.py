@@ -162,7 +162,10 @@ class TraceTurn:
                           tr("Usage: {usage}", usage=usage), *self._recalled()])
 
     def _recalled(self) -> list[str]:
-        """What the memory showed the model for the message (`usage["recall"]`)."""
+        """What the memory had before the model for the message (`usage["recall"]`). In a
+        conversation that goes on, lines recalled for an earlier message and still in front
+        of the model are counted too: it is what the model had, not what this message
+        added."""
         shown = self.usage.get("recall")
         if not isinstance(shown, dict) or not isinstance(shown.get("budget"), int):
             return []
