@@ -10,6 +10,7 @@ import pytest
 from app.main import main
 from core.config import load_config
 from core.eval.run import TARGETS, _endpoint_config, run_eval
+from core.eval.scoring import answers
 from core.eval.tokens import token_count
 from core.tools.schemas import openai_tools
 from core.turn.prompts import system_prompt
@@ -95,3 +96,13 @@ def test_the_eval_leaves_the_temperature_as_a_person_does(tmp_path):
     config, _warning = load_config(tmp_path / "config.json")
     assert config.temperature is None
     assert config.base_url == "http://127.0.0.1:8081/v1"
+
+
+def test_the_judge_reads_a_step_named_without_its_article_as_answered():
+    steps = [("send the invitations", "发请柬"), ("book a restaurant", "订餐厅")]
+    assert answers("- send invitations\n- book a restaurant", steps)
+    assert answers("还要发请柬和订餐厅。", steps)
+    assert not answers("- send invitations", steps)  # a step left out is a miss
+    assert not answers("the invitations are sent", steps[:1])
+    # only a whole word is an article: names and other words keep their letters
+    assert answers("Ana opened an atelier in Theale", [("ana",), ("atelier",), ("theale",)])

@@ -5,6 +5,7 @@ applied; answers with the expected words; replies that repeat the person."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from core.eval.generator import PERSON, Conversation, Expected
@@ -21,6 +22,21 @@ _SLOT_OF_FAMILY = {"home": "home", "job": "job", "name": "name"}
 
 def _fold(text: str) -> str:
     return " ".join(text.casefold().split())
+
+
+_ARTICLES = re.compile(r"(?<![^\W\d_])(?:a|an|the)(?![^\W\d_])")
+
+
+def _answer_words(text: str) -> str:
+    """An answer as the judge reads it: folded, without English articles, so "send
+    invitations" answers "send the invitations" (a step named, not quoted)."""
+    return _fold(_ARTICLES.sub(" ", text.casefold()))
+
+
+def answers(reply: str, groups: list[tuple[str, ...]]) -> bool:
+    """Every group answered: one of its forms is in the reply."""
+    said = _answer_words(reply)
+    return all(any(_answer_words(f) in said for f in g if f) for g in groups)
 
 
 def _value_is(name: str, forms: tuple[str, ...]) -> bool:
@@ -117,7 +133,7 @@ def score_conversation(store: GraphStore, conversation: Conversation,
         groups = conversation.answers.get(n)
         if groups:
             asked += 1
-            right = all(any(_fold(f) in _fold(reply) for f in g if f) for g in groups)
+            right = answers(reply, groups)
             answered += right
             if not right:
                 missed.append((turn["turn"], [g[0] for g in groups]))
