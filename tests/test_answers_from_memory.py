@@ -260,3 +260,18 @@ def test_a_question_of_now_settled_by_a_fact_is_not_shown_other_turns(headless, 
     assert "Dalian" not in now
     client.process_message("Where did my mother live before?")
     assert "I meant Dalian" in llm.requests[-1]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize(("message", "said"), [
+    ("给一家小面包店起个名字吧。", "抱歉，这次我没能给出回答，请再问一次。"),
+    ("Can you write a short poem about the sea?",
+     "Sorry, I couldn't put an answer together this time. Please ask again."),
+    ("Please explain how rainbows form.",
+     "Sorry, I couldn't put an answer together this time. Please ask again."),
+    ("My dog is called Biscuit.", "Noted."),
+    ("我的狗叫饼干。", "好的，我记下了。"),
+])
+def test_the_apps_own_reply_never_says_noted_to_a_request(store, message, said):
+    """The model said the words back twice: to a request for something made, the app
+    says no answer came, not "Noted." (a bare-json replay answered "name a bakery" so)."""
+    assert answering.reply_from_memory(store, message) == said

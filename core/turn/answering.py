@@ -29,8 +29,10 @@ from core.turn.snapshot import (
     person_profile,
     plain_line,
 )
+from core.turn.turn_result import NO_ANSWER, NO_ANSWER_ZH
 from core.writer import forget_scope, grounding, kin, relatives, slots
 from core.writer.language import in_first_person, language_of
+from core.writer.requests import is_request
 
 MOST = 4  # lines: each costs the person prompt time on a small local model
 # What a question asks for that holds many values, and the relations that say it: "what's
@@ -288,7 +290,9 @@ def render(facts: list[dict[str, Any]], tasks: list[str] = ()) -> str:
 
 def reply_from_memory(store: GraphStore, message: str) -> str:
     """The app's own reply when the model only says the person's words back, twice: the
-    facts that answer a question, or a plain acknowledgement, in the person's language."""
+    facts that answer a question, a plain acknowledgement of what they told, or, when they
+    asked for something made ("suggest a name for a bakery"), that no answer came: "Noted."
+    would say it was done. In the person's language."""
     chinese = language_of(message) == "Chinese"
     tasks = tasks_for(store, message)
     facts = [] if tasks and asks_what_remains(message) else facts_for(store, message)
@@ -301,6 +305,8 @@ def reply_from_memory(store: GraphStore, message: str) -> str:
                          f"{'：' if chinese else ': '}{f['relation']} {f['target_name']}"
                          for f in facts)
         return f"根据你告诉我的：{said}。" if chinese else f"From what you told me: {said}."
+    if is_request(message):  # (asked as a question too: "can you write a poem?")
+        return NO_ANSWER_ZH if chinese else NO_ANSWER
     if is_question(message):
         return "这个我还不知道。" if chinese else "I don't know that yet."
     return "好的，我记下了。" if chinese else "Noted."

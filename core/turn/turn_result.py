@@ -106,6 +106,11 @@ class TurnOptions:
     fallback: Callable[[], str] | None = None
 
 
+# What the app says when no answer came of a turn (it never pretends one did)
+NO_ANSWER = "Sorry, I couldn't put an answer together this time. Please ask again."
+NO_ANSWER_ZH = "抱歉，这次我没能给出回答，请再问一次。"
+
+
 def made_answer(calls: list[dict[str, Any]], person_text: str) -> str:
     """A short answer built from what the turn did, for a model that would only call
     tools: in the person's language (Chinese when they wrote Chinese)."""
@@ -114,8 +119,7 @@ def made_answer(calls: list[dict[str, Any]], person_text: str) -> str:
              and REGISTRY[c["name"]].writes]
     if wrote:
         return "好的，我记下了。" if chinese else "Got it, I've noted that."
-    return ("抱歉，这次我没能给出回答，请再问一次。" if chinese else
-            "Sorry, I couldn't put an answer together this time. Please ask again.")
+    return NO_ANSWER_ZH if chinese else NO_ANSWER
 
 
 def add_usage(total: dict[str, Any], usage: dict[str, Any]) -> None:
