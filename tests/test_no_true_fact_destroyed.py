@@ -435,3 +435,25 @@ def test_forgetting_a_relatives_job_keeps_who_the_relative_is(headless, llm):
     assert client.process_message("请忘掉我弟弟是厨师这件事。")["success"]
     left = " | ".join(sorted(links(client)))
     assert "User -弟弟-> 王芳" in left and "厨师" not in left, left
+
+
+@pytest.mark.meaning
+@pytest.mark.skipif(engine.problem() is not None, reason="no embedding engine here")
+def test_a_relatives_job_is_forgotten_though_the_step_saw_it_twice(headless, llm):
+    server, client = headless("small", model="local-model")
+    # the memory of a generated conversation at its forget: the relative's facts reach
+    # the writing step twice (as theirs and as related to the message), and "Luo Bin -is->
+    # father" says who he is. Counted twice, two facts looked like four: all waited, and
+    # the job stayed
+    assert client.execute_tool("memory_commit", {"triplets": [
+        {"subject": s, "relation": r, "object": o} for s, r, o in (
+            ("User", "name", "徐明"), ("User", "job", "兽医"), ("User", "likes", "织毛衣"),
+            ("User", "father", "Luo Bin"), ("Luo Bin", "is", "father"),
+            ("Luo Bin", "is", "nurse"), ("Luo Bin", "住", "柏林"))]})["success"]
+    assert server.backend.meaning.wait_idle(120)
+    llm.play({"text": "Understood."}, update())
+    assert client.process_message("Please forget that my father works as a nurse.")[
+        "success"]
+    left = " | ".join(sorted(links(client)))
+    assert "nurse" not in left, left
+    assert "User -father-> Luo Bin" in left and "Luo Bin -is-> father" in left, left

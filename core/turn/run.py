@@ -284,7 +284,7 @@ class Turn:
         profile = person_profile(self.store)[:40]
         people = their_people(self.store, profile)
         related = related_facts(self.store, text, [])
-        facts = profile + [f for f in people + related if f not in profile]
+        facts = list({f["id"]: f for f in profile + people + related}.values())
         tasks = active_tasks(self.store, 20)
         try:
             # The step sees the known facts only when the message changes or forgets

@@ -124,8 +124,10 @@ def split(words: str, found: list[dict[str, Any]], known: list[dict[str, Any]],
         if whom is None:
             mine = subject in person or grounding.grounded(str(fact["source_name"]), said)
         else:
-            link = subject in person and str(fact.get("target_name", "")).casefold() in whom \
-                and kin.kin_of_relation(str(fact.get("relation", ""))) is not None
+            target = str(fact.get("target_name", "")).casefold()
+            link = (subject in person and target in whom and kin.kin_of_relation(
+                str(fact.get("relation", ""))) is not None) or (
+                _subject_is(fact, whom) and target in whom)  # "Luo Bin -is-> father"
             if link:  # who a relative is goes only when they are all that is asked
                 (scope.kept if _only_whom(words, whom) else scope.held).append(fact)
                 continue
@@ -166,6 +168,9 @@ def split_many(asked: list[str], found: list[dict[str, Any]], known: list[dict[s
     requests may take together."""
     asked = [a for a in asked if a.strip()] or [""]
     scope = Scope()
+    # one fact found twice (by the person's words and by the step's) is one fact: counted
+    # twice, a forget of two facts looked like four and waited for the person
+    found = list({id(f) if f.get("id") is None else f["id"]: f for f in found}.values())
     for fact in found:
         mine = any(split(words, [fact], known, meant).kept for words in asked)
         (scope.kept if mine else scope.held).append(fact)
