@@ -10,7 +10,7 @@ import pytest
 from app.main import main
 from core.config import load_config
 from core.eval.run import TARGETS, _endpoint_config, run_eval
-from core.eval.scoring import answers
+from core.eval.scoring import _names_topic, answers
 from core.eval.tokens import token_count
 from core.tools.schemas import openai_tools
 from core.turn.prompts import system_prompt
@@ -106,3 +106,11 @@ def test_the_judge_reads_a_step_named_without_its_article_as_answered():
     assert not answers("the invitations are sent", steps[:1])
     # only a whole word is an article: names and other words keep their letters
     assert answers("Ana opened an atelier in Theale", [("ana",), ("atelier",), ("theale",)])
+
+
+def test_the_judge_reads_your_for_my_and_a_topic_only_as_a_word():
+    assert answers("You still need to hire movers and change your address.",
+                   [("hire movers",), ("change my address",)])
+    assert not _names_topic("home Seattle", ("sea", "大海"))  # the person's city
+    assert _names_topic("likes the sea", ("sea", "大海"))
+    assert _names_topic("喜欢 大海", ("sea", "大海"))

@@ -25,12 +25,23 @@ def _fold(text: str) -> str:
 
 
 _ARTICLES = re.compile(r"(?<![^\W\d_])(?:a|an|the)(?![^\W\d_])")
+_MINE_OR_YOURS = re.compile(r"(?<![^\W\d_])(?:my|your)(?![^\W\d_])")
 
 
 def _answer_words(text: str) -> str:
-    """An answer as the judge reads it: folded, without English articles, so "send
-    invitations" answers "send the invitations" (a step named, not quoted)."""
-    return _fold(_ARTICLES.sub(" ", text.casefold()))
+    """An answer as the judge reads it: folded, without English articles, and "my" and
+    "your" alike (the reply speaks to the person), so "send invitations" answers "send
+    the invitations" and "change your address" answers "change my address"."""
+    folded = _ARTICLES.sub(" ", text.casefold())
+    return _fold(_MINE_OR_YOURS.sub("my", folded))
+
+
+def _names_topic(text: str, forms: tuple[str, ...]) -> bool:
+    """A request's topic is in `text` as a word of its own ("sea", not in "Seattle")."""
+    folded = _fold(text)
+    return any((re.search(rf"(?<![^\W\d_]){re.escape(_fold(f))}(?![^\W\d_])", folded)
+                if f.isascii() else _fold(f) in folded) or same_value(text, f) is True
+               for f in forms if f)
 
 
 def answers(reply: str, groups: list[tuple[str, ...]]) -> bool:
@@ -96,7 +107,7 @@ def score_conversation(store: GraphStore, conversation: Conversation,
                                                                          memory.active)]
     for topic in conversation.requests:
         wrong["request_stored"] += [line(e) for e in memory.active
-                                    if _value_is(f"{e['relation']} {e['object']}", topic)]
+                                    if _names_topic(f"{e['relation']} {e['object']}", topic)]
     theirs = [truth["relative_home"], truth["old_relative_home"], truth["relative_job"]]
     mine = {"home": [truth["home"]], "job": [truth["job"]], "name": [truth["name"]]}
     others_of_mine = [truth[k] for k in ("hobby", "instrument", "pet", "allergy", "job",
