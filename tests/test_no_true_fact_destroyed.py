@@ -418,42 +418,43 @@ def test_who_a_relative_is_goes_only_when_they_are_all_that_is_asked(words, link
     assert (link in scope.kept) is link_goes and (link in scope.held) is not link_goes
 
 
+def _forgotten_after(headless, llm, known: tuple, step: dict, message: str) -> str:
+    """The facts left once a small local model's turn forgets `message`'s ask from a
+    memory holding `known` (the writing step answers `step`)."""
+    server, client = headless("small", model="local-model")
+    assert client.execute_tool("memory_commit", {"triplets": [
+        {"subject": s, "relation": r, "object": o} for s, r, o in known]})["success"]
+    assert server.backend.meaning.wait_idle(120)
+    llm.play({"text": "OK."}, step)
+    assert client.process_message(message)["success"]
+    return " | ".join(sorted(links(client)))
+
+
 @pytest.mark.meaning
 @pytest.mark.skipif(engine.problem() is not None, reason="no embedding engine here")
 def test_forgetting_a_relatives_job_keeps_who_the_relative_is(headless, llm):
-    server, client = headless("small", model="local-model")
     # the memory of a generated conversation at its forget, where the step's "弟弟"
     # matched the person's link to the brother by meaning, and the link went
-    assert client.execute_tool("memory_commit", {"triplets": [
-        {"subject": s, "relation": r, "object": o} for s, r, o in (
-            ("User", "name", "Tom"), ("User", "job", "pharmacist"), ("User", "home", "Xiamen"),
-            ("User", "allergies", "peanuts"), ("User", "likes", "photography"),
-            ("User", "弟弟", "王芳"), ("王芳", "lives in", "Moscow"), ("王芳", "job", "厨师"),
-            ("User", "plays", "piano"), ("User", "dog", "Luna"))]})["success"]
-    assert server.backend.meaning.wait_idle(120)
-    llm.play({"text": "好的。"}, update(forget=[{"object": "弟弟"}, {"object": "厨师"}]))
-    assert client.process_message("请忘掉我弟弟是厨师这件事。")["success"]
-    left = " | ".join(sorted(links(client)))
+    left = _forgotten_after(headless, llm, (
+        ("User", "name", "Tom"), ("User", "job", "pharmacist"), ("User", "home", "Xiamen"),
+        ("User", "allergies", "peanuts"), ("User", "likes", "photography"),
+        ("User", "弟弟", "王芳"), ("王芳", "lives in", "Moscow"), ("王芳", "job", "厨师"),
+        ("User", "plays", "piano"), ("User", "dog", "Luna")),
+        update(forget=[{"object": "弟弟"}, {"object": "厨师"}]), "请忘掉我弟弟是厨师这件事。")
     assert "User -弟弟-> 王芳" in left and "厨师" not in left, left
 
 
 @pytest.mark.meaning
 @pytest.mark.skipif(engine.problem() is not None, reason="no embedding engine here")
 def test_a_relatives_job_is_forgotten_though_the_step_saw_it_twice(headless, llm):
-    server, client = headless("small", model="local-model")
     # the memory of a generated conversation at its forget: the relative's facts reach
     # the writing step twice (as theirs and as related to the message), and "Luo Bin -is->
     # father" says who he is. Counted twice, two facts looked like four: all waited, and
     # the job stayed
-    assert client.execute_tool("memory_commit", {"triplets": [
-        {"subject": s, "relation": r, "object": o} for s, r, o in (
-            ("User", "name", "徐明"), ("User", "job", "兽医"), ("User", "likes", "织毛衣"),
-            ("User", "father", "Luo Bin"), ("Luo Bin", "is", "father"),
-            ("Luo Bin", "is", "nurse"), ("Luo Bin", "住", "柏林"))]})["success"]
-    assert server.backend.meaning.wait_idle(120)
-    llm.play({"text": "Understood."}, update())
-    assert client.process_message("Please forget that my father works as a nurse.")[
-        "success"]
-    left = " | ".join(sorted(links(client)))
+    left = _forgotten_after(headless, llm, (
+        ("User", "name", "徐明"), ("User", "job", "兽医"), ("User", "likes", "织毛衣"),
+        ("User", "father", "Luo Bin"), ("Luo Bin", "is", "father"),
+        ("Luo Bin", "is", "nurse"), ("Luo Bin", "住", "柏林")),
+        update(), "Please forget that my father works as a nurse.")
     assert "nurse" not in left, left
     assert "User -father-> Luo Bin" in left and "Luo Bin -is-> father" in left, left
