@@ -208,3 +208,20 @@ def test_an_answer_picked_from_the_words_of_the_question_is_shown_as_it_is(headl
 ])
 def test_the_eval_counts_a_sentence_of_theirs_anywhere_in_a_reply(reply, said, theirs):
     assert has_their_sentence(reply, said) is theirs
+
+
+def test_their_sentence_said_back_with_a_word_mended_is_never_drawn(headless, llm):
+    """"a engineer" said back as "an engineer": 5 of the first 6 words theirs, so the
+    sentence was shown at "an", before it was seen whole as theirs (a generated
+    conversation's reply, on the real 1.5B model)."""
+    events = []
+    client = headless("small", model="local-model",
+                      progress=lambda kind, data: events.append((kind, data)))[1]
+    said = "My dad, Guo Jing, is a engineer in Shenzhen."
+    llm.play({"text": "My dad, Guo Jing, is an engineer in Shenzhen."},
+             {"text": "How long has he been an engineer?"})
+    answer = client.process_message(said)
+    assert answer["content"] == "How long has he been an engineer?"
+    assert answer["parroted"] == 1
+    streamed = "".join(d["delta"] for kind, d in events if kind == Event.TEXT)
+    assert "Guo Jing" not in streamed

@@ -191,8 +191,15 @@ def could_echo(opening: str, messages: list[str]) -> bool:
 
 
 def _all_theirs(text: str, messages: list[str]) -> bool:
+    """The words so far may still make a sentence `echoes` calls theirs: as many more of
+    their words as it has so far may follow ("My dad, Guo Jing, is an …" is 5 of 6, and
+    "… an engineer in Shenzhen." 8 of 9: shown at "an", it reached the person)."""
     pieces = _pieces(text)
-    return not pieces or len(pieces & _theirs(messages)) >= ECHO * len(pieces)
+    if not pieces:
+        return True
+    theirs = _theirs(messages)
+    more = min(len(theirs - pieces), len(pieces))
+    return len(pieces & theirs) + more >= ECHO * (len(pieces) + more)
 
 
 # What a reply to it may say and still name nothing remembered: yes, the pronouns, the
