@@ -82,6 +82,21 @@ def test_an_edit_of_a_removed_row_does_not_bring_it_back(tmp_path):
         store.close()
 
 
+def test_a_row_removed_for_good_leaves_no_copy_behind(tmp_path):
+    """Emptying the trash on one device: nobody edited it later, so nothing of it is
+    kept aside on the others."""
+    store = GraphStore(tmp_path / "graph_memory.db")
+    try:
+        clock = HybridClock("d" * 16)
+        with store.transaction():
+            for device, change in (CREATED, REMOVED):
+                apply_changes(store.conn, clock, device, [change], time.time())
+        assert store.query("SELECT * FROM nodes WHERE id = ?", (NODE,)) == []
+        assert store.query("SELECT * FROM sync_parked") == []
+    finally:
+        store.close()
+
+
 def test_a_node_parked_before_version_20_is_still_there_after(tmp_path):
     """The merged-away node a file kept aside before rows of every table could be kept
     aside is kept as a node's."""

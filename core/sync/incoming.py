@@ -177,7 +177,8 @@ class _Applier:
         clocks, removed = clocks_of(self.conn, table, row_id)
         if (removed and removed >= stamp) or clocks.get("*", "") > stamp:
             return  # already removed, or put back whole since
-        _park(self.conn, table, row_id)  # its edits later than the removal stay its own
+        # its columns written after the removal stay its own, should the row come back
+        _park(self.conn, table, row_id, later_than=stamp)
         self.conn.execute(f"DELETE FROM {table} WHERE id = ?", (row_id,))
         keep_clocks(self.conn, table, row_id, clocks, stamp)
 
@@ -209,9 +210,12 @@ class _Applier:
         clocks, removed = clocks_of(self.conn, table, row_id)
         kept = _parked(self.conn, table, row_id)
         for name, value in values.items():
-            if clocks.get(name, "") < stamps[name]:
+            # (what was written before the row's removal can never win over the write
+            # that puts it back, which comes later still: it is not kept)
+            if clocks.get(name, "") < stamps[name] and stamps[name] > (removed or ""):
                 kept[name], clocks[name] = value, stamps[name]
-        _keep_parked(self.conn, table, row_id, kept)
+        if kept:
+            _keep_parked(self.conn, table, row_id, kept)
         keep_clocks(self.conn, table, row_id, clocks, removed)
 
     def _unpark(self, table: str, row_id: int, values: dict[str, Any],
@@ -393,11 +397,16 @@ def _remember_rewrite(conn: sqlite3.Connection, where: tuple[str, int, str], nam
                      (table, row_id, column, named, became))
 
 
-def _park(conn: sqlite3.Connection, table: str, row_id: int) -> None:
+def _park(conn: sqlite3.Connection, table: str, row_id: int, later_than: str = "") -> None:
     """Keep a row's values as it is merged away or removed (its clocks stay in
-    sync_rows): a write that puts it back takes the columns written after it."""
+    sync_rows): a write that puts it back takes the columns written after it. Removed,
+    only the columns written after the removal are kept (none, unless another device
+    edited it before it heard): what the trash emptied does not stay in the file."""
     row = _current(conn, table, row_id)
-    if row is not None:
+    if row is not None and later_than:
+        clocks = clocks_of(conn, table, row_id)[0]
+        row = {k: v for k, v in row.items() if clocks.get(k, "") > later_than}
+    if row:
         _keep_parked(conn, table, row_id, row)
 
 
