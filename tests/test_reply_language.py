@@ -110,3 +110,31 @@ def test_the_memory_step_sees_known_facts_only_to_name_a_change_or_a_forget(smal
     small_local.process_message("Actually, I moved to Shanghai last month.")
     step = llm.requests[-1]["messages"][1]["content"]
     assert "Known facts:\n- User -lives in-> Hangzhou" in step
+
+
+def test_a_change_is_shown_the_facts_it_may_change_not_the_whole_profile(small_local, llm):
+    # shown twelve facts, "User -has-> years" first, the 1.5B model copied each back and
+    # stored nothing of "I moved to Prague"
+    assert small_local.execute_tool("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "home", "object": "Seattle"},
+        {"subject": "User", "relation": "job", "object": "photographer"},
+        {"subject": "User", "relation": "likes", "object": "calligraphy"},
+        {"subject": "User", "relation": "has", "object": "played the violin"},
+        {"subject": "User", "relation": "has", "object": "years"},
+        {"subject": "User", "relation": "妈妈", "object": "Tom"},
+        {"subject": "Tom", "relation": "居住地", "object": "多伦多"}]})["success"]
+    empty = {"text": json.dumps({"user_facts": [], "other_facts": [], "changed_user_facts": [],
+                                 "forget": [], "new_tasks": [], "finished_tasks": []})}
+    for message in ("Actually, I moved to Prague last month.", "对了，我家现在在布拉格。",
+                    "I don't play the violin anymore, I switched to the cello."):
+        llm.play({"text": "Oh!"}, empty)
+        small_local.process_message(message)
+        step = llm.requests[-1]["messages"][1]["content"]
+        known = step.split("Known facts:\n")[1].split("\nKnown tasks:")[0].splitlines()
+        assert "- User -home-> Seattle" in known and "- Tom -居住地-> 多伦多" in known
+        assert "- User -has-> years" not in known and "- User -likes-> calligraphy" not in known
+        if "violin" in message:  # what the message names comes first
+            assert known[0] == "- User -has-> played the violin"
+        else:
+            assert "- User -has-> played the violin" not in known
+

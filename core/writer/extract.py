@@ -23,6 +23,7 @@ from typing import Any
 from core.meaning.names import mentions
 from core.store.text import short_question
 from core.tools.base import fact_line
+from core.tools.one_value import family
 from core.writer import clauses, forget_scope, forgetting, grounding, requests, whose
 from core.writer.language import language_of
 
@@ -73,7 +74,8 @@ def request_messages(message: str, facts: list[dict[str, Any]],
     # message said ("我最近在学日语" gave name, home and job, no Japanese); without them it
     # wrote 学习 日语. They are needed only to name what changed or is to be forgotten.
     wanted = _CHANGE_WORDS.search(message) or forgetting.asked_to_forget(message)
-    known = ("\n".join(f"- {fact_line(f)}" for f in facts) or "- (none)") if wanted else ""
+    known = ("\n".join(f"- {fact_line(f)}" for f in may_change(facts, message))
+             or "- (none)") if wanted else ""
     instructions = files("core.turn.prompts").joinpath("extract.md").read_text("utf-8")
     open_tasks = "\n".join(f"- {t['name']}" for t in tasks) or "- (none)"
     # The 1.5B model wrote "Japanese" for "我最近在学日语", which no check can tie to the
@@ -88,6 +90,27 @@ def request_messages(message: str, facts: list[dict[str, Any]],
                                         f"\n\nThe user's newest message:\n"
                                         f"{clauses.listed(message)}"
                                         f"{language}"}]
+
+
+# The known facts a change or a forget is shown, at most
+SHOWN_KNOWN = 12
+
+
+def may_change(facts: list[dict[str, Any]], message: str) -> list[dict[str, Any]]:
+    """The known facts a message may change or forget: those in a slot that holds one
+    value (a home, a job: what "I moved" replaces) and those whose words it says, the
+    named ones first. Shown the whole profile (twelve facts, "User -has-> years" first),
+    the 1.5B model copied every fact back and left out "I moved to Prague" (a generated
+    conversation's move, English and Chinese, stored nothing); shown these five, it
+    replaced the city."""
+    said = grounding.said_text([message])
+    named = [f for f in facts if any(
+        grounding.mentions(str(f.get(k, "")), said) for k in ("target_name", "relation"))
+        or (str(f.get("source_name", "")).casefold() not in grounding.PERSON
+            and grounding.mentions(str(f.get("source_name", "")), said))]
+    slots = [f for f in facts if f not in named
+             and family(str(f.get("relation", "")), str(f.get("target_name", ""))) is not None]
+    return (named + slots)[:SHOWN_KNOWN]
 
 
 def response_format() -> dict[str, Any]:
