@@ -275,3 +275,20 @@ def test_the_apps_own_reply_never_says_noted_to_a_request(store, message, said):
     """The model said the words back twice: to a request for something made, the app
     says no answer came, not "Noted." (a bare-json replay answered "name a bakery" so)."""
     assert answering.reply_from_memory(store, message) == said
+
+
+@pytest.mark.parametrize(("message", "said"), [
+    ("你还记得我的名字吗？", "根据你告诉我的，你的名字是Sun Hui。"),
+    ("What's my name?", "From what you told me, your name is Sun Hui."),
+    ("Where do I live?", "From what you told me, you live in 布拉格."),
+    ("我的工作是什么？", "根据你告诉我的，你的工作是photographer。"),
+])
+def test_the_apps_own_answer_names_the_persons_slot_in_their_language(
+        executor, store, message, said):
+    """The relation is the writer's, often in the other language: the app's own answer
+    said "根据你告诉我的：你：name Sun Hui。" (a bare-json replay)."""
+    assert executor.execute("memory_commit", {"triplets": [
+        {"subject": "User", "relation": "name", "object": "Sun Hui"},
+        {"subject": "User", "relation": "居住地", "object": "布拉格"},
+        {"subject": "User", "relation": "job", "object": "photographer"}]})["success"]
+    assert answering.reply_from_memory(store, message) == said

@@ -117,7 +117,7 @@ def test_a_model_that_repeats_twice_gets_the_apps_answer_from_the_memory(headles
         {"subject": "User", "relation": "lives in", "object": "Lyon"}]})["success"]
     llm.play({"text": "我现在住在哪里？"}, {"text": "我现在住在哪里？"})
     answer = client.process_message("我现在住在哪里？")
-    assert answer["content"] == "根据你告诉我的：你：lives in Lyon。"
+    assert answer["content"] == "根据你告诉我的，你住在Lyon。"
     assert answer["parroted"] == 2
     assert "".join(d["delta"] for kind, d in events if kind == "text") == answer["content"]
 

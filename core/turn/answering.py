@@ -288,6 +288,30 @@ def render(facts: list[dict[str, Any]], tasks: list[str] = ()) -> str:
     return "\n".join(parts)
 
 
+# The person's one-value slots in words of the reply's language: the relation is the
+# writer's, often in the other language ("根据你告诉我的：你：name Sun Hui。")
+_SLOT_WORDS = {
+    "name": ("your name is {}", "你的名字是{}"), "home": ("you live in {}", "你住在{}"),
+    "job": ("your job is {}", "你的工作是{}"), "employer": ("you work at {}", "你在{}工作"),
+    "diet": ("your diet is {}", "你的饮食是{}"), "partner": ("your partner is {}", "你的伴侣是{}"),
+    "age": ("your age is {}", "你的年龄是{}"), "birthday": ("your birthday is {}", "你的生日是{}"),
+    "school": ("your school is {}", "你的学校是{}"), "phone": ("your phone is {}", "你的电话是{}"),
+    "email": ("your email is {}", "你的邮箱是{}")}
+
+
+def _told(fact: dict[str, Any], chinese: bool) -> str:
+    """One fact in the app's own reply: a slot of the person's in the reply's words ("your
+    name is Sun Hui", "你住在布拉格"), anything else as kept, under whose it is."""
+    target = str(fact["target_name"])
+    if fact["source_name"] == PERSON_NODE:
+        slot = _SLOT_WORDS.get(family(str(fact["relation"]), target) or "")
+        if slot:
+            return slot[chinese].format(target)
+    whose = ("你" if chinese else "you") if fact["source_name"] == PERSON_NODE \
+        else str(fact["source_name"])
+    return f"{whose}{'：' if chinese else ': '}{fact['relation']} {target}"
+
+
 def reply_from_memory(store: GraphStore, message: str) -> str:
     """The app's own reply when the model only says the person's words back, twice: the
     facts that answer a question, a plain acknowledgement of what they told, or, when they
@@ -300,11 +324,8 @@ def reply_from_memory(store: GraphStore, message: str) -> str:
         listed = ("、" if chinese else ", ").join(tasks)
         return f"还没做的：{listed}。" if chinese else f"Still to do: {listed}."
     if facts:
-        you = "你" if chinese else "you"
-        said = "; ".join(f"{you if f['source_name'] == PERSON_NODE else f['source_name']}"
-                         f"{'：' if chinese else ': '}{f['relation']} {f['target_name']}"
-                         for f in facts)
-        return f"根据你告诉我的：{said}。" if chinese else f"From what you told me: {said}."
+        said = ("；" if chinese else "; ").join(_told(f, chinese) for f in facts)
+        return f"根据你告诉我的，{said}。" if chinese else f"From what you told me, {said}."
     if is_request(message):  # (asked as a question too: "can you write a poem?")
         return NO_ANSWER_ZH if chinese else NO_ANSWER
     if is_question(message):
