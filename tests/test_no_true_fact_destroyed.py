@@ -100,7 +100,9 @@ def test_a_small_models_forget_of_everything_keeps_the_persons_own_facts(small_l
                  "Wang Jun", "Mei -lives in-> Paris"):
         assert fact in left, fact
     assert "Wang Jun -lives in-> Lyon" not in left
-    assert "Not forgotten" in answer["content"] and "so they were kept" in answer["content"]
+    # the father's city went as asked: the note says so, and what it kept
+    assert "Forgotten as you asked. Kept what you did not ask about: " in answer["content"]
+    assert "User name is Lin Wei" in answer["content"].split("Forgotten as you asked")[1]
 
 
 def test_a_forget_asked_in_the_other_language_finds_the_relatives_fact(small_local, llm):
@@ -142,7 +144,8 @@ def test_in_the_window_what_a_forget_reached_past_the_ask_waits_with_its_list(tm
         assert asked["tool"] == "memory_forget" and asked["reason"] == "asked"
         shown = " ".join(line["text"] for line in asked["preview"])
         assert "Lin Wei" in shown and "nurse" in shown
-        assert "Allow or deny it in the window" in answer.data["content"]
+        assert "Forgotten as you asked. What you did not ask about waits for you to allow " \
+               "or deny in the window: " in answer.data["content"]
         deleted = "SELECT count(*) AS n FROM edges WHERE status = 'deleted'"
         assert hosted.backend.store.query_one(deleted)["n"] == 1  # the father's city, as asked
         allowed = hosted.handle(Packet.make(PacketType.DECIDE_APPROVAL, {

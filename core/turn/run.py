@@ -82,6 +82,17 @@ def _fact_words(fact: dict[str, Any]) -> str:
     return f"{fact['source_name']} {fact['relation']} {fact['target_name']}"
 
 
+
+def _forgets(name: str, arguments: Any, outcome: dict[str, Any]) -> bool:
+    """A successful call that took facts away (a forget or a purge, not a replacement)."""
+    if name not in ("memory_forget", "memory_purge") or not outcome["data"].get("edge_ids"):
+        return False
+    try:
+        mode = json.loads(arguments).get("mode") if isinstance(arguments, str) else None
+    except (ValueError, AttributeError):
+        mode = None
+    return mode != "supersede"
+
 class TurnRefused(CodedError):
     """The turn did not give a reply: the message says why, `data` what is known."""
 
@@ -111,6 +122,7 @@ class Turn:
         self.not_saved: str | None = None  # why a write of this turn failed in the store
         self.not_forgotten: list[str] = []  # what the person asked to forget, unmatched
         self.held: list[str] = []  # facts a forget reached past what was asked: kept
+        self.forgot = False  # a forget of this turn took facts (what was asked, at least)
         self.scoped = False  # the calls running now were checked against the ask
         # who said what, when the words are not the person's alone (a history's speakers:
         # name → their lines); a fact's slot is grounded in its subject's own lines
@@ -211,7 +223,7 @@ class Turn:
             progress(event, {**data, "turn_id": self.turn_id, "after_answer": True})
 
         self.progress = told
-        self.not_saved, self.not_forgotten, self.held = None, [], []
+        self.not_saved, self.not_forgotten, self.held, self.forgot = None, [], [], False
         written = TurnResult()
         self._write_memory(text, written)
         note = "".join(f"\n\n[{words}]" for words in self._notes())
@@ -235,7 +247,13 @@ class Turn:
             shown = "; ".join(self.held[:5]) + ("; …" if len(self.held) > 5 else "")
             waits = bool(self.asked) and self.asked[-1].get("tool") in (
                 "memory_forget", "memory_purge")
-            if len(self.held) == 1:
+            if self.forgot:  # what was asked went; the rest is what the note names
+                notes.append(tr("Forgotten as you asked. What you did not ask about waits "
+                                "for you to allow or deny in the window: {facts}.",
+                                facts=shown) if waits else
+                             tr("Forgotten as you asked. Kept what you did not ask about: "
+                                "{facts}.", facts=shown))
+            elif len(self.held) == 1:
                 notes.append(tr("Not forgotten without you: that would also take a fact "
                                 "you did not ask about ({facts}). Allow or deny it in the "
                                 "window.", facts=shown) if waits else
@@ -361,6 +379,7 @@ class Turn:
             outcome = self._forget_what_was_meant(arguments, outcome)
         if outcome["success"]:
             self.recalled.extend(outcome["data"].get("edge_ids") or [])
+            self.forgot = self.forgot or _forgets(name, arguments, outcome)
         elif outcome.get("code") in STORE_FAILURES and name in REGISTRY \
                 and REGISTRY[name].writes:
             self.not_saved = self.not_saved or outcome["error"].removeprefix(f"{name}: ")
