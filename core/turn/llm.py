@@ -32,6 +32,7 @@ from core.redaction import scrub_known
 from core.turn import parrot
 from core.turn.guards import LoopGuard
 from core.turn.pace import ReadingPace
+from core.turn.pronouns import ToThePerson
 from core.turn.repetition import repetition_start
 from core.turn.text_calls import read_reply, visible_prefix
 from core.turn.tool_round import Progress, RunTool, assistant_message, rewrite, run_call
@@ -557,18 +558,22 @@ class ChatSession:
         text, reasoning = attempt.text, []
         calls: dict[int, dict[str, str]] = {}
         finished = False
+        # an answer about the person, said to them as "you" (see `core.turn.pronouns`)
+        to_person = ToThePerson() if attempt.options.to_person else None
         for chunk in stream:
             if self._cancel.is_set():
                 raise TurnCancelled("".join(text))
             self._arrived(chunk, attempt)
             for choice in chunk.choices:
                 if self._take_delta(choice.delta, text, reasoning, calls, attempt):
-                    attempt.length += len(text[-1])
-                    self._stream_text(attempt, text[-1])
+                    self._stream_piece(attempt, text, to_person)
                 finished = finished or bool(choice.finish_reason)
             if self._repeats(attempt):
                 finished = True
                 break
+        if to_person is not None:
+            text.append(to_person.flush())
+            self._stream_piece(attempt, text)
         if self._cancel.is_set():
             raise TurnCancelled("".join(text))
         if self._stalled:
@@ -585,6 +590,16 @@ class ChatSession:
         for i, call in enumerate(ordered):
             call["id"] = call["id"] or f"call_{attempt.result.round_trips}_{i}"
         return "".join(text), "".join(reasoning), ordered
+
+    def _stream_piece(self, attempt: _Attempt, text: list[str],
+                      to_person: ToThePerson | None = None) -> None:
+        """The newest piece of `text` shown as it may be: turned to the person first
+        (`to_person`, which may hold it back), then past the stream's own guards."""
+        if to_person is not None:
+            text[-1] = to_person.feed(text[-1])
+        if text[-1]:
+            attempt.length += len(text[-1])
+            self._stream_text(attempt, text[-1])
 
     def _complete_once(self, messages: list[dict[str, Any]],
                        attempt: _Attempt) -> tuple[str, str, list[dict[str, str]]]:
@@ -609,6 +624,9 @@ class ChatSession:
             self._add_usage(completion.usage, attempt.result, attempt.progress)
         message = choices[0].message
         text = message.content or ""
+        if attempt.options.to_person:
+            to_person = ToThePerson()
+            text = to_person.feed(text) + to_person.flush()
         attempt.text[:] = [text]
         reasoning = getattr(message, "reasoning_content", None) or (
             (message.model_extra or {}).get("reasoning_content")) or ""

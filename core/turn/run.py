@@ -56,6 +56,7 @@ from core.writer import (
     slots,
     whose,
 )
+from core.writer.language import in_first_person
 
 log = logging.getLogger(__name__)
 
@@ -169,6 +170,7 @@ class Turn:
         messages = [{"role": "system", "content": instructions},
                     *context.earlier, {"role": "user", "content": context.content}]
         options.person_said = [*context.said, text]
+        options.to_person = asks_for_fact(text) and in_first_person(text)
 
         def ask_again(_sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
             """The message alone with the whole snapshot, quoted: the earlier messages

@@ -104,6 +104,9 @@ class TurnOptions:
     ask_again: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None
     # …and when it repeats them again, the app's own reply from the memory
     fallback: Callable[[], str] | None = None
+    # A question the person asked about themself: an answer opening in the first person
+    # ("I play the violin.") is said to them as "you" (see `core.turn.pronouns`)
+    to_person: bool = False
 
 
 # What the app says when no answer came of a turn (it never pretends one did)
