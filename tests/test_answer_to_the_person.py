@@ -23,6 +23,8 @@ from core.turn.pronouns import ToThePerson, turned
     ("I remember you play the violin.", "I remember you play the violin."),
     ("我不知道。", "我不知道。"),
     ("Sorry, I'm not sure.", "Sorry, I'm not sure."),
+    ("I'd say you play the violin.", "I'd say you play the violin."),
+    ("I suggest Sweet Crumbs.", "I suggest Sweet Crumbs."),
     # not opening in the first person
     ("You play the violin.", "You play the violin."),
     ("Iceland is where I live.", "Iceland is where I live."),
@@ -46,6 +48,7 @@ def test_what_does_not_open_in_the_first_person_is_never_held():
     ("我的宠物叫什么名字？", "我的宠物叫Mochi。", "你的宠物叫Mochi。"),
     ("What does Tom do for work?", "I think he is a baker.", "I think he is a baker."),
     ("What's my job?", "I don't know that yet.", "I don't know that yet."),
+    ("Can you suggest a name for my bakery?", "I love Sweet Crumbs.", "I love Sweet Crumbs."),
 ])
 def test_the_window_gets_the_answer_said_to_the_person(headless, llm, question, reply,
                                                        shown):

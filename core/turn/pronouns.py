@@ -25,9 +25,10 @@ HELD_MOST = 240  # characters: a sentence longer than this is shown as it is
 # remembers or thinks, what it cannot say, an apology, an offer
 _OWN_VOICE = re.compile(
     r"\b(?:know|knew|remember\w*|recall\w*|think|believe|guess|sure|sorry|afraid|"
-    r"hope|glad|happy|understand|help|noted|note|told|mentioned|said|see|not|no|"
+    r"hope|glad|happy|understand|help|noted|note|told|mentioned|said|say|tell|see|bet|"
+    r"suppose|assume|wonder|suggest\w*|recommend\w*|not|no|"
     r"never|don't|do not|didn't|haven't|can't|cannot|couldn't|won't|assistant|AI)\b|n't\b|"
-    r"知道|记得|记住|记下|不|没|觉得|认为|想|帮|抱歉|对不起|助手|高兴|希望|理解",
+    r"知道|记得|记住|记下|不|没|觉得|认为|想|帮|抱歉|对不起|助手|高兴|希望|理解|建议|推荐",
     re.IGNORECASE)
 
 _ENGLISH = (

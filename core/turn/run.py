@@ -170,7 +170,8 @@ class Turn:
         messages = [{"role": "system", "content": instructions},
                     *context.earlier, {"role": "user", "content": context.content}]
         options.person_said = [*context.said, text]
-        options.to_person = asks_for_fact(text) and in_first_person(text)
+        options.to_person = asks_for_fact(text) and in_first_person(text) and \
+            not requests.is_request(text)  # "can you suggest a name for my bakery?"
 
         def ask_again(_sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
             """The message alone with the whole snapshot, quoted: the earlier messages
