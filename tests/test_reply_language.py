@@ -137,4 +137,9 @@ def test_a_change_is_shown_the_facts_it_may_change_not_the_whole_profile(small_l
             assert known[0] == "- User -has-> played the violin"
         else:
             assert "- User -has-> played the violin" not in known
+    # a forget is shown every fact: it may name one in the other language
+    llm.play({"text": "好的。"}, empty)
+    small_local.process_message("请忘掉我喜欢书法这件事。")
+    step = llm.requests[-1]["messages"][1]["content"]
+    assert "- User -likes-> calligraphy" in step and "- User -has-> years" in step
 

@@ -73,9 +73,12 @@ def request_messages(message: str, facts: list[dict[str, Any]],
     # Shown the facts it knows, the 1.5B model copied them back and left out what the
     # message said ("我最近在学日语" gave name, home and job, no Japanese); without them it
     # wrote 学习 日语. They are needed only to name what changed or is to be forgotten.
-    wanted = _CHANGE_WORDS.search(message) or forgetting.asked_to_forget(message)
-    known = ("\n".join(f"- {fact_line(f)}" for f in may_change(facts, message))
-             or "- (none)") if wanted else ""
+    forgets = forgetting.asked_to_forget(message)
+    wanted = _CHANGE_WORDS.search(message) or forgets
+    # a forget is shown every fact: what it names may be said in the other language
+    # ("请忘掉我对猫毛过敏这件事" for "allergic to cats"), which only the step can match
+    shown = facts if forgets else may_change(facts, message)
+    known = ("\n".join(f"- {fact_line(f)}" for f in shown) or "- (none)") if wanted else ""
     instructions = files("core.turn.prompts").joinpath("extract.md").read_text("utf-8")
     open_tasks = "\n".join(f"- {t['name']}" for t in tasks) or "- (none)"
     # The 1.5B model wrote "Japanese" for "我最近在学日语", which no check can tie to the
