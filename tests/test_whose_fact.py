@@ -215,3 +215,21 @@ def test_a_relatives_town_said_inside_the_relation_is_replaced_by_the_correction
     facts = active(server)
     assert ("User", "弟弟", "孙慧") in facts and ("孙慧", "lives in", "Vienna") in facts, facts
     assert not any(t == "布拉格" for _s, _r, t in facts), facts
+
+
+def test_a_correction_of_a_known_relatives_town_needs_no_name(headless, llm):
+    """"我妻子住在新加坡，不是北京": the step wrote the town as the person's, the app gave it
+    to the wife, whose name the message does not say, and it was dropped as unsaid."""
+    server, client = headless("small", model="local-model")
+    llm.play({"text": "好的。"}, update(
+        user_facts=[{"relation": "妻子", "object": "赵磊"}],
+        other_facts=[{"subject": "赵磊", "relation": "住", "object": "北京"}]))
+    client.process_message("我妻子叫赵磊，住在北京，是一名程序员。")
+    llm.play({"text": "好的。"}, update(user_facts=[
+        {"relation": "妻子", "object": "赵磊"}, {"relation": "住", "object": "新加坡"},
+        {"relation": "住", "object": "北京"}]))
+    client.process_message("不好意思，我说错了：我妻子住在新加坡，不是北京。")
+    facts = active(server)
+    assert ("赵磊", "住", "新加坡") in facts, facts
+    assert not any(t == "北京" for _s, _r, t in facts), facts
+    assert ("User", "妻子", "赵磊") in facts, facts

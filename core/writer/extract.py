@@ -24,7 +24,7 @@ from core.meaning.names import mentions
 from core.store.text import short_question
 from core.tools.base import fact_line
 from core.tools.one_value import family
-from core.writer import clauses, forget_scope, forgetting, grounding, requests, whose
+from core.writer import clauses, forget_scope, forgetting, grounding, kin, requests, whose
 from core.writer.language import language_of
 
 
@@ -196,8 +196,10 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
     triplets = [{"subject": "User", **f} for f in items("user_facts", "relation", "object")]
     triplets += items("other_facts", "subject", "relation", "object")
     triplets = requests.not_requests(whose.owned(triplets, message), message)
+    relatives = _relatives_said(known, message)
     triplets = [t for t in triplets if grounding.grounded(t["object"], said)
-                and grounding.grounded(t["subject"], said)
+                and (grounding.grounded(t["subject"], said)
+                     or t["subject"].casefold() in relatives)
                 and not _goes(t["object"], forgotten)]  # not stated again as it goes
     steps = [t["name"] for t in tasks] + [t["name"] for t in items("new_tasks", "name")]
     triplets = [t for t in triplets if not _of_the_tasks(t["object"], steps)]
@@ -209,6 +211,15 @@ def calls(update: Any, message: str, known: list[dict[str, Any]],
     planned += _finished([t["name"] for t in items("finished_tasks", "name")], tasks,
                          message)
     return plan
+
+
+def _relatives_said(known: list[dict[str, Any]], message: str) -> set[str]:
+    """The names of the person's known relatives the message speaks of by kin word: a
+    fact of theirs needs no name ("我妻子住在新加坡" is 赵磊's, as the wife is known)."""
+    kinds = set(kin.kinds_in(message))
+    return {str(k.get("target_name", "")).casefold() for k in known
+            if str(k.get("source_name", "")).casefold() in grounding.PERSON
+            and kin.kin_of_relation(str(k.get("relation", ""))) in kinds} if kinds else set()
 
 
 # How a step of a plan stands, as the step's answer put it in a fact's value
