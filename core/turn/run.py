@@ -83,7 +83,6 @@ def _fact_words(fact: dict[str, Any]) -> str:
     return f"{fact['source_name']} {fact['relation']} {fact['target_name']}"
 
 
-
 def _forgets(name: str, arguments: Any, outcome: dict[str, Any]) -> bool:
     """A successful call that took facts away (a forget or a purge, not a replacement)."""
     if name not in ("memory_forget", "memory_purge") or not outcome["data"].get("edge_ids"):
@@ -93,6 +92,7 @@ def _forgets(name: str, arguments: Any, outcome: dict[str, Any]) -> bool:
     except (ValueError, AttributeError):
         mode = None
     return mode != "supersede"
+
 
 class TurnRefused(CodedError):
     """The turn did not give a reply: the message says why, `data` what is known."""

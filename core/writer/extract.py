@@ -95,12 +95,12 @@ def request_messages(message: str, facts: list[dict[str, Any]],
                                         f"{language}"}]
 
 
-# The known facts a change or a forget is shown, at most
+# The known facts a change is shown, at most
 SHOWN_KNOWN = 12
 
 
 def may_change(facts: list[dict[str, Any]], message: str) -> list[dict[str, Any]]:
-    """The known facts a message may change or forget: those in a slot that holds one
+    """The known facts a message may change: those in a slot that holds one
     value (a home, a job: what "I moved" replaces) and those whose words it says, the
     named ones first. Shown the whole profile (twelve facts, "User -has-> years" first),
     the 1.5B model copied every fact back and left out "I moved to Prague" (a generated
