@@ -125,20 +125,30 @@ def test_a_relatives_fact_given_to_the_person_is_theirs_and_replaces_their_old_o
     assert not any(s == "User" and t == new for s, _r, t in facts), facts
 
 
+def _corrected(headless, llm, relative: tuple[str, str, str, str], told: str,
+               step: dict, correction: str) -> list[tuple[str, str, str]]:
+    """The facts after a small local model's turns tell of a relative (kin word, name,
+    relation, town) and then correct them (the writing step answers `step`)."""
+    server, client = headless("small", model="local-model")
+    kin_word, name, relation, town = relative
+    llm.play({"text": "好的。"}, update(
+        user_facts=[{"relation": kin_word, "object": name}],
+        other_facts=[{"subject": name, "relation": relation, "object": town}]))
+    client.process_message(told)
+    llm.play({"text": "Noted."}, step)
+    client.process_message(correction)
+    return active(server)
+
+
 def test_a_correction_that_names_the_old_town_under_the_relative_moves_them(headless, llm):
     """The 1.5B model wrote the denied town and the new one both as the husband
     ("User -husband-> Nanjing", "User -husband-> Kunming"): the first made a second
     husband, and the new town went to a node named "husband"."""
-    server, client = headless("small", model="local-model")
-    llm.play({"text": "记住了。"}, update(
-        user_facts=[{"relation": "丈夫", "object": "张敏"}],
-        other_facts=[{"subject": "张敏", "relation": "home", "object": "南京"}]))
-    client.process_message("我丈夫叫张敏，住在南京，是一名图书管理员。")
-    llm.play({"text": "Noted."}, update(user_facts=[
-        {"relation": "husband", "object": "Nanjing"},
-        {"relation": "husband", "object": "Kunming"}]))
-    client.process_message("Correction: my husband doesn't live in Nanjing, I meant Kunming.")
-    facts = active(server)
+    facts = _corrected(headless, llm, ("丈夫", "张敏", "home", "南京"),
+                       "我丈夫叫张敏，住在南京，是一名图书管理员。", update(user_facts=[
+                           {"relation": "husband", "object": "Nanjing"},
+                           {"relation": "husband", "object": "Kunming"}]),
+                       "Correction: my husband doesn't live in Nanjing, I meant Kunming.")
     assert ("张敏", "lives in", "Kunming") in facts, facts
     assert not any(t in ("南京", "Nanjing") for _s, _r, t in facts), facts
     assert not any(s == "husband" for s, _r, _t in facts), facts
@@ -220,16 +230,12 @@ def test_a_relatives_town_said_inside_the_relation_is_replaced_by_the_correction
 def test_a_correction_of_a_known_relatives_town_needs_no_name(headless, llm):
     """"我妻子住在新加坡，不是北京": the step wrote the town as the person's, the app gave it
     to the wife, whose name the message does not say, and it was dropped as unsaid."""
-    server, client = headless("small", model="local-model")
-    llm.play({"text": "好的。"}, update(
-        user_facts=[{"relation": "妻子", "object": "赵磊"}],
-        other_facts=[{"subject": "赵磊", "relation": "住", "object": "北京"}]))
-    client.process_message("我妻子叫赵磊，住在北京，是一名程序员。")
-    llm.play({"text": "好的。"}, update(user_facts=[
-        {"relation": "妻子", "object": "赵磊"}, {"relation": "住", "object": "新加坡"},
-        {"relation": "住", "object": "北京"}]))
-    client.process_message("不好意思，我说错了：我妻子住在新加坡，不是北京。")
-    facts = active(server)
+    facts = _corrected(headless, llm, ("妻子", "赵磊", "住", "北京"),
+                       "我妻子叫赵磊，住在北京，是一名程序员。", update(user_facts=[
+                           {"relation": "妻子", "object": "赵磊"},
+                           {"relation": "住", "object": "新加坡"},
+                           {"relation": "住", "object": "北京"}]),
+                       "不好意思，我说错了：我妻子住在新加坡，不是北京。")
     assert ("赵磊", "住", "新加坡") in facts, facts
     assert not any(t == "北京" for _s, _r, t in facts), facts
     assert ("User", "妻子", "赵磊") in facts, facts
